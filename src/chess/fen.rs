@@ -1,0 +1,476 @@
+//! Forsyth–Edwards Notation: reading positions with precise errors, and
+//! writing them back.
+//!
+//! Reading keeps syntax ([`ParseFenError`]) apart from meaning
+//! ([`PositionError`]): a FEN can be well formed and still describe a
+//! position no game can reach.
+
+use std::fmt::{self, Write as _};
+use std::str::FromStr;
+
+use super::attacks;
+use super::bitboard::Bitboard;
+use super::position::Position;
+use super::types::{Color, File, Piece, Rank, Role, Square};
+
+/// The standard starting position.
+pub const STARTING_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// A FEN that is not well formed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseFenError {
+    /// Not 4 to 6 space-separated fields.
+    #[error("expected 4 to 6 fields (placement, side, castling, en passant, clocks), found {0}")]
+    FieldCount(usize),
+    /// The placement does not have eight ranks.
+    #[error("placement has {0} ranks, expected 8")]
+    RankCount(usize),
+    /// A rank does not describe exactly eight squares.
+    #[error("rank {rank} describes {squares} squares, expected 8")]
+    RankLength { rank: char, squares: usize },
+    /// A character that is neither a piece letter nor a digit 1–8.
+    #[error("invalid character {0:?} in placement")]
+    InvalidPiece(char),
+    /// Two digits in a row, as `44` for `8`.
+    #[error("two digits in a row in rank {0}")]
+    ConsecutiveDigits(char),
+    /// The side to move is not `w` or `b`.
+    #[error("side to move must be 'w' or 'b', found {0:?}")]
+    Turn(String),
+    /// The castling field is not `-` or castling letters.
+    #[error("invalid castling field {0:?}")]
+    Castling(String),
+    /// The en-passant field is not `-` or a square on the third or sixth rank.
+    #[error("invalid en-passant field {0:?}")]
+    EnPassant(String),
+    /// The half-move clock is not a non-negative integer.
+    #[error("invalid half-move clock {0:?}")]
+    HalfmoveClock(String),
+    /// The full-move number is not a positive integer.
+    #[error("invalid full-move number {0:?} (must be 1 or more)")]
+    FullmoveNumber(String),
+}
+
+/// A well-formed FEN whose position is not one the rules allow.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// A side has no king.
+    #[error("{} has no king", .0.name())]
+    MissingKing(Color),
+    /// A side has more than one king.
+    #[error("{} has more than one king", .0.name())]
+    TooManyKings(Color),
+    /// A pawn stands on the first or eighth rank.
+    #[error("pawn on the first or eighth rank ({0})")]
+    PawnOnBackRank(Square),
+    /// A side has more than 16 pieces.
+    #[error("{} has more than 16 pieces", .0.name())]
+    TooManyPieces(Color),
+    /// A side has more than 8 pawns.
+    #[error("{} has more than 8 pawns", .0.name())]
+    TooManyPawns(Color),
+    /// More pieces beyond the starting set than missing pawns could have
+    /// promoted into.
+    #[error("{} has more promoted pieces than missing pawns", .0.name())]
+    TooManyPromotedPieces(Color),
+    /// The side that just moved is in check.
+    #[error("the side not to move is in check")]
+    OppositeCheck,
+    /// The checks on the side to move could not have come from one move.
+    #[error("impossible check: {0}")]
+    ImpossibleCheck(&'static str),
+    /// The en-passant square does not follow a possible double step.
+    #[error("en-passant square {0} does not follow a pawn's double step")]
+    InvalidEnPassant(Square),
+    /// A castling right without the king and rook on their home squares.
+    #[error("castling right {0} without king and rook on their home squares")]
+    InvalidCastlingRight(char),
+    /// A castling right naming a rook other than the a- or h-file rook.
+    #[error("castling right {0} names a chess960 rook, not supported in standard chess")]
+    Chess960Castling(char),
+}
+
+/// Why a FEN was rejected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    /// Not well formed.
+    #[error("invalid fen: {0}")]
+    Syntax(#[from] ParseFenError),
+    /// Well formed, but not a legal position.
+    #[error("illegal position: {0}")]
+    Position(#[from] PositionError),
+}
+
+impl FromStr for Position {
+    type Err = FenError;
+
+    /// Reads a FEN. The clocks may be left out (`0 1`). Castling may be
+    /// written `KQkq` or with Shredder letters for the a- and h-file rooks.
+    ///
+    /// # Errors
+    ///
+    /// [`FenError::Syntax`] for a malformed FEN, [`FenError::Position`] for a
+    /// well-formed one that describes an illegal position.
+    ///
+    /// ```
+    /// use arbiter::chess::{FenError, Position, PositionError};
+    /// let err = "8/8/8/8/8/8/8/8 w - - 0 1".parse::<Position>().unwrap_err();
+    /// assert_eq!(err.to_string(), "illegal position: white has no king");
+    /// assert!(matches!(err, FenError::Position(PositionError::MissingKing(_))));
+    /// ```
+    fn from_str(fen: &str) -> Result<Position, FenError> {
+        let fields: Vec<&str> = fen.split_ascii_whitespace().take(7).collect();
+        if !(4..=6).contains(&fields.len()) {
+            return Err(ParseFenError::FieldCount(fen.split_ascii_whitespace().count()).into());
+        }
+        let mut pos = Position::empty();
+        parse_placement(fields[0], &mut pos)?;
+        pos.turn = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return Err(ParseFenError::Turn(other.to_owned()).into()),
+        };
+        let castling = parse_castling(fields[2])?;
+        pos.ep_square = match fields[3] {
+            "-" => None,
+            s => match s.parse::<Square>() {
+                Ok(sq) if matches!(sq.rank(), Rank::Third | Rank::Sixth) => Some(sq),
+                _ => return Err(ParseFenError::EnPassant(s.to_owned()).into()),
+            },
+        };
+        if let Some(s) = fields.get(4) {
+            pos.halfmoves =
+                parse_number(s).ok_or_else(|| ParseFenError::HalfmoveClock((*s).to_owned()))?;
+        }
+        if let Some(s) = fields.get(5) {
+            pos.fullmoves = parse_number(s)
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| ParseFenError::FullmoveNumber((*s).to_owned()))?;
+        }
+        validate_material(&pos)?;
+        pos.castling = castling_rights(&pos, &castling)?;
+        validate_en_passant(&pos)?;
+        pos.finish_setup();
+        validate_checks(&pos)?;
+        Ok(pos)
+    }
+}
+
+/// A decimal number without sign, as FEN clocks are written.
+fn parse_number(s: &str) -> Option<u32> {
+    if s.bytes().all(|b| b.is_ascii_digit()) { s.parse().ok() } else { None }
+}
+
+fn parse_placement(board: &str, pos: &mut Position) -> Result<(), ParseFenError> {
+    let ranks: Vec<&str> = board.split('/').collect();
+    if ranks.len() != 8 {
+        return Err(ParseFenError::RankCount(ranks.len()));
+    }
+    for (text, rank) in ranks.iter().zip(Rank::ALL.iter().rev()) {
+        let mut file = 0usize;
+        let mut last_was_digit = false;
+        for c in text.chars() {
+            if let Some(d) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
+                if last_was_digit {
+                    return Err(ParseFenError::ConsecutiveDigits(rank.char()));
+                }
+                file += d as usize;
+                last_was_digit = true;
+            } else if let Some(piece) = Piece::from_char(c) {
+                if let Some(f) = File::new(file as u32) {
+                    pos.put(piece, Square::from_coords(f, *rank));
+                }
+                file += 1;
+                last_was_digit = false;
+            } else {
+                return Err(ParseFenError::InvalidPiece(c));
+            }
+            if file > 8 {
+                break;
+            }
+        }
+        if file != 8 {
+            return Err(ParseFenError::RankLength { rank: rank.char(), squares: file });
+        }
+    }
+    Ok(())
+}
+
+/// Castling letters as written: `K`, `Q`, `k`, `q` or a Shredder file letter.
+fn parse_castling(field: &str) -> Result<Vec<char>, ParseFenError> {
+    if field == "-" {
+        return Ok(Vec::new());
+    }
+    let mut letters: Vec<char> = Vec::with_capacity(4);
+    for c in field.chars() {
+        let valid = matches!(c, 'K' | 'Q' | 'k' | 'q' | 'A'..='H' | 'a'..='h');
+        if !valid || letters.contains(&c) || letters.len() >= 4 {
+            return Err(ParseFenError::Castling(field.to_owned()));
+        }
+        letters.push(c);
+    }
+    Ok(letters)
+}
+
+/// Turns castling letters into rook squares, checking that king and rook
+/// stand on their home squares.
+fn castling_rights(pos: &Position, letters: &[char]) -> Result<Bitboard, PositionError> {
+    let mut rooks = Bitboard::EMPTY;
+    for &c in letters {
+        let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let file = match c.to_ascii_lowercase() {
+            'k' | 'h' => File::H,
+            'q' | 'a' => File::A,
+            _ => return Err(PositionError::Chess960Castling(c)),
+        };
+        let rank = color.back_rank();
+        let rook = Square::from_coords(file, rank);
+        let king = Square::from_coords(File::E, rank);
+        let home = pos.pieces(Piece { color, role: Role::King }).contains(king)
+            && pos.pieces(Piece { color, role: Role::Rook }).contains(rook);
+        if !home || rooks.contains(rook) {
+            return Err(PositionError::InvalidCastlingRight(c));
+        }
+        rooks |= rook;
+    }
+    Ok(rooks)
+}
+
+fn validate_material(pos: &Position) -> Result<(), PositionError> {
+    for color in Color::ALL {
+        let count = |role| pos.pieces(Piece { color, role });
+        match count(Role::King).count() {
+            0 => return Err(PositionError::MissingKing(color)),
+            1 => {}
+            _ => return Err(PositionError::TooManyKings(color)),
+        }
+        if pos.by_color(color).count() > 16 {
+            return Err(PositionError::TooManyPieces(color));
+        }
+        let pawns = count(Role::Pawn).count();
+        if pawns > 8 {
+            return Err(PositionError::TooManyPawns(color));
+        }
+        let bishops = count(Role::Bishop);
+        let excess = |bb: Bitboard, start: u32| bb.count().saturating_sub(start);
+        let promoted = excess(count(Role::Queen), 1)
+            + excess(count(Role::Rook), 2)
+            + excess(count(Role::Knight), 2)
+            + excess(bishops & Bitboard::LIGHT_SQUARES, 1)
+            + excess(bishops & Bitboard::DARK_SQUARES, 1);
+        if promoted > 8 - pawns {
+            return Err(PositionError::TooManyPromotedPieces(color));
+        }
+    }
+    if let Some(sq) = (pos.by_role(Role::Pawn) & Bitboard::BACK_RANKS).first() {
+        return Err(PositionError::PawnOnBackRank(sq));
+    }
+    Ok(())
+}
+
+/// The en-passant square must be empty, with the double-stepped pawn in
+/// front of it and its starting square empty behind it.
+fn validate_en_passant(pos: &Position) -> Result<(), PositionError> {
+    let Some(ep) = pos.ep_square else {
+        return Ok(());
+    };
+    let us = pos.turn;
+    let pushed = Square::from_coords(ep.file(), Rank::Fifth.relative_to(us));
+    let origin = Square::from_coords(ep.file(), Rank::Seventh.relative_to(us));
+    let valid = ep.rank() == Rank::Sixth.relative_to(us)
+        && pos.pieces(Piece { color: !us, role: Role::Pawn }).contains(pushed)
+        && !pos.occupied().contains(ep)
+        && !pos.occupied().contains(origin);
+    if valid { Ok(()) } else { Err(PositionError::InvalidEnPassant(ep)) }
+}
+
+/// Checks that one last move could have produced: the mover's king is not
+/// in check, at most two checkers, a double check includes the slider a
+/// move uncovered and not two pieces on one line, and after a double step
+/// the check comes from that pawn or from the line it opened.
+fn validate_checks(pos: &Position) -> Result<(), PositionError> {
+    let us = pos.turn;
+    let them = !us;
+    if pos.attackers_to(pos.king_of(them), us, pos.occupied()).any() {
+        return Err(PositionError::OppositeCheck);
+    }
+    let checkers = pos.checkers();
+    let Some(first) = checkers.first() else {
+        return Ok(());
+    };
+    let king = pos.king_of(us);
+    let sliders = pos.by_role(Role::Bishop) | pos.by_role(Role::Rook) | pos.by_role(Role::Queen);
+    if let Some(ep) = pos.ep_square {
+        let pushed = Square::from_coords(ep.file(), Rank::Fifth.relative_to(us));
+        let origin = Square::from_coords(ep.file(), Rank::Seventh.relative_to(us));
+        let by_pawn = first == pushed;
+        let uncovered = sliders.contains(first) && attacks::between(king, first).contains(origin);
+        if checkers.more_than_one() || !(by_pawn || uncovered) {
+            return Err(PositionError::ImpossibleCheck(
+                "the check does not follow the double step",
+            ));
+        }
+        return Ok(());
+    }
+    if checkers.count() > 2 {
+        return Err(PositionError::ImpossibleCheck("more than two checkers"));
+    }
+    if let Some(second) = checkers.last().filter(|&sq| sq != first) {
+        if attacks::aligned(first, second, king) {
+            return Err(PositionError::ImpossibleCheck("two checkers on one line"));
+        }
+        if (checkers & sliders).is_empty() {
+            return Err(PositionError::ImpossibleCheck(
+                "a double check needs a slider uncovered by the move",
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for Position {
+    /// Writes the FEN: castling as `KQkq`, the en-passant square as recorded.
+    ///
+    /// ```
+    /// use arbiter::chess::{fen::STARTING_FEN, Position};
+    /// assert_eq!(Position::default().to_string(), STARTING_FEN);
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, rank) in Rank::ALL.iter().rev().enumerate() {
+            if i > 0 {
+                f.write_char('/')?;
+            }
+            let mut empty = 0;
+            for file in File::ALL {
+                match self.piece_at(Square::from_coords(file, *rank)) {
+                    Some(piece) => {
+                        if empty > 0 {
+                            write!(f, "{empty}")?;
+                            empty = 0;
+                        }
+                        f.write_char(piece.char())?;
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                write!(f, "{empty}")?;
+            }
+        }
+        f.write_char(' ')?;
+        f.write_char(self.turn.fold('w', 'b'))?;
+        f.write_char(' ')?;
+        if self.castling.is_empty() {
+            f.write_char('-')?;
+        }
+        for (sq, c) in [(Square::H1, 'K'), (Square::A1, 'Q'), (Square::H8, 'k'), (Square::A8, 'q')]
+        {
+            if self.castling.contains(sq) {
+                f.write_char(c)?;
+            }
+        }
+        match self.ep_square {
+            Some(ep) => write!(f, " {ep}")?,
+            None => f.write_str(" -")?,
+        }
+        write!(f, " {} {}", self.halfmoves, self.fullmoves)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(fen: &str) -> FenError {
+        fen.parse::<Position>().unwrap_err()
+    }
+
+    #[test]
+    fn round_trips() {
+        for fen in [
+            STARTING_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 12 40",
+            "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1",
+        ] {
+            assert_eq!(fen.parse::<Position>().unwrap().to_string(), fen);
+        }
+    }
+
+    #[test]
+    fn clocks_default_and_shredder_letters_read_as_standard() {
+        let pos: Position = "r3k2r/8/8/8/8/8/8/R3K2R b HAha -".parse().unwrap();
+        assert_eq!(pos.to_string(), "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1");
+        let pos: Position = "4k3/8/8/8/8/8/8/4K3 w - - 7".parse().unwrap();
+        assert_eq!(pos.to_string(), "4k3/8/8/8/8/8/8/4K3 w - - 7 1");
+    }
+
+    #[test]
+    fn syntax_errors_name_the_defect() {
+        use ParseFenError as E;
+        let cases: [(&str, ParseFenError); 10] = [
+            ("8/8/8 w", E::FieldCount(2)),
+            ("8/8/8/8/8/8/8 w - -", E::RankCount(7)),
+            ("4k3/8/8/8/8/8/8/4K2 w - -", E::RankLength { rank: '1', squares: 7 }),
+            ("4k3/8/8/8/8/8/8/4K4 w - -", E::RankLength { rank: '1', squares: 9 }),
+            ("4k3/8/8/8/8/8/8/4X3 w - -", E::InvalidPiece('X')),
+            ("4k3/8/8/8/8/8/8/44 w - -", E::ConsecutiveDigits('1')),
+            ("4k3/8/8/8/8/8/8/4K3 x - -", E::Turn("x".into())),
+            ("4k3/8/8/8/8/8/8/4K3 w KK -", E::Castling("KK".into())),
+            ("4k3/8/8/8/8/8/8/4K3 w - e4", E::EnPassant("e4".into())),
+            ("4k3/8/8/8/8/8/8/4K3 w - - 0 0", E::FullmoveNumber("0".into())),
+        ];
+        for (fen, expected) in cases {
+            assert_eq!(err(fen), FenError::Syntax(expected), "{fen}");
+        }
+        assert_eq!(
+            err("4k3/8/8/8/8/8/8/4K3 w - - -1 1"),
+            FenError::Syntax(E::HalfmoveClock("-1".into()))
+        );
+    }
+
+    #[test]
+    fn illegal_positions_name_the_defect() {
+        use PositionError as E;
+        let cases: Vec<(&str, PositionError)> = vec![
+            ("8/8/8/8/8/8/8/4K3 w - -", E::MissingKing(Color::Black)),
+            ("4k3/8/8/8/8/8/8/3KK3 w - -", E::TooManyKings(Color::White)),
+            ("4k2P/8/8/8/8/8/8/4K3 w - -", E::PawnOnBackRank(Square::H8)),
+            ("4k3/8/8/8/8/PPPPPPPP/P7/4K3 w - -", E::TooManyPawns(Color::White)),
+            ("4k3/8/8/8/QQQQQQQQ/PPPPPPPP/QQ6/4K3 w - -", E::TooManyPieces(Color::White)),
+            ("4k3/8/8/8/8/QQ6/PPPPPPPP/4K3 w - -", E::TooManyPromotedPieces(Color::White)),
+            ("4k3/8/8/8/8/8/8/4R1K1 w - -", E::OppositeCheck),
+            ("4k3/8/8/8/8/8/8/4K2R w Q -", E::InvalidCastlingRight('Q')),
+            ("4k3/8/8/8/8/8/8/R3K1R1 w G -", E::Chess960Castling('G')),
+            ("4k3/8/8/8/4P3/8/4K3/8 b - e3", E::InvalidEnPassant(Square::E3)),
+            ("4k3/8/8/8/4P3/8/8/4K3 w - e3", E::InvalidEnPassant(Square::E3)),
+            ("4k3/8/8/8/8/8/8/4K3 b - e3", E::InvalidEnPassant(Square::E3)),
+            ("4k3/8/8/8/8/8/8/r3K2r w - -", E::ImpossibleCheck("two checkers on one line")),
+        ];
+        for (fen, expected) in cases {
+            assert_eq!(err(fen), FenError::Position(expected), "{fen}");
+        }
+    }
+
+    #[test]
+    fn impossible_checks() {
+        // Three checkers.
+        assert!(matches!(
+            err("4k3/8/8/8/8/3n1n2/8/r3K3 w - - 0 1"),
+            FenError::Position(PositionError::ImpossibleCheck(_))
+        ));
+        // Two knights.
+        assert!(matches!(
+            err("4k3/8/8/8/8/3n1n2/8/4K3 w - - 0 1"),
+            FenError::Position(PositionError::ImpossibleCheck(_))
+        ));
+        // A check by a piece other than the pawn that just double-stepped.
+        assert!(matches!(
+            err("4k3/8/8/3p4/8/8/8/r3K3 w - d6 0 1"),
+            FenError::Position(PositionError::ImpossibleCheck(_))
+        ));
+        // Knight check uncovering a bishop: a legal double check.
+        assert!("4k3/8/8/b7/8/3n4/8/4K3 w - - 0 1".parse::<Position>().is_ok());
+    }
+}

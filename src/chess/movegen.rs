@@ -1,0 +1,486 @@
+//! Moves and fully legal move generation.
+//!
+//! The generator produces legal moves directly (no make-and-test): in double
+//! check only the king moves; in single check the other pieces are limited to
+//! capturing the checker or blocking its ray; pinned pieces move only along
+//! their pin line; king steps are tested against attacks with the king
+//! removed from the board; en passant is tested by removing both pawns, which
+//! covers the horizontal pin and the discovered check from the captured
+//! pawn's square. Moves reach a [`MoveSink`] as sets of targets, so counting
+//! (for perft) costs a popcount per piece instead of a list.
+
+use std::fmt;
+
+use arrayvec::ArrayVec;
+
+use super::attacks;
+use super::bitboard::Bitboard;
+use super::position::{Position, castling_squares};
+use super::types::{File, Rank, Role, Square};
+
+/// What kind of move a [`Move`] is, beyond its squares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveKind {
+    /// A plain move or capture (including pawn double steps).
+    Normal,
+    /// A pawn reaching the last rank, becoming this role.
+    Promotion(Role),
+    /// A pawn capturing en passant; `to` is the en-passant square.
+    EnPassant,
+    /// Castling, encoded as the king "taking" its own rook: `from` is the
+    /// king, `to` the rook.
+    Castle,
+}
+
+/// A move: from-square, to-square and kind. It means something only in the
+/// position it was generated or parsed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    from: Square,
+    to: Square,
+    kind: MoveKind,
+}
+
+impl Move {
+    /// A move from its parts.
+    #[inline]
+    pub const fn new(from: Square, to: Square, kind: MoveKind) -> Move {
+        Move { from, to, kind }
+    }
+
+    /// The square the moving piece leaves (the king's, for castling).
+    #[inline]
+    pub const fn from(self) -> Square {
+        self.from
+    }
+
+    /// The target square (the castling rook's square, for castling).
+    #[inline]
+    pub const fn to(self) -> Square {
+        self.to
+    }
+
+    /// The kind of move.
+    #[inline]
+    pub const fn kind(self) -> MoveKind {
+        self.kind
+    }
+
+    /// The promotion role, if any.
+    #[inline]
+    pub const fn promotion(self) -> Option<Role> {
+        match self.kind {
+            MoveKind::Promotion(role) => Some(role),
+            _ => None,
+        }
+    }
+
+    /// Whether the move is castling.
+    #[inline]
+    pub const fn is_castle(self) -> bool {
+        matches!(self.kind, MoveKind::Castle)
+    }
+
+    /// The square the king lands on, for castling; `to` otherwise.
+    #[inline]
+    pub fn king_to(self) -> Square {
+        if self.is_castle() {
+            let file = if self.to > self.from { File::G } else { File::C };
+            Square::from_coords(file, self.from.rank())
+        } else {
+            self.to
+        }
+    }
+}
+
+impl fmt::Display for Move {
+    /// UCI notation as standard chess writes it: `e2e4`, `e7e8q`, and
+    /// castling as the king's two-square step (`e1g1`).
+    ///
+    /// ```
+    /// use arbiter::chess::{Move, MoveKind, Square};
+    /// assert_eq!(Move::new(Square::E1, Square::H1, MoveKind::Castle).to_string(), "e1g1");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.from, self.king_to())?;
+        if let Some(role) = self.promotion() {
+            write!(f, "{}", role.char())?;
+        }
+        Ok(())
+    }
+}
+
+/// The most legal moves any chess position has.
+pub const MAX_LEGAL_MOVES: usize = 218;
+
+/// A list of moves with room for every legal move of any position, kept on
+/// the stack.
+pub type MoveList = ArrayVec<Move, MAX_LEGAL_MOVES>;
+
+/// Receives generated moves as sets. Pawn moves arrive as a set of targets
+/// with the step `delta` (target index minus origin index) they were made by.
+pub(crate) trait MoveSink {
+    /// Normal moves of the piece on `from` to each of `targets`.
+    fn piece(&mut self, from: Square, targets: Bitboard);
+    /// Non-promoting pawn moves to `targets`, each from `target - delta`.
+    fn pawns(&mut self, targets: Bitboard, delta: i32);
+    /// Promotions (four each) to `targets`, each from `target - delta`.
+    fn promotions(&mut self, targets: Bitboard, delta: i32);
+    /// An en-passant capture.
+    fn en_passant(&mut self, from: Square, to: Square);
+    /// Castling of the king on `king` with the rook on `rook`.
+    fn castle(&mut self, king: Square, rook: Square);
+}
+
+/// Counts moves without listing them.
+struct Counter(usize);
+
+impl MoveSink for Counter {
+    #[inline]
+    fn piece(&mut self, _: Square, targets: Bitboard) {
+        self.0 += targets.count() as usize;
+    }
+    #[inline]
+    fn pawns(&mut self, targets: Bitboard, _: i32) {
+        self.0 += targets.count() as usize;
+    }
+    #[inline]
+    fn promotions(&mut self, targets: Bitboard, _: i32) {
+        self.0 += 4 * targets.count() as usize;
+    }
+    #[inline]
+    fn en_passant(&mut self, _: Square, _: Square) {
+        self.0 += 1;
+    }
+    #[inline]
+    fn castle(&mut self, _: Square, _: Square) {
+        self.0 += 1;
+    }
+}
+
+impl MoveSink for MoveList {
+    #[inline]
+    fn piece(&mut self, from: Square, targets: Bitboard) {
+        for to in targets {
+            // Capacity is the proven maximum of legal moves: never full here.
+            let _ = self.try_push(Move::new(from, to, MoveKind::Normal));
+        }
+    }
+    #[inline]
+    fn pawns(&mut self, targets: Bitboard, delta: i32) {
+        for to in targets {
+            if let Some(from) = to.offset(-delta) {
+                let _ = self.try_push(Move::new(from, to, MoveKind::Normal));
+            }
+        }
+    }
+    #[inline]
+    fn promotions(&mut self, targets: Bitboard, delta: i32) {
+        for to in targets {
+            if let Some(from) = to.offset(-delta) {
+                for role in Role::PROMOTIONS {
+                    let _ = self.try_push(Move::new(from, to, MoveKind::Promotion(role)));
+                }
+            }
+        }
+    }
+    #[inline]
+    fn en_passant(&mut self, from: Square, to: Square) {
+        let _ = self.try_push(Move::new(from, to, MoveKind::EnPassant));
+    }
+    #[inline]
+    fn castle(&mut self, king: Square, rook: Square) {
+        let _ = self.try_push(Move::new(king, rook, MoveKind::Castle));
+    }
+}
+
+impl Position {
+    /// Every legal move.
+    ///
+    /// ```
+    /// use arbiter::chess::Position;
+    /// assert_eq!(Position::default().legal_moves().len(), 20);
+    /// ```
+    #[inline]
+    pub fn legal_moves(&self) -> MoveList {
+        self.legal_moves_filtered(Bitboard::FULL, Bitboard::FULL)
+    }
+
+    /// The legal moves that start on a square of `from` and end on a square
+    /// of `to`. Castling counts as ending on both the rook's and the king's
+    /// destination square.
+    ///
+    /// ```
+    /// use arbiter::chess::{Bitboard, Position, Square};
+    /// let pos = Position::default();
+    /// assert_eq!(pos.legal_moves_filtered(Square::G1.into(), Bitboard::FULL).len(), 2);
+    /// ```
+    #[inline]
+    pub fn legal_moves_filtered(&self, from: Bitboard, to: Bitboard) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate(from, to, &mut list);
+        list
+    }
+
+    /// How many legal moves there are, without listing them.
+    ///
+    /// ```
+    /// use arbiter::chess::Position;
+    /// assert_eq!(Position::default().count_legal(), 20);
+    /// ```
+    #[inline]
+    pub fn count_legal(&self) -> usize {
+        let mut counter = Counter(0);
+        self.generate(Bitboard::FULL, Bitboard::FULL, &mut counter);
+        counter.0
+    }
+
+    /// Whether the side to move has any legal move.
+    pub fn has_legal_moves(&self) -> bool {
+        // Cheap enough; positions without moves are rare and small.
+        self.count_legal() > 0
+    }
+
+    /// Whether `m` is a legal move here.
+    ///
+    /// ```
+    /// use arbiter::chess::{Move, MoveKind, Position, Square};
+    /// let pos = Position::default();
+    /// assert!(pos.is_legal(Move::new(Square::E2, Square::E4, MoveKind::Normal)));
+    /// assert!(!pos.is_legal(Move::new(Square::E2, Square::E5, MoveKind::Normal)));
+    /// ```
+    pub fn is_legal(&self, m: Move) -> bool {
+        self.legal_moves_filtered(m.from().into(), m.to().into()).contains(&m)
+    }
+
+    pub(crate) fn generate<S: MoveSink>(
+        &self,
+        from_mask: Bitboard,
+        to_mask: Bitboard,
+        sink: &mut S,
+    ) {
+        let us = self.turn;
+        let them = !us;
+        let ours = self.by_color(us);
+        let theirs = self.by_color(them);
+        let occupied = ours | theirs;
+        let king = self.king_of(us);
+
+        if from_mask.contains(king) {
+            let steps = attacks::king_attacks(king) & !ours & to_mask;
+            let without_king = occupied.without(king);
+            let mut safe = Bitboard::EMPTY;
+            for to in steps {
+                if !self.is_attacked(to, them, without_king) {
+                    safe |= to;
+                }
+            }
+            if safe.any() {
+                sink.piece(king, safe);
+            }
+        }
+
+        let (target, movable) = match self.checkers.single_square() {
+            Some(checker) => {
+                (attacks::between(king, checker) | checker, ours & from_mask & !self.pinned)
+            }
+            None if self.checkers.any() => return,
+            None => (Bitboard::FULL, ours & from_mask),
+        };
+        let target = target & !ours & to_mask;
+
+        for from in self.by_role(Role::Knight) & movable & !self.pinned {
+            sink.piece(from, attacks::knight_attacks(from) & target);
+        }
+        let queens = self.by_role(Role::Queen);
+        for from in (self.by_role(Role::Bishop) | queens) & movable {
+            let mut att = attacks::bishop_attacks(from, occupied) & target;
+            if queens.contains(from) {
+                att |= attacks::rook_attacks(from, occupied) & target;
+            }
+            if self.pinned.contains(from) {
+                att &= attacks::line(king, from);
+            }
+            sink.piece(from, att);
+        }
+        for from in self.by_role(Role::Rook) & movable {
+            let mut att = attacks::rook_attacks(from, occupied) & target;
+            if self.pinned.contains(from) {
+                att &= attacks::line(king, from);
+            }
+            sink.piece(from, att);
+        }
+
+        let pawns = self.by_role(Role::Pawn) & movable;
+        self.generate_pawns(pawns - self.pinned, target, sink);
+        for from in pawns & self.pinned {
+            self.generate_pawns(from.into(), target & attacks::line(king, from), sink);
+        }
+
+        if let Some(ep) = self.ep_square
+            && to_mask.contains(ep)
+        {
+            for from in self.ep_capturers() & from_mask {
+                sink.en_passant(from, ep);
+            }
+        }
+
+        if self.checkers.is_empty() && from_mask.contains(king) {
+            self.generate_castling(king, to_mask, sink);
+        }
+    }
+
+    /// Pushes, double steps, captures and promotions of `pawns`, onto `target`.
+    #[inline]
+    fn generate_pawns<S: MoveSink>(&self, pawns: Bitboard, target: Bitboard, sink: &mut S) {
+        if pawns.is_empty() {
+            return;
+        }
+        let us = self.turn;
+        let empty = !self.occupied();
+        let theirs = self.by_color(!us);
+        let last_rank = Bitboard::relative_rank(us, Rank::Eighth);
+        let up = us.fold(8, -8);
+
+        let single = pawns.shift(up) & empty;
+        let double = (single & Bitboard::relative_rank(us, Rank::Third)).shift(up) & empty & target;
+        let single = single & target;
+        sink.pawns(single - last_rank, up);
+        sink.promotions(single & last_rank, up);
+        sink.pawns(double, 2 * up);
+
+        // Towards the a-file, then towards the h-file.
+        for (edge, delta) in [(File::A, up - 1), (File::H, up + 1)] {
+            let captures = (pawns - Bitboard::from_file(edge)).shift(delta) & theirs & target;
+            sink.pawns(captures - last_rank, delta);
+            sink.promotions(captures & last_rank, delta);
+        }
+    }
+
+    /// Castling, with the six conditions: the right (king and rook unmoved),
+    /// nothing between king and rook and their destinations, the king not in
+    /// check (checked by the caller), not passing through an attacked square
+    /// and not landing on one.
+    fn generate_castling<S: MoveSink>(&self, king: Square, to_mask: Bitboard, sink: &mut S) {
+        let us = self.turn;
+        let them = !us;
+        let occupied = self.occupied();
+        for rook in self.castling & Bitboard::from_rank(us.back_rank()) {
+            let (king_to, rook_to) = castling_squares(us, king, rook);
+            if !(to_mask.contains(rook) || to_mask.contains(king_to)) {
+                continue;
+            }
+            let king_path = attacks::between(king, king_to).with(king_to);
+            let rook_path = attacks::between(rook, rook_to).with(rook_to);
+            let must_be_empty = (king_path | rook_path).without(king).without(rook);
+            if (occupied & must_be_empty).any() {
+                continue;
+            }
+            let without_king = occupied.without(king);
+            if attacks::between(king, king_to)
+                .into_iter()
+                .any(|sq| self.is_attacked(sq, them, without_king))
+            {
+                continue;
+            }
+            let after = (occupied ^ king ^ rook) | king_to | rook_to;
+            if self.is_attacked(king_to, them, after) {
+                continue;
+            }
+            sink.castle(king, rook);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moves(fen: &str) -> Vec<String> {
+        let pos: Position = fen.parse().unwrap();
+        let mut v: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn only_the_king_moves_in_double_check() {
+        let m = moves("4k3/8/8/8/1b6/8/3N4/r3K3 w - - 0 1");
+        assert!(m.iter().all(|m| m.starts_with("e1")), "{m:?}");
+    }
+
+    #[test]
+    fn evasions_capture_or_block_the_checker() {
+        // The rook checks along the e-file: the bishop blocks, the knight
+        // captures, the king steps aside.
+        let m = moves("4k3/8/8/8/4r3/8/3B1N2/4K3 w - - 0 1");
+        assert_eq!(m, vec!["d2e3", "e1d1", "e1f1", "f2e4"]);
+    }
+
+    #[test]
+    fn pinned_pieces_move_along_the_pin_only() {
+        // The bishop on d2 is pinned by the bishop on a5 against the king on e1.
+        let m = moves("4k3/8/8/b7/8/8/3B4/4K3 w - - 0 1");
+        let bishop: Vec<_> = m.iter().filter(|m| m.starts_with("d2")).collect();
+        assert_eq!(bishop, vec!["d2a5", "d2b4", "d2c3"]);
+    }
+
+    #[test]
+    fn en_passant_through_a_horizontal_pin_is_illegal() {
+        let m = moves("8/8/8/K2Pp2r/8/8/8/4k3 w - e6 0 2");
+        assert!(!m.contains(&"d5e6".to_string()));
+    }
+
+    #[test]
+    fn en_passant_may_capture_the_checking_pawn() {
+        let m = moves("8/8/8/3k4/3Pp3/8/8/4K3 b - d3 0 1");
+        assert!(m.contains(&"e4d3".to_string()), "{m:?}");
+    }
+
+    #[test]
+    fn en_passant_cannot_expose_the_king_diagonally() {
+        // Removing the captured pawn from e5 opens the h8-a1 diagonal.
+        let m = moves("7b/8/8/3Pp3/8/8/8/K3k3 w - e6 0 2");
+        assert!(!m.contains(&"d5e6".to_string()), "{m:?}");
+        assert!(m.contains(&"d5d6".to_string()));
+    }
+
+    #[test]
+    fn castling_conditions() {
+        let free = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+        assert!(moves(free).contains(&"e1g1".to_string()));
+        assert!(moves(free).contains(&"e1c1".to_string()));
+        // Through check (f1 attacked) and into check (c1 attacked).
+        let m = moves("r3k2r/8/8/8/8/8/5r2/R3K2R w KQkq - 0 1");
+        assert!(!m.contains(&"e1g1".to_string()));
+        let m = moves("r3k2r/8/8/8/8/8/2r5/R3K2R w KQkq - 0 1");
+        assert!(!m.contains(&"e1c1".to_string()));
+        // b1 attacked does not stop queen-side castling: the king does not cross it.
+        let m = moves("r3k2r/8/8/8/8/8/1r6/R3K2R w KQkq - 0 1");
+        assert!(m.contains(&"e1c1".to_string()));
+        // A piece between king and rook.
+        let m = moves("r3k2r/8/8/8/8/8/8/RN2K2R w KQkq - 0 1");
+        assert!(!m.contains(&"e1c1".to_string()));
+        // Out of check.
+        let m = moves("r3k2r/8/8/8/8/8/4r3/R3K2R w KQkq - 0 1");
+        assert!(!m.iter().any(|m| m == "e1g1" || m == "e1c1"));
+        // Without the right.
+        let m = moves("r3k2r/8/8/8/8/8/8/R3K2R w Qkq - 0 1");
+        assert!(!m.contains(&"e1g1".to_string()));
+    }
+
+    #[test]
+    fn promotions_come_in_fours() {
+        let m = moves("8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
+        let promos: Vec<_> = m.iter().filter(|m| m.starts_with("e7")).collect();
+        assert_eq!(promos, vec!["e7e8b", "e7e8n", "e7e8q", "e7e8r"]);
+    }
+
+    #[test]
+    fn count_matches_list_length() {
+        let pos: Position =
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1".parse().unwrap();
+        assert_eq!(pos.count_legal(), 48);
+        assert_eq!(pos.legal_moves().len(), 48);
+    }
+}

@@ -1,0 +1,47 @@
+//! Perft: counting the leaves of the legal move tree, the standard check of
+//! a move generator against known counts.
+
+use super::movegen::Move;
+use super::position::Position;
+
+/// The number of legal move sequences of length `depth` from `pos`.
+/// The last ply is counted in bulk, without playing the moves.
+///
+/// ```
+/// use arbiter::chess::{perft, Position};
+/// assert_eq!(perft::perft(&Position::default(), 3), 8_902);
+/// ```
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    match depth {
+        0 => 1,
+        1 => pos.count_legal() as u64,
+        _ => pos.legal_moves().iter().map(|&m| perft(&pos.play(m), depth - 1)).sum(),
+    }
+}
+
+/// Perft split by first move: each legal move with the count below it.
+/// At depth 0 there are no moves to split by.
+///
+/// ```
+/// use arbiter::chess::{perft, Position};
+/// let split = perft::divide(&Position::default(), 2);
+/// assert_eq!(split.len(), 20);
+/// assert!(split.iter().all(|(_, n)| *n == 20));
+/// ```
+pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
+    pos.legal_moves().iter().map(|&m| (m, perft(&pos.play(m), depth - 1))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_zero_is_one_leaf() {
+        assert_eq!(perft(&Position::default(), 0), 1);
+        assert!(divide(&Position::default(), 0).is_empty());
+    }
+}

@@ -1,0 +1,479 @@
+//! A chess position and playing moves on it.
+
+use super::attacks;
+use super::bitboard::Bitboard;
+use super::movegen::{Move, MoveKind};
+use super::types::{Color, File, Piece, Rank, Role, Square};
+use super::zobrist;
+
+/// A legal chess position: placement, side to move, castling rights, the
+/// en-passant square and the clocks, with the checkers and pinned pieces of
+/// the side to move kept current.
+///
+/// Castling rights are stored as the squares of the rooks that may still
+/// castle, and a castling move as "king takes own rook", so Chess960 fits the
+/// same representation.
+///
+/// A `Position` only ever holds a legal position: it is built by parsing a
+/// validated FEN (see [`crate::chess::fen`]) or by playing legal moves.
+///
+/// ```
+/// use arbiter::chess::{Position, Square};
+/// let pos = Position::default();
+/// assert_eq!(pos.legal_moves().len(), 20);
+/// let e4 = pos.legal_moves().into_iter().find(|m| m.to() == Square::E4).unwrap();
+/// let after = pos.play(e4);
+/// assert_eq!(after.to_string(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub(crate) by_role: [Bitboard; 6],
+    pub(crate) by_color: [Bitboard; 2],
+    pub(crate) turn: Color,
+    pub(crate) castling: Bitboard,
+    pub(crate) ep_square: Option<Square>,
+    pub(crate) halfmoves: u32,
+    pub(crate) fullmoves: u32,
+    pub(crate) checkers: Bitboard,
+    pub(crate) pinned: Bitboard,
+    /// Hash of placement, castling rights and side to move; the en-passant
+    /// part is added by [`Position::zobrist`] only when a capture is legal.
+    pub(crate) hash: u64,
+}
+
+impl Default for Position {
+    /// The standard starting position.
+    fn default() -> Position {
+        const BACK: [Role; 8] = [
+            Role::Rook,
+            Role::Knight,
+            Role::Bishop,
+            Role::Queen,
+            Role::King,
+            Role::Bishop,
+            Role::Knight,
+            Role::Rook,
+        ];
+        let mut pos = Position::empty();
+        for color in Color::ALL {
+            for file in File::ALL {
+                let back = Square::from_coords(file, color.back_rank());
+                let pawn = Square::from_coords(file, Rank::Second.relative_to(color));
+                pos.put(Piece { color, role: BACK[file.index() as usize] }, back);
+                pos.put(Piece { color, role: Role::Pawn }, pawn);
+            }
+        }
+        pos.castling = Bitboard::from(Square::A1) | Square::H1 | Square::A8 | Square::H8;
+        pos.finish_setup();
+        pos
+    }
+}
+
+impl Position {
+    /// An empty board, white to move, for setting up a position piece by piece.
+    pub(crate) fn empty() -> Position {
+        Position {
+            by_role: [Bitboard::EMPTY; 6],
+            by_color: [Bitboard::EMPTY; 2],
+            turn: Color::White,
+            castling: Bitboard::EMPTY,
+            ep_square: None,
+            halfmoves: 0,
+            fullmoves: 1,
+            checkers: Bitboard::EMPTY,
+            pinned: Bitboard::EMPTY,
+            hash: 0,
+        }
+    }
+
+    /// Computes what is derived from the placement and rights: the hash and
+    /// the check information.
+    pub(crate) fn finish_setup(&mut self) {
+        let mut hash = zobrist::turn_key(self.turn);
+        for sq in self.occupied() {
+            if let Some(piece) = self.piece_at(sq) {
+                hash ^= zobrist::piece_key(piece, sq);
+            }
+        }
+        for rook in self.castling {
+            hash ^= zobrist::castling_key(rook);
+        }
+        self.hash = hash;
+        self.update_check_info();
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// Squares of the rooks that still have castling rights.
+    #[inline]
+    pub fn castling_rights(&self) -> Bitboard {
+        self.castling
+    }
+
+    /// The en-passant square as FEN records it: the square a pawn skipped on
+    /// the last move by a double step, whether or not a capture is possible.
+    #[inline]
+    pub fn ep_square(&self) -> Option<Square> {
+        self.ep_square
+    }
+
+    /// Half-moves since the last capture or pawn move.
+    #[inline]
+    pub fn halfmove_clock(&self) -> u32 {
+        self.halfmoves
+    }
+
+    /// The move number, starting at 1 and incremented after black's move.
+    #[inline]
+    pub fn fullmove_number(&self) -> u32 {
+        self.fullmoves
+    }
+
+    /// Pieces that give check to the side to move.
+    #[inline]
+    pub fn checkers(&self) -> Bitboard {
+        self.checkers
+    }
+
+    /// Whether the side to move is in check.
+    #[inline]
+    pub fn is_check(&self) -> bool {
+        self.checkers.any()
+    }
+
+    /// Pieces of the side to move pinned to their own king.
+    #[inline]
+    pub fn pinned(&self) -> Bitboard {
+        self.pinned
+    }
+
+    /// All occupied squares.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    /// Squares occupied by `color`.
+    #[inline]
+    pub fn by_color(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    /// Squares occupied by pieces of `role`, either colour.
+    #[inline]
+    pub fn by_role(&self, role: Role) -> Bitboard {
+        self.by_role[role.index()]
+    }
+
+    /// Squares occupied by `piece`.
+    #[inline]
+    pub fn pieces(&self, piece: Piece) -> Bitboard {
+        self.by_role(piece.role) & self.by_color(piece.color)
+    }
+
+    /// The square of `color`'s king.
+    #[inline]
+    pub fn king_of(&self, color: Color) -> Square {
+        // A Position always has one king of each colour; A1 is never reached.
+        (self.by_role(Role::King) & self.by_color(color)).first().unwrap_or(Square::A1)
+    }
+
+    /// The piece on `sq`, if any.
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        let color = if self.by_color[0].contains(sq) {
+            Color::White
+        } else if self.by_color[1].contains(sq) {
+            Color::Black
+        } else {
+            return None;
+        };
+        let role = self.role_at(sq)?;
+        Some(Piece { color, role })
+    }
+
+    /// The role of the piece on `sq`, if any.
+    #[inline]
+    pub fn role_at(&self, sq: Square) -> Option<Role> {
+        Role::ALL.into_iter().find(|role| self.by_role[role.index()].contains(sq))
+    }
+
+    /// Pieces of `attacker` that attack `sq`, were the board occupied as `occupied`.
+    #[inline]
+    pub fn attackers_to(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
+        let queens = self.by_role(Role::Queen);
+        ((attacks::rook_attacks(sq, occupied) & (self.by_role(Role::Rook) | queens))
+            | (attacks::bishop_attacks(sq, occupied) & (self.by_role(Role::Bishop) | queens))
+            | (attacks::knight_attacks(sq) & self.by_role(Role::Knight))
+            | (attacks::king_attacks(sq) & self.by_role(Role::King))
+            | (attacks::pawn_attacks(!attacker, sq) & self.by_role(Role::Pawn)))
+            & self.by_color(attacker)
+    }
+
+    /// Whether `attacker` attacks `sq`, were the board occupied as `occupied`.
+    #[inline]
+    pub(crate) fn is_attacked(&self, sq: Square, attacker: Color, occupied: Bitboard) -> bool {
+        let them = self.by_color(attacker);
+        let queens = self.by_role(Role::Queen);
+        (attacks::knight_attacks(sq) & self.by_role(Role::Knight) & them).any()
+            || (attacks::pawn_attacks(!attacker, sq) & self.by_role(Role::Pawn) & them).any()
+            || (attacks::king_attacks(sq) & self.by_role(Role::King) & them).any()
+            || (attacks::rook_attacks(sq, occupied) & (self.by_role(Role::Rook) | queens) & them)
+                .any()
+            || (attacks::bishop_attacks(sq, occupied)
+                & (self.by_role(Role::Bishop) | queens)
+                & them)
+                .any()
+    }
+
+    /// Zobrist hash of what makes positions the same for repetition:
+    /// placement, side to move, castling rights, and the en-passant file only
+    /// when an en-passant capture is legal.
+    ///
+    /// ```
+    /// use arbiter::chess::Position;
+    /// // After 1. e4 no black pawn can capture on e3: same hash as without it.
+    /// let a: Position = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1".parse().unwrap();
+    /// let b: Position = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".parse().unwrap();
+    /// assert_eq!(a.zobrist(), b.zobrist());
+    /// ```
+    #[inline]
+    pub fn zobrist(&self) -> u64 {
+        match self.legal_ep_square() {
+            Some(ep) => self.hash ^ zobrist::en_passant_key(ep),
+            None => self.hash,
+        }
+    }
+
+    /// The en-passant square, only if an en-passant capture is legal.
+    #[inline]
+    pub fn legal_ep_square(&self) -> Option<Square> {
+        let ep = self.ep_square?;
+        self.ep_capturers().any().then_some(ep)
+    }
+
+    /// Pawns of the side to move that can legally capture en passant.
+    pub(crate) fn ep_capturers(&self) -> Bitboard {
+        let Some(ep) = self.ep_square else {
+            return Bitboard::EMPTY;
+        };
+        let us = self.turn;
+        let them = !us;
+        let candidates =
+            attacks::pawn_attacks(them, ep) & self.pieces(Piece { color: us, role: Role::Pawn });
+        if candidates.is_empty() {
+            return Bitboard::EMPTY;
+        }
+        let captured = Square::from_coords(ep.file(), Rank::Fifth.relative_to(us));
+        let king = self.king_of(us);
+        let theirs = self.by_color(them).without(captured);
+        let queens = self.by_role(Role::Queen);
+        let rooks = (self.by_role(Role::Rook) | queens) & theirs;
+        let bishops = (self.by_role(Role::Bishop) | queens) & theirs;
+        // Checkers other than the captured pawn stay unless the capture blocks them.
+        let other_checkers = self.checkers.without(captured);
+        let mut legal = Bitboard::EMPTY;
+        for from in candidates {
+            let occupied = (self.occupied() ^ from ^ captured) | ep;
+            let exposed = (attacks::rook_attacks(king, occupied) & rooks)
+                | (attacks::bishop_attacks(king, occupied) & bishops)
+                | (other_checkers
+                    & !(self.by_role(Role::Rook) | self.by_role(Role::Bishop) | queens));
+            if exposed.is_empty() {
+                legal |= from;
+            }
+        }
+        legal
+    }
+
+    #[inline]
+    pub(crate) fn put(&mut self, piece: Piece, sq: Square) {
+        self.by_role[piece.role.index()] |= sq;
+        self.by_color[piece.color.index()] |= sq;
+        self.hash ^= zobrist::piece_key(piece, sq);
+    }
+
+    #[inline]
+    fn remove(&mut self, piece: Piece, sq: Square) {
+        self.by_role[piece.role.index()] ^= sq;
+        self.by_color[piece.color.index()] ^= sq;
+        self.hash ^= zobrist::piece_key(piece, sq);
+    }
+
+    /// Recomputes the checkers of and the pins against the side to move.
+    pub(crate) fn update_check_info(&mut self) {
+        let us = self.turn;
+        let them = !us;
+        let king = self.king_of(us);
+        let occupied = self.occupied();
+        self.checkers = self.attackers_to(king, them, occupied);
+        let queens = self.by_role(Role::Queen);
+        let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY)
+            & (self.by_role(Role::Rook) | queens))
+            | (attacks::bishop_attacks(king, Bitboard::EMPTY)
+                & (self.by_role(Role::Bishop) | queens)))
+            & self.by_color(them);
+        let mut pinned = Bitboard::EMPTY;
+        for sniper in snipers {
+            let blockers = attacks::between(king, sniper) & occupied;
+            if !blockers.more_than_one() {
+                pinned |= blockers & self.by_color(us);
+            }
+        }
+        self.pinned = pinned;
+    }
+
+    /// The position after `m`, which must be legal here (as from
+    /// [`Position::legal_moves`] or a parser that checked it).
+    ///
+    /// ```
+    /// use arbiter::chess::Position;
+    /// let pos = Position::default();
+    /// let m = pos.legal_moves()[0];
+    /// assert_eq!(pos.play(m).turn(), !pos.turn());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn play(&self, m: Move) -> Position {
+        let mut next = self.clone();
+        next.play_unchecked(m);
+        next
+    }
+
+    /// Plays `m` in place. `m` must be legal here; an illegal move leaves an
+    /// unspecified (but memory-safe) position.
+    pub fn play_unchecked(&mut self, m: Move) {
+        let us = self.turn;
+        let them = !us;
+        let (from, to) = (m.from(), m.to());
+        let Some(role) = self.role_at(from) else {
+            debug_assert!(false, "no piece on {from}");
+            return;
+        };
+        self.ep_square = None;
+        self.halfmoves = self.halfmoves.saturating_add(1);
+        let mut lost_rights = self.castling & (Bitboard::from(from) | to);
+        match m.kind() {
+            MoveKind::Castle => {
+                let (king_to, rook_to) = castling_squares(us, from, to);
+                self.remove(Piece { color: us, role: Role::King }, from);
+                self.remove(Piece { color: us, role: Role::Rook }, to);
+                self.put(Piece { color: us, role: Role::King }, king_to);
+                self.put(Piece { color: us, role: Role::Rook }, rook_to);
+            }
+            MoveKind::EnPassant => {
+                let captured = Square::from_coords(to.file(), from.rank());
+                self.remove(Piece { color: them, role: Role::Pawn }, captured);
+                self.remove(Piece { color: us, role: Role::Pawn }, from);
+                self.put(Piece { color: us, role: Role::Pawn }, to);
+                self.halfmoves = 0;
+            }
+            MoveKind::Normal | MoveKind::Promotion(_) => {
+                if let Some(captured) = self.role_at(to) {
+                    self.remove(Piece { color: them, role: captured }, to);
+                    self.halfmoves = 0;
+                }
+                self.remove(Piece { color: us, role }, from);
+                let placed = match m.kind() {
+                    MoveKind::Promotion(promoted) => promoted,
+                    _ => role,
+                };
+                self.put(Piece { color: us, role: placed }, to);
+                if role == Role::Pawn {
+                    self.halfmoves = 0;
+                    if from.index() ^ to.index() == 16 {
+                        self.ep_square = Square::new(((from.index() + to.index()) / 2) as u32);
+                    }
+                }
+            }
+        }
+        if role == Role::King {
+            lost_rights |= self.castling & Bitboard::from_rank(us.back_rank());
+        }
+        for rook in lost_rights {
+            self.hash ^= zobrist::castling_key(rook);
+        }
+        self.castling = self.castling - lost_rights;
+        if us == Color::Black {
+            self.fullmoves = self.fullmoves.saturating_add(1);
+        }
+        self.turn = them;
+        self.hash ^= zobrist::turn_key(Color::Black);
+        self.update_check_info();
+    }
+}
+
+/// Where king and rook land when `color`'s king on `king` castles with the
+/// rook on `rook`: the g- and f-files towards the h-side, else c and d.
+#[inline]
+pub(crate) fn castling_squares(color: Color, king: Square, rook: Square) -> (Square, Square) {
+    let rank = color.back_rank();
+    if rook > king {
+        (Square::from_coords(File::G, rank), Square::from_coords(File::F, rank))
+    } else {
+        (Square::from_coords(File::C, rank), Square::from_coords(File::D, rank))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fen(s: &str) -> Position {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn start_position_has_no_checks_or_pins() {
+        let pos = Position::default();
+        assert!(!pos.is_check());
+        assert!(pos.pinned().is_empty());
+        assert_eq!(pos.occupied().count(), 32);
+        assert_eq!(pos.king_of(Color::Black), Square::E8);
+    }
+
+    #[test]
+    fn pins_and_checkers_are_found() {
+        // The e-file bishop is pinned by the rook; the knight gives check.
+        let pos = fen("4r1k1/8/8/8/8/3n4/4B3/4K3 w - - 0 1");
+        assert_eq!(pos.pinned(), Square::E2.into());
+        assert_eq!(pos.checkers(), Square::D3.into());
+    }
+
+    #[test]
+    fn incremental_hash_matches_a_fresh_one() {
+        let mut pos = Position::default();
+        for _ in 0..60 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves[(pos.hash as usize) % moves.len()];
+            pos = pos.play(m);
+            let fresh: Position = pos.to_string().parse().unwrap();
+            assert_eq!(pos.zobrist(), fresh.zobrist(), "{pos}");
+        }
+    }
+
+    #[test]
+    fn ep_square_counts_in_the_hash_only_when_capturable() {
+        let capturable = fen("4k3/8/8/3Pp3/8/8/8/4K3 w - e6 0 2");
+        let plain = fen("4k3/8/8/3Pp3/8/8/8/4K3 w - - 0 2");
+        assert_ne!(capturable.zobrist(), plain.zobrist());
+        assert_eq!(capturable.legal_ep_square(), Some(Square::E6));
+        // A horizontal pin through both pawns makes the capture illegal.
+        let pinned = fen("8/8/8/K2Pp2r/8/8/8/4k3 w - e6 0 2");
+        assert_eq!(pinned.legal_ep_square(), None);
+    }
+
+    #[test]
+    fn castling_rights_go_with_king_and_rook_moves_and_captures() {
+        let pos = fen("r3k2r/8/8/8/8/8/6b1/R3K2R b KQkq - 0 1");
+        let bxh1 = pos.legal_moves().into_iter().find(|m| m.to() == Square::H1).unwrap();
+        assert_eq!(pos.play(bxh1).to_string(), "r3k2r/8/8/8/8/8/8/R3K2b w Qkq - 0 2");
+    }
+}
