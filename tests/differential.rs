@@ -54,11 +54,7 @@ fn legal_moves_and_perft_match_shakmaty() {
                 .map(|m| m.to_uci(CastlingMode::Standard).to_string())
                 .collect();
             assert_eq!(ours, expected, "legal moves of {fen}");
-            assert_eq!(
-                perft::perft(&pos, 2),
-                shakmaty::perft(&theirs, 2),
-                "perft(2) of {fen}"
-            );
+            assert_eq!(perft::perft(&pos, 2), shakmaty::perft(&theirs, 2), "perft(2) of {fen}");
             assert_eq!(pos.is_check(), theirs.is_check(), "check in {fen}");
             compared += 1;
             seen.checks += usize::from(pos.is_check());
