@@ -1,12 +1,17 @@
 //! The `arbiter` command line: argument parsing and the subcommands that
 //! run without a server.
 
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde::Serialize;
 
+use crate::chess::game::{Notation, ReplayOptions, replay};
 use crate::chess::{Position, perft};
+use crate::report::ValidateGameResponse;
 
 /// Arbiter: the Laws of Chess as a service.
 #[derive(Debug, Parser)]
@@ -24,6 +29,13 @@ pub enum Command {
     /// The last line of output is the node count; with --divide a
     /// `<uci>: <nodes>` line per legal move comes first.
     Perft(PerftArgs),
+    /// Check a game move by move and print the result as JSON.
+    ///
+    /// Prints one JSON object (the proto3 JSON of ValidateGameResponse). With
+    /// --batch, reads one game per line (`MOVE MOVE ...` from the standard
+    /// start, or `FEN; MOVE MOVE ...`) and prints one JSON object per game.
+    /// Illegal moves are results, not failures.
+    Validate(ValidateArgs),
 }
 
 /// Arguments of `arbiter perft`.
@@ -40,21 +52,75 @@ pub struct PerftArgs {
     pub depth: u32,
 }
 
+/// How the moves are written.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum NotationArg {
+    /// Each move as UCI when it is UCI syntax, else as SAN.
+    Auto,
+    /// UCI only.
+    Uci,
+    /// SAN only.
+    San,
+}
+
+/// Arguments of `arbiter validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// Start position as FEN (default: the standard starting position).
+    #[arg(long, conflicts_with = "batch")]
+    pub fen: Option<String>,
+    /// Notation of the moves.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub notation: NotationArg,
+    /// Accept only canonical SAN or exact UCI.
+    #[arg(long)]
+    pub strict: bool,
+    /// Include the FEN after every move.
+    #[arg(long)]
+    pub fens: bool,
+    /// Leave out the legal moves of the final position.
+    #[arg(long)]
+    pub no_legal_moves: bool,
+    /// Read games from FILE, one per line (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    pub batch: Option<PathBuf>,
+    /// Longest input line accepted in --batch mode, in bytes.
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    pub max_line_bytes: usize,
+    /// The moves, in order.
+    #[arg(conflicts_with = "batch")]
+    pub moves: Vec<String>,
+}
+
 /// Runs the parsed command line, writing to standard output and error.
 pub fn run(cli: Cli) -> ExitCode {
-    match cli.command {
-        Command::Perft(args) => run_perft(&args, &mut io::stdout().lock()),
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let code = match cli.command {
+        Command::Perft(args) => run_perft(&args, &mut out),
+        Command::Validate(args) => run_validate(&args, &mut out),
+    };
+    match out.flush() {
+        Ok(()) => code,
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+fn parse_fen(fen: Option<&str>) -> Result<Position, ExitCode> {
+    match fen.map(str::parse::<Position>) {
+        None => Ok(Position::default()),
+        Some(Ok(pos)) => Ok(pos),
+        Some(Err(err)) => {
+            eprintln!("arbiter: {err}");
+            Err(ExitCode::from(2))
+        }
     }
 }
 
 fn run_perft(args: &PerftArgs, out: &mut impl Write) -> ExitCode {
-    let pos = match args.fen.as_deref().map(str::parse::<Position>) {
-        None => Position::default(),
-        Some(Ok(pos)) => pos,
-        Some(Err(err)) => {
-            eprintln!("arbiter: {err}");
-            return ExitCode::from(2);
-        }
+    let pos = match parse_fen(args.fen.as_deref()) {
+        Ok(pos) => pos,
+        Err(code) => return code,
     };
     let total = if args.divide {
         let split = perft::divide(&pos, args.depth);
@@ -70,5 +136,132 @@ fn run_perft(args: &PerftArgs, out: &mut impl Write) -> ExitCode {
     match writeln!(out, "{total}") {
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::FAILURE,
+    }
+}
+
+impl ValidateArgs {
+    fn options(&self) -> ReplayOptions {
+        ReplayOptions {
+            notation: match self.notation {
+                NotationArg::Auto => Notation::Auto,
+                NotationArg::Uci => Notation::Uci,
+                NotationArg::San => Notation::San,
+            },
+            strict: self.strict,
+            include_fens: self.fens,
+            skip_legal_moves: self.no_legal_moves,
+            plies_from: 0,
+        }
+    }
+}
+
+/// A per-game error line of a batch.
+#[derive(Serialize)]
+struct ErrorLine<'a> {
+    error: ErrorBody<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    code: &'static str,
+    message: &'a str,
+}
+
+fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    out.write_all(b"\n")
+}
+
+fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
+    let options = args.options();
+    let result = match &args.batch {
+        None => {
+            let start = match parse_fen(args.fen.as_deref()) {
+                Ok(pos) => pos,
+                Err(code) => return code,
+            };
+            let r = replay(start, &args.moves, &options);
+            write_json(out, &ValidateGameResponse::from(&r))
+        }
+        Some(path) if path.as_os_str() == "-" => {
+            validate_batch(io::stdin().lock(), args.max_line_bytes, &options, out)
+        }
+        Some(path) => match File::open(path) {
+            Ok(file) => validate_batch(BufReader::new(file), args.max_line_bytes, &options, out),
+            Err(err) => {
+                eprintln!("arbiter: cannot read {}: {err}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("arbiter: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Validates one game per non-empty line, writing one JSON line per game in
+/// input order. A line that cannot be a game gets an error line; the batch
+/// goes on.
+fn validate_batch(
+    mut input: impl BufRead,
+    max_line: usize,
+    options: &ReplayOptions,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut input).take(max_line as u64 + 1).read_until(b'\n', &mut line)?;
+        if read == 0 {
+            return Ok(());
+        }
+        if line.len() > max_line && line.last() != Some(&b'\n') {
+            // Skip the rest of the over-long line, then report it.
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                let n = (&mut input).take(64 * 1024).read_until(b'\n', &mut rest)?;
+                if n == 0 || rest.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+            let message = format!("line longer than {max_line} bytes");
+            write_json(
+                out,
+                &ErrorLine { error: ErrorBody { code: "INVALID_ARGUMENT", message: &message } },
+            )?;
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(&line) else {
+            let message = "line is not valid utf-8";
+            write_json(out, &ErrorLine { error: ErrorBody { code: "INVALID_ARGUMENT", message } })?;
+            continue;
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let (fen, moves) = match text.split_once(';') {
+            Some((fen, moves)) => (Some(fen.trim()), moves),
+            None => (None, text),
+        };
+        let start = match fen.map(str::parse::<Position>) {
+            None => Position::default(),
+            Some(Ok(pos)) => pos,
+            Some(Err(err)) => {
+                let message = err.to_string();
+                write_json(
+                    out,
+                    &ErrorLine { error: ErrorBody { code: "INVALID_ARGUMENT", message: &message } },
+                )?;
+                continue;
+            }
+        };
+        let moves: Vec<&str> = moves.split_whitespace().collect();
+        write_json(out, &ValidateGameResponse::from(&replay(start, &moves, options)))?;
     }
 }

@@ -12,10 +12,15 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod fen;
+pub mod game;
+pub mod illegal;
 pub mod movegen;
+pub mod outcome;
 pub mod perft;
 pub mod position;
+pub mod san;
 pub mod types;
+pub mod uci;
 mod zobrist;
 
 pub use bitboard::Bitboard;

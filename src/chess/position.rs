@@ -249,6 +249,17 @@ impl Position {
         }
     }
 
+    /// Whether two positions are the same for the repetition rules: same
+    /// placement, side to move, castling rights, and en-passant capture
+    /// possibilities.
+    pub fn same_for_repetition(&self, other: &Position) -> bool {
+        self.by_role == other.by_role
+            && self.by_color == other.by_color
+            && self.turn == other.turn
+            && self.castling == other.castling
+            && self.legal_ep_square() == other.legal_ep_square()
+    }
+
     /// The en-passant square, only if an en-passant capture is legal.
     #[inline]
     pub fn legal_ep_square(&self) -> Option<Square> {

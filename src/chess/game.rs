@@ -1,0 +1,340 @@
+//! Replaying a game: a start position and a list of move texts in, every
+//! move checked and written canonically, the final position and the
+//! outcome out.
+
+use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
+use super::movegen::Move;
+use super::outcome::{GameResult, Outcome, Termination, is_insufficient_material, win_for};
+use super::position::Position;
+use super::san::{San, SanString, san_with_after};
+use super::uci::UciMove;
+
+/// How move texts are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Notation {
+    /// Each move is read as UCI when it is UCI syntax, else as SAN.
+    #[default]
+    Auto,
+    /// UCI only (`e2e4`, `e7e8q`, `e1g1` or `e1h1`).
+    Uci,
+    /// SAN and the variants of it people write.
+    San,
+}
+
+/// A game in progress: the current position and what the rules need of the
+/// past (positions since the last capture or pawn move, for repetition).
+///
+/// ```
+/// use arbiter::chess::game::{Game, Notation};
+/// use arbiter::chess::outcome::{GameResult, Termination};
+/// let mut game = Game::new(Default::default());
+/// for text in ["f3", "e5", "g4", "Qh4"] {
+///     game.play_text(text, Notation::San, false).unwrap();
+/// }
+/// let outcome = game.outcome();
+/// assert_eq!(outcome.result, GameResult::BlackWins);
+/// assert_eq!(outcome.termination, Some(Termination::Checkmate));
+/// assert!(game.play_text("e4", Notation::San, false).is_err());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Game {
+    position: Position,
+    /// Positions since the last irreversible move with their hashes, the
+    /// current one last.
+    history: Vec<(u64, Position)>,
+    /// How often the current position has stood on the board.
+    repetitions: usize,
+    /// Set once a rule other than a claim has ended the game.
+    ended: Option<(GameResult, Termination)>,
+}
+
+/// A move accepted by [`Game::play_text`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Played {
+    pub mv: Move,
+    /// Canonical SAN with `+` or `#`.
+    pub san: SanString,
+    /// The text was already canonical SAN or canonical UCI.
+    pub canonical_input: bool,
+}
+
+impl Game {
+    /// A game starting from `start` (its history starts there too).
+    pub fn new(start: Position) -> Game {
+        let hash = start.zobrist();
+        let mut game = Game {
+            position: start.clone(),
+            history: vec![(hash, start)],
+            repetitions: 1,
+            ended: None,
+        };
+        game.ended = game.termination_now(!game.position.has_legal_moves());
+        game
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The outcome of the game as it stands.
+    pub fn outcome(&self) -> Outcome {
+        let ended = self.ended.or_else(|| {
+            (!self.position.is_check() && !self.position.has_legal_moves())
+                .then_some((GameResult::Draw, Termination::Stalemate))
+        });
+        match ended {
+            Some((result, termination)) => Outcome::ended(result, termination),
+            None => Outcome {
+                fifty_move_claimable: self.position.halfmove_clock() >= 100,
+                threefold_claimable: self.repetitions >= 3,
+                ..Outcome::ONGOING
+            },
+        }
+    }
+
+    /// Whether a rule has ended the game (stalemate is found when the next
+    /// move is tried, or by [`Game::outcome`]).
+    pub fn is_over(&self) -> bool {
+        self.ended.is_some()
+    }
+
+    /// The termination that holds in the current position, if any, in order
+    /// of precedence: mate, stalemate, dead position, fivefold repetition,
+    /// 75-move rule. `no_moves` says whether the side to move has no legal
+    /// move; it is asked only when it matters.
+    fn termination_now(&self, no_moves: bool) -> Option<(GameResult, Termination)> {
+        let pos = &self.position;
+        if no_moves {
+            return Some(if pos.is_check() {
+                (win_for(pos.turn()), Termination::Checkmate)
+            } else {
+                (GameResult::Draw, Termination::Stalemate)
+            });
+        }
+        if is_insufficient_material(pos) {
+            Some((GameResult::Draw, Termination::InsufficientMaterial))
+        } else if self.repetitions >= 5 {
+            Some((GameResult::Draw, Termination::FivefoldRepetition))
+        } else if pos.halfmove_clock() >= 150 {
+            Some((GameResult::Draw, Termination::SeventyFiveMoveRule))
+        } else {
+            None
+        }
+    }
+
+    /// Plays the legal move `m` and returns its canonical SAN.
+    pub fn play(&mut self, m: Move) -> SanString {
+        let after = self.position.play(m);
+        let san = san_with_after(&self.position, m, &after);
+        self.advance(after, san.ends_with('#'));
+        san
+    }
+
+    fn advance(&mut self, after: Position, mated: bool) {
+        if after.halfmove_clock() == 0 {
+            self.history.clear();
+        }
+        let hash = after.zobrist();
+        let turn_plies = self.history.iter().rev().skip(1).step_by(2);
+        self.repetitions =
+            1 + turn_plies.filter(|(h, p)| *h == hash && p.same_for_repetition(&after)).count();
+        self.history.push((hash, after.clone()));
+        self.position = after;
+        self.ended = if mated {
+            Some((win_for(self.position.turn()), Termination::Checkmate))
+        } else {
+            let rare = is_insufficient_material(&self.position)
+                || self.repetitions >= 5
+                || self.position.halfmove_clock() >= 150;
+            // Stalemate takes precedence over the draws that end the game on
+            // their own; it is looked for only when one of them holds.
+            rare.then(|| self.termination_now(!self.position.has_legal_moves())).flatten()
+        };
+    }
+
+    /// Reads `text` in `notation`, checks it, and plays it.
+    ///
+    /// # Errors
+    ///
+    /// An [`Illegal`] naming the rule the move breaks; in `strict` mode also
+    /// a legal move not written canonically.
+    pub fn play_text(
+        &mut self,
+        text: &str,
+        notation: Notation,
+        strict: bool,
+    ) -> Result<Played, Illegal> {
+        if let Some((_, termination)) = self.ended {
+            return Err(game_over(termination));
+        }
+        let resolved = self.resolve(text, notation);
+        let (m, uci_form) = match resolved {
+            Ok(found) => found,
+            Err(illegal) => {
+                return Err(if self.position.has_legal_moves() {
+                    illegal
+                } else {
+                    let termination = if self.position.is_check() {
+                        Termination::Checkmate
+                    } else {
+                        Termination::Stalemate
+                    };
+                    game_over(termination)
+                });
+            }
+        };
+        let after = self.position.play(m);
+        let san = san_with_after(&self.position, m, &after);
+        let canonical_input =
+            if uci_form { text == UciMove::from_move(m).to_string() } else { text == san.as_str() };
+        if strict && !canonical_input {
+            let canonical =
+                if uci_form { UciMove::from_move(m).to_string() } else { san.to_string() };
+            return Err(Illegal::new(
+                IllegalReason::NonCanonical,
+                format!("{text:?} is not canonical: write {canonical}"),
+            ));
+        }
+        self.advance(after, san.ends_with('#'));
+        Ok(Played { mv: m, san, canonical_input })
+    }
+
+    /// The move `text` means here, and whether it was read as UCI.
+    fn resolve(&self, text: &str, notation: Notation) -> Result<(Move, bool), Illegal> {
+        let pos = &self.position;
+        let uci = match notation {
+            Notation::San => None,
+            Notation::Auto => text.parse::<UciMove>().ok(),
+            Notation::Uci => Some(text.parse::<UciMove>().map_err(|e| {
+                Illegal::new(IllegalReason::Unparseable, format!("{text:?} is {e}"))
+            })?),
+        };
+        if let Some(uci) = uci {
+            return uci.to_move(pos).map(|m| (m, true)).ok_or_else(|| diagnose_uci(pos, &uci));
+        }
+        let san: San = text
+            .parse()
+            .map_err(|e| Illegal::new(IllegalReason::Unparseable, format!("{text:?} is {e}")))?;
+        san.to_move(pos).map(|m| (m, false)).map_err(|_| diagnose_san(pos, &san))
+    }
+}
+
+fn game_over(termination: Termination) -> Illegal {
+    Illegal::new(
+        IllegalReason::GameOver,
+        format!("the game is over ({})", termination.as_str().replace('_', " ")),
+    )
+}
+
+/// What to replay and what to return.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplayOptions {
+    pub notation: Notation,
+    /// Accept only canonical SAN or exact UCI.
+    pub strict: bool,
+    /// Return the FEN after every returned ply.
+    pub include_fens: bool,
+    /// Leave out the legal moves of the final position.
+    pub skip_legal_moves: bool,
+    /// Return plies from this index on (earlier ones are still checked).
+    pub plies_from: usize,
+}
+
+/// One accepted move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlyRecord {
+    pub san: SanString,
+    pub uci: UciMove,
+    pub fen_after: Option<String>,
+    pub canonical_input: bool,
+}
+
+/// The first rejected move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IllegalMove {
+    /// Index in the move list, from 0.
+    pub index: usize,
+    /// The text as given.
+    pub text: String,
+    pub reason: IllegalReason,
+    pub message: String,
+}
+
+/// A legal move of the final position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LegalMove {
+    pub uci: UciMove,
+    pub san: SanString,
+}
+
+/// The answer for a replayed game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// Accepted moves from `plies_from` on.
+    pub plies: Vec<PlyRecord>,
+    /// The first rejected move; the moves after it are not looked at.
+    pub illegal_move: Option<IllegalMove>,
+    /// The position after the last accepted move.
+    pub position: Position,
+    /// Its legal moves (none once the game is over, or when skipped).
+    pub legal_moves: Vec<LegalMove>,
+    pub outcome: Outcome,
+}
+
+/// Replays `moves` from `start`.
+///
+/// ```
+/// use arbiter::chess::game::{replay, ReplayOptions};
+/// use arbiter::chess::illegal::IllegalReason;
+/// let r = replay(Default::default(), &["e4", "e5", "Ke3"], &ReplayOptions::default());
+/// assert_eq!(r.plies.len(), 2);
+/// let bad = r.illegal_move.unwrap();
+/// assert_eq!((bad.index, bad.reason), (2, IllegalReason::CannotMoveThatWay));
+/// assert_eq!(r.legal_moves.len(), 29);
+/// ```
+pub fn replay<S: AsRef<str>>(start: Position, moves: &[S], options: &ReplayOptions) -> Replay {
+    let mut game = Game::new(start);
+    let mut plies = Vec::with_capacity(moves.len().saturating_sub(options.plies_from));
+    let mut illegal_move = None;
+    for (index, text) in moves.iter().enumerate() {
+        let text = text.as_ref();
+        match game.play_text(text, options.notation, options.strict) {
+            Ok(played) if index >= options.plies_from => plies.push(PlyRecord {
+                san: played.san,
+                uci: UciMove::from_move(played.mv),
+                fen_after: options.include_fens.then(|| game.position().to_string()),
+                canonical_input: played.canonical_input,
+            }),
+            Ok(_) => {}
+            Err(Illegal { reason, message }) => {
+                illegal_move = Some(IllegalMove { index, text: text.to_owned(), reason, message });
+                break;
+            }
+        }
+    }
+    finish(game, plies, illegal_move, options)
+}
+
+fn finish(
+    game: Game,
+    plies: Vec<PlyRecord>,
+    illegal_move: Option<IllegalMove>,
+    options: &ReplayOptions,
+) -> Replay {
+    let outcome = game.outcome();
+    let position = game.position;
+    let legal_moves = if options.skip_legal_moves || outcome.is_over() {
+        Vec::new()
+    } else {
+        position
+            .legal_moves()
+            .into_iter()
+            .map(|m| LegalMove {
+                uci: UciMove::from_move(m),
+                san: san_with_after(&position, m, &position.play(m)),
+            })
+            .collect()
+    };
+    Replay { plies, illegal_move, position, legal_moves, outcome }
+}

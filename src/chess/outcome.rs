@@ -1,0 +1,184 @@
+//! How a game stands: ongoing, won or drawn, by which rule, and which draws
+//! a player could claim.
+
+use std::fmt;
+
+use super::bitboard::Bitboard;
+use super::position::Position;
+use super::types::{Color, Role};
+
+/// The result of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    Ongoing,
+    WhiteWins,
+    BlackWins,
+    Draw,
+}
+
+impl GameResult {
+    /// The PGN result string: `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub const fn pgn(self) -> &'static str {
+        match self {
+            GameResult::Ongoing => "*",
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+}
+
+/// The rule that ended the game on its own, without a claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Termination {
+    Checkmate,
+    Stalemate,
+    /// A dead position: neither side can ever mate.
+    InsufficientMaterial,
+    /// 75 moves by each side without a capture or pawn move.
+    SeventyFiveMoveRule,
+    /// The same position for the fifth time.
+    FivefoldRepetition,
+}
+
+impl Termination {
+    /// A stable snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::InsufficientMaterial => "insufficient_material",
+            Termination::SeventyFiveMoveRule => "seventy_five_move_rule",
+            Termination::FivefoldRepetition => "fivefold_repetition",
+        }
+    }
+}
+
+/// A draw the player to move may claim; the game goes on until they do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClaimableDraw {
+    /// 50 moves by each side without a capture or pawn move.
+    FiftyMoveRule,
+    /// The current position has stood on the board three times.
+    ThreefoldRepetition,
+}
+
+/// The state of a game.
+///
+/// ```
+/// use arbiter::chess::outcome::{GameResult, Outcome};
+/// assert_eq!(Outcome::ONGOING.result, GameResult::Ongoing);
+/// assert_eq!(Outcome::ONGOING.to_string(), "*");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    pub result: GameResult,
+    /// Set when the game has ended.
+    pub termination: Option<Termination>,
+    /// The 50-move rule can be claimed (only while the game goes on).
+    pub fifty_move_claimable: bool,
+    /// Threefold repetition can be claimed (only while the game goes on).
+    pub threefold_claimable: bool,
+}
+
+impl Outcome {
+    /// A game in progress with nothing to claim.
+    pub const ONGOING: Outcome = Outcome {
+        result: GameResult::Ongoing,
+        termination: None,
+        fifty_move_claimable: false,
+        threefold_claimable: false,
+    };
+
+    /// A finished game.
+    pub const fn ended(result: GameResult, termination: Termination) -> Outcome {
+        Outcome {
+            result,
+            termination: Some(termination),
+            fifty_move_claimable: false,
+            threefold_claimable: false,
+        }
+    }
+
+    /// Whether the game has ended.
+    pub const fn is_over(&self) -> bool {
+        self.termination.is_some()
+    }
+
+    /// The draws that may be claimed, fifty-move rule first.
+    pub fn claimable_draws(&self) -> impl Iterator<Item = ClaimableDraw> {
+        [
+            (self.fifty_move_claimable, ClaimableDraw::FiftyMoveRule),
+            (self.threefold_claimable, ClaimableDraw::ThreefoldRepetition),
+        ]
+        .into_iter()
+        .filter_map(|(on, draw)| on.then_some(draw))
+    }
+}
+
+impl fmt::Display for Outcome {
+    /// The PGN result string.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.result.pgn())
+    }
+}
+
+/// Whether neither side can ever mate: king against king, a single minor
+/// piece against a bare king, or bishops of one square colour only.
+///
+/// ```
+/// use arbiter::chess::{outcome::is_insufficient_material, Position};
+/// let kbk: Position = "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1".parse().unwrap();
+/// assert!(is_insufficient_material(&kbk));
+/// assert!(!is_insufficient_material(&Position::default()));
+/// ```
+pub fn is_insufficient_material(pos: &Position) -> bool {
+    let heavy = pos.by_role(Role::Pawn) | pos.by_role(Role::Rook) | pos.by_role(Role::Queen);
+    if heavy.any() {
+        return false;
+    }
+    let knights = pos.by_role(Role::Knight);
+    let bishops = pos.by_role(Role::Bishop);
+    if knights.any() {
+        return knights.count() == 1 && bishops.is_empty();
+    }
+    (bishops & Bitboard::LIGHT_SQUARES).is_empty() || (bishops & Bitboard::DARK_SQUARES).is_empty()
+}
+
+/// The winner when `loser` is mated.
+pub(crate) fn win_for(loser: Color) -> GameResult {
+    loser.fold(GameResult::BlackWins, GameResult::WhiteWins)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dead(fen: &str) -> bool {
+        is_insufficient_material(&fen.parse().unwrap())
+    }
+
+    #[test]
+    fn insufficient_material() {
+        assert!(dead("4k3/8/8/8/8/8/8/4K3 w - - 0 1"));
+        assert!(dead("4k3/8/8/8/8/8/8/1N2K3 w - - 0 1"));
+        assert!(dead("4kb2/8/8/8/8/8/8/4K3 w - - 0 1"));
+        // Bishops of one square colour, however many and on either side.
+        assert!(dead("4k3/8/8/8/8/8/8/3BKB2 w - - 0 1"));
+        assert!(dead("4kb2/6b1/8/8/8/8/8/B3K3 w - - 0 1"));
+        // Bishops on both colours can mate.
+        assert!(!dead("4kb2/8/8/8/8/8/8/2B1KB2 w - - 0 1"));
+        assert!(!dead("4kb2/8/8/8/8/8/8/3K1B2 w - - 0 1"));
+        // Two knights, knight against bishop, and any pawn can still mate.
+        assert!(!dead("4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1"));
+        assert!(!dead("4kb2/8/8/8/8/8/8/1N2K3 w - - 0 1"));
+        assert!(!dead("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"));
+    }
+
+    #[test]
+    fn pgn_strings() {
+        assert_eq!(GameResult::WhiteWins.pgn(), "1-0");
+        assert_eq!(GameResult::BlackWins.pgn(), "0-1");
+        assert_eq!(GameResult::Draw.pgn(), "1/2-1/2");
+    }
+}

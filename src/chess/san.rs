@@ -1,0 +1,491 @@
+//! Standard Algebraic Notation: reading the forms people write (leniently,
+//! never guessing) and writing the one canonical form.
+//!
+//! Reading is split in two: [`San::from_str`] checks syntax only
+//! ([`ParseSanError`]); [`San::to_move`] finds the move in a position and
+//! fails with [`SanError::Illegal`] or [`SanError::Ambiguous`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use arrayvec::ArrayString;
+
+use super::bitboard::Bitboard;
+use super::movegen::{Move, MoveKind};
+use super::position::Position;
+use super::types::{File, Piece, Rank, Role, Square};
+
+/// Which side a castling move goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastlingSide {
+    /// `O-O`, towards the h-file.
+    KingSide,
+    /// `O-O-O`, towards the a-file.
+    QueenSide,
+}
+
+/// A move in SAN, read but not yet checked against a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum San {
+    /// A piece or pawn move.
+    Normal {
+        role: Role,
+        file: Option<File>,
+        rank: Option<Rank>,
+        capture: bool,
+        to: Square,
+        promotion: Option<Role>,
+    },
+    /// Castling.
+    Castle(CastlingSide),
+}
+
+/// The text is not a move in SAN, nor a variant of it that Arbiter reads.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not a move in san (expected e.g. e4, Nf3, exd5, e8=Q or O-O)")]
+pub struct ParseSanError;
+
+/// A well-formed SAN that does not name exactly one legal move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SanError {
+    /// No legal move fits.
+    #[error("no legal move fits")]
+    Illegal,
+    /// More than one legal move fits.
+    #[error("more than one legal move fits")]
+    Ambiguous,
+}
+
+/// Canonical SAN with its check or mate mark; never longer than 7 bytes
+/// (`Qa1xb2#`, `exd8=Q+`).
+pub type SanString = ArrayString<8>;
+
+/// Strips what may trail a move: annotations (`!`, `?`), check and mate
+/// marks, and an en-passant remark (`e.p.`, with or without a space).
+fn strip_suffixes(mut s: &str) -> &str {
+    loop {
+        let before = s.len();
+        s = s.trim_end_matches(['!', '?', '+', '#']);
+        s = s.strip_suffix("e.p.").map_or(s, str::trim_end);
+        if s.len() == before {
+            return s;
+        }
+    }
+}
+
+impl FromStr for San {
+    type Err = ParseSanError;
+
+    /// Reads canonical SAN and the harmless variants people write: `0-0`,
+    /// missing or extra `+`/`#`, `e8Q`, long algebraic (`Ng1-f3`, `Ng1f3`,
+    /// `Bb5xc6`, `e2-e4`), over-disambiguation, `exd6 e.p.`, `!`/`?`
+    /// annotations, and lower-case piece letters where the text cannot be a
+    /// pawn move (`ng1-f3`, `rd3`, `bb5xc6`; but `bxc6` is a pawn capture).
+    ///
+    /// # Errors
+    ///
+    /// [`ParseSanError`] if the text is none of these.
+    ///
+    /// ```
+    /// use arbiter::chess::san::San;
+    /// assert_eq!("Ng1-f3".parse::<San>(), "Ng1f3".parse::<San>());
+    /// assert_eq!("0-0".parse::<San>(), "O-O".parse::<San>());
+    /// assert!("Nf9".parse::<San>().is_err());
+    /// ```
+    fn from_str(text: &str) -> Result<San, ParseSanError> {
+        let s = strip_suffixes(text.trim());
+        match s {
+            "O-O" | "0-0" | "o-o" => return Ok(San::Castle(CastlingSide::KingSide)),
+            "O-O-O" | "0-0-0" | "o-o-o" => return Ok(San::Castle(CastlingSide::QueenSide)),
+            _ => {}
+        }
+        if !s.is_ascii() {
+            return Err(ParseSanError);
+        }
+        let mut b = s.as_bytes();
+
+        // Promotion: `=Q`, `/Q`, `(Q)` or a bare `Q` after the target square.
+        let mut promotion = None;
+        let letter = match b {
+            [rest @ .., b'(', l, b')'] | [rest @ .., b'=' | b'/', l] => Some((rest, *l)),
+            [.., d, l] if d.is_ascii_digit() && l.is_ascii_alphabetic() => {
+                Some((&b[..b.len() - 1], *l))
+            }
+            _ => None,
+        };
+        if let Some((rest, l)) = letter {
+            promotion = Some(Role::from_char(l as char).ok_or(ParseSanError)?);
+            b = rest;
+        }
+
+        // Target square.
+        let n = b.len();
+        if n < 2 {
+            return Err(ParseSanError);
+        }
+        let to = Square::from_coords(
+            File::from_char(b[n - 2] as char).ok_or(ParseSanError)?,
+            Rank::from_char(b[n - 1] as char).ok_or(ParseSanError)?,
+        );
+        b = &b[..n - 2];
+
+        // Separator: capture mark or long-algebraic dash.
+        let mut capture = false;
+        let mut dash = false;
+        match b.last() {
+            Some(b'x' | b':') => {
+                capture = true;
+                b = &b[..b.len() - 1];
+            }
+            Some(b'-') => {
+                dash = true;
+                b = &b[..b.len() - 1];
+            }
+            _ => {}
+        }
+
+        // Disambiguation or the from-square of long algebraic.
+        let mut rank = None;
+        if let Some(&c) = b.last()
+            && let Some(r) = Rank::from_char(c as char)
+        {
+            rank = Some(r);
+            b = &b[..b.len() - 1];
+        }
+        let mut file = None;
+        if let Some(&c) = b.last()
+            && let Some(f) = File::from_char(c as char)
+        {
+            file = Some(f);
+            b = &b[..b.len() - 1];
+        }
+        if dash && (file.is_none() || rank.is_none()) {
+            return Err(ParseSanError);
+        }
+
+        let role = match b {
+            [] => {
+                // `bc6` (a file, no capture mark, no rank) is not pawn syntax:
+                // it is the bishop move written in lower case.
+                if file == Some(File::B) && rank.is_none() && !capture && promotion.is_none() {
+                    file = None;
+                    Role::Bishop
+                } else {
+                    Role::Pawn
+                }
+            }
+            [c] if c.is_ascii_uppercase() => Role::from_char(*c as char).ok_or(ParseSanError)?,
+            [c @ (b'n' | b'b' | b'r' | b'q' | b'k' | b'p')] => {
+                Role::from_char(*c as char).ok_or(ParseSanError)?
+            }
+            _ => return Err(ParseSanError),
+        };
+        if role == Role::Pawn && file.is_none() && capture {
+            return Err(ParseSanError);
+        }
+        Ok(San::Normal { role, file, rank, capture, to, promotion })
+    }
+}
+
+impl San {
+    /// The one legal move this SAN names in `pos`.
+    ///
+    /// # Errors
+    ///
+    /// [`SanError::Illegal`] if no legal move fits, [`SanError::Ambiguous`]
+    /// if several do. Why a move is illegal is answered by
+    /// [`crate::chess::illegal::diagnose_san`].
+    ///
+    /// ```
+    /// use arbiter::chess::{san::{San, SanError}, Position};
+    /// let pos: Position = "4k3/8/8/8/8/8/8/N3K2N w - - 0 1".parse().unwrap();
+    /// let ng3: San = "Ng3".parse().unwrap();
+    /// assert_eq!(ng3.to_move(&pos), Err(SanError::Illegal));
+    /// let nb3: San = "Nb3".parse().unwrap();
+    /// assert!(nb3.to_move(&pos).is_ok());
+    /// ```
+    pub fn to_move(&self, pos: &Position) -> Result<Move, SanError> {
+        let mut found = None;
+        for m in self.candidates(pos) {
+            if found.replace(m).is_some() {
+                return Err(SanError::Ambiguous);
+            }
+        }
+        found.ok_or(SanError::Illegal)
+    }
+
+    /// The legal moves that fit, ignoring nothing.
+    fn candidates(&self, pos: &Position) -> impl Iterator<Item = Move> {
+        let us = pos.turn();
+        let (from, to, role, promotion) = match *self {
+            San::Castle(side) => {
+                let king = pos.king_of(us);
+                let rooks = castling_rooks(pos, side);
+                let moves = pos.legal_moves_filtered(king.into(), rooks);
+                return CandidateIter::Castle(moves.into_iter().filter(|m| m.is_castle()));
+            }
+            San::Normal { role, file, rank, to, promotion, .. } => {
+                let mut from = pos.pieces(Piece { color: us, role });
+                if let Some(f) = file {
+                    from &= Bitboard::from_file(f);
+                }
+                if let Some(r) = rank {
+                    from &= Bitboard::from_rank(r);
+                }
+                (from, to, role, promotion)
+            }
+        };
+        let moves = pos.legal_moves_filtered(from, to.into());
+        CandidateIter::Normal(moves.into_iter().filter(move |m| {
+            m.to() == to
+                && match m.kind() {
+                    MoveKind::Normal => promotion.is_none(),
+                    MoveKind::EnPassant => role == Role::Pawn && promotion.is_none(),
+                    MoveKind::Promotion(p) => promotion == Some(p),
+                    MoveKind::Castle => false,
+                }
+        }))
+    }
+}
+
+/// The two shapes of candidate iterator, without boxing.
+enum CandidateIter<A, B> {
+    Castle(A),
+    Normal(B),
+}
+
+impl<A: Iterator<Item = Move>, B: Iterator<Item = Move>> Iterator for CandidateIter<A, B> {
+    type Item = Move;
+    fn next(&mut self) -> Option<Move> {
+        match self {
+            CandidateIter::Castle(a) => a.next(),
+            CandidateIter::Normal(b) => b.next(),
+        }
+    }
+}
+
+/// Castling rooks of the side to move on `side` of its king.
+pub(crate) fn castling_rooks(pos: &Position, side: CastlingSide) -> Bitboard {
+    let king = pos.king_of(pos.turn());
+    let rights = pos.castling_rights() & Bitboard::from_rank(pos.turn().back_rank());
+    rights.into_iter().filter(|&rook| (rook > king) == (side == CastlingSide::KingSide)).collect()
+}
+
+/// The canonical SAN of the legal move `m` in `pos`, without check mark.
+fn write_san(pos: &Position, m: Move, out: &mut SanString) {
+    let from = m.from();
+    let to = m.to();
+    let push = |out: &mut SanString, c: char| {
+        let _ = out.try_push(c);
+    };
+    let push_square = |out: &mut SanString, sq: Square| {
+        push(out, sq.file().char());
+        push(out, sq.rank().char());
+    };
+    match m.kind() {
+        MoveKind::Castle => {
+            let _ = out.try_push_str(if to > from { "O-O" } else { "O-O-O" });
+        }
+        MoveKind::EnPassant => {
+            push(out, from.file().char());
+            push(out, 'x');
+            push_square(out, to);
+        }
+        MoveKind::Normal | MoveKind::Promotion(_) => {
+            let role = pos.role_at(from).unwrap_or(Role::Pawn);
+            let capture = pos.occupied().contains(to);
+            if role == Role::Pawn {
+                if capture {
+                    push(out, from.file().char());
+                    push(out, 'x');
+                }
+                push_square(out, to);
+                if let Some(p) = m.promotion() {
+                    push(out, '=');
+                    push(out, p.upper_char());
+                }
+                return;
+            }
+            push(out, role.upper_char());
+            if role != Role::King {
+                let rivals = pos.pieces(Piece { color: pos.turn(), role }).without(from);
+                if rivals.any() {
+                    let others: Bitboard = pos
+                        .legal_moves_filtered(rivals, to.into())
+                        .into_iter()
+                        .filter(|o| o.kind() == MoveKind::Normal)
+                        .map(Move::from)
+                        .collect();
+                    if others.any() {
+                        if (others & Bitboard::from_file(from.file())).is_empty() {
+                            push(out, from.file().char());
+                        } else if (others & Bitboard::from_rank(from.rank())).is_empty() {
+                            push(out, from.rank().char());
+                        } else {
+                            push_square(out, from);
+                        }
+                    }
+                }
+            }
+            if capture {
+                push(out, 'x');
+            }
+            push_square(out, to);
+        }
+    }
+}
+
+/// Canonical SAN of the legal move `m` in `pos`, given the position after it:
+/// `+` if it gives check, `#` if it mates.
+pub fn san_with_after(pos: &Position, m: Move, after: &Position) -> SanString {
+    let mut out = SanString::new();
+    write_san(pos, m, &mut out);
+    if after.is_check() {
+        let _ = out.try_push(if after.has_legal_moves() { '+' } else { '#' });
+    }
+    out
+}
+
+/// Canonical SAN of the legal move `m` in `pos`, with `+` or `#`.
+///
+/// ```
+/// use arbiter::chess::{san, uci::UciMove, Position};
+/// let pos: Position = "4k3/8/8/8/8/8/8/N3K2N w - - 0 1".parse().unwrap();
+/// let m = "h1g3".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+/// assert_eq!(san::san(&pos, m).as_str(), "Ng3");
+/// ```
+pub fn san(pos: &Position, m: Move) -> SanString {
+    san_with_after(pos, m, &pos.play(m))
+}
+
+impl fmt::Display for San {
+    /// Writes the SAN back in its normalised form (upper-case piece letters,
+    /// `x` for captures, `=` before a promotion), keeping the
+    /// disambiguation that was read.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            San::Castle(CastlingSide::KingSide) => f.write_str("O-O"),
+            San::Castle(CastlingSide::QueenSide) => f.write_str("O-O-O"),
+            San::Normal { role, file, rank, capture, to, promotion } => {
+                if role != Role::Pawn {
+                    write!(f, "{}", role.upper_char())?;
+                }
+                if let Some(file) = file {
+                    write!(f, "{}", file.char())?;
+                }
+                if let Some(rank) = rank {
+                    write!(f, "{}", rank.char())?;
+                }
+                if capture {
+                    f.write_str("x")?;
+                }
+                write!(f, "{to}")?;
+                if let Some(p) = promotion {
+                    write!(f, "={}", p.upper_char())?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normal(text: &str) -> (Role, Option<File>, Option<Rank>, bool, Square, Option<Role>) {
+        match text.parse::<San>() {
+            Ok(San::Normal { role, file, rank, capture, to, promotion }) => {
+                (role, file, rank, capture, to, promotion)
+            }
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_the_variants_people_write() {
+        use Role::*;
+        assert_eq!(normal("e4"), (Pawn, None, None, false, Square::E4, None));
+        assert_eq!(normal("exd5"), (Pawn, Some(File::E), None, true, Square::D5, None));
+        assert_eq!(normal("e8=Q+"), (Pawn, None, None, false, Square::E8, Some(Queen)));
+        assert_eq!(normal("e8Q"), (Pawn, None, None, false, Square::E8, Some(Queen)));
+        assert_eq!(normal("e8(Q)"), (Pawn, None, None, false, Square::E8, Some(Queen)));
+        assert_eq!(normal("exd8=N#"), (Pawn, Some(File::E), None, true, Square::D8, Some(Knight)));
+        assert_eq!(
+            normal("e7e8b"),
+            (Pawn, Some(File::E), Some(Rank::Seventh), false, Square::E8, Some(Bishop))
+        );
+        assert_eq!(
+            normal("Ng1-f3"),
+            (Knight, Some(File::G), Some(Rank::First), false, Square::F3, None)
+        );
+        assert_eq!(
+            normal("ng1-f3"),
+            (Knight, Some(File::G), Some(Rank::First), false, Square::F3, None)
+        );
+        assert_eq!(
+            normal("Ng1f3"),
+            (Knight, Some(File::G), Some(Rank::First), false, Square::F3, None)
+        );
+        assert_eq!(
+            normal("Bb5xc6"),
+            (Bishop, Some(File::B), Some(Rank::Fifth), true, Square::C6, None)
+        );
+        assert_eq!(
+            normal("bb5xc6"),
+            (Bishop, Some(File::B), Some(Rank::Fifth), true, Square::C6, None)
+        );
+        assert_eq!(normal("bxc6"), (Pawn, Some(File::B), None, true, Square::C6, None));
+        assert_eq!(normal("bc6"), (Bishop, None, None, false, Square::C6, None));
+        assert_eq!(normal("rd3"), (Rook, None, None, false, Square::D3, None));
+        assert_eq!(
+            normal("e2-e4"),
+            (Pawn, Some(File::E), Some(Rank::Second), false, Square::E4, None)
+        );
+        assert_eq!(normal("exd6 e.p."), (Pawn, Some(File::E), None, true, Square::D6, None));
+        assert_eq!(normal("exd6e.p."), (Pawn, Some(File::E), None, true, Square::D6, None));
+        assert_eq!(normal("Nf3!?"), (Knight, None, None, false, Square::F3, None));
+        assert_eq!(
+            normal("Qh4xe1#"),
+            (Queen, Some(File::H), Some(Rank::Fourth), true, Square::E1, None)
+        );
+        assert_eq!("0-0".parse(), Ok(San::Castle(CastlingSide::KingSide)));
+        assert_eq!("O-O-O+".parse(), Ok(San::Castle(CastlingSide::QueenSide)));
+    }
+
+    #[test]
+    fn rejects_what_is_not_san() {
+        for bad in [
+            "", "e9", "Xe4", "xd5", "Nf", "N-f3", "e4e", "Nff", "é4", "++", "ee.p.", "O-O-O-O",
+            "NNf3",
+        ] {
+            assert_eq!(bad.parse::<San>(), Err(ParseSanError), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn writes_minimal_disambiguation() {
+        // Rooks on a1 and h1 both reach d1: the file tells them apart.
+        let pos: Position = "4k3/8/8/8/8/8/K7/R6R w - - 0 1".parse().unwrap();
+        let m = "Rad1".parse::<San>().unwrap().to_move(&pos).unwrap();
+        assert_eq!(san(&pos, m).as_str(), "Rad1");
+        // Same file: disambiguate by rank.
+        let pos: Position = "4k3/8/R7/8/8/8/8/R3K3 w - - 0 1".parse().unwrap();
+        let m = "R1a3".parse::<San>().unwrap().to_move(&pos).unwrap();
+        assert_eq!(san(&pos, m).as_str(), "R1a3");
+        // Three queens: need both.
+        let pos: Position = "7k/8/8/8/Q1Q5/8/Q7/7K w - - 0 1".parse().unwrap();
+        let m = "Qa4b3".parse::<San>().unwrap().to_move(&pos).unwrap();
+        assert_eq!(san(&pos, m).as_str(), "Qa4b3");
+        // A pinned rival does not count.
+        let pos: Position = "4k3/4r3/8/8/8/8/4N3/1N2K3 w - - 0 1".parse().unwrap();
+        let m = "Nbc3".parse::<San>().unwrap().to_move(&pos).unwrap();
+        assert_eq!(san(&pos, m).as_str(), "Nc3");
+    }
+
+    #[test]
+    fn ambiguity_is_never_guessed() {
+        let pos: Position = "4k3/8/8/8/8/8/K7/R6R w - - 0 1".parse().unwrap();
+        assert_eq!("Rd1".parse::<San>().unwrap().to_move(&pos), Err(SanError::Ambiguous));
+    }
+}
