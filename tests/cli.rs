@@ -39,3 +39,75 @@ fn perft_rejects_an_invalid_fen_on_stderr() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("white has no king"), "{stderr}");
 }
+
+fn json(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).expect("one JSON object")
+}
+
+#[test]
+fn validate_prints_the_response_as_json() {
+    let out = arbiter(&["validate", "--fens", "e4", "e5", "Ng1-f3", "Ke7", "Bb5", "Ke6", "Bxe8"]);
+    assert!(out.status.success());
+    let v = json(&out.stdout);
+    assert_eq!(v["plies"].as_array().unwrap().len(), 6);
+    assert_eq!(v["plies"][2]["san"], "Nf3");
+    assert_eq!(v["plies"][2]["uci"], "g1f3");
+    assert_eq!(v["plies"][2]["canonicalInput"], false);
+    assert_eq!(
+        v["plies"][0]["fenAfter"],
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+    );
+    assert_eq!(v["illegalMove"]["index"], 6);
+    assert_eq!(v["illegalMove"]["move"], "Bxe8");
+    assert_eq!(v["illegalMove"]["reason"], "ILLEGAL_MOVE_REASON_PATH_BLOCKED");
+    assert_eq!(v["position"]["turn"], "COLOR_WHITE");
+    assert_eq!(v["position"]["inCheck"], false);
+    assert_eq!(v["position"]["fullmoveNumber"], 4);
+    let legal = v["position"]["legalMoves"].as_array().unwrap();
+    assert!(legal.iter().any(|m| m["san"] == "Bxd7+" && m["uci"] == "b5d7"));
+    assert_eq!(v["outcome"]["result"], "GAME_RESULT_ONGOING");
+    assert_eq!(v["outcome"]["pgnResult"], "*");
+}
+
+#[test]
+fn validate_reports_mate() {
+    let out = arbiter(&["validate", "--notation", "uci", "f2f3", "e7e5", "g2g4", "d8h4"]);
+    let v = json(&out.stdout);
+    assert_eq!(v["plies"][3]["san"], "Qh4#");
+    assert_eq!(v["outcome"]["termination"], "TERMINATION_CHECKMATE");
+    assert_eq!(v["outcome"]["result"], "GAME_RESULT_BLACK_WINS");
+    assert_eq!(v["outcome"]["pgnResult"], "0-1");
+    assert_eq!(v["position"]["inCheck"], true);
+}
+
+#[test]
+fn validate_batch_keeps_order_and_goes_on_after_errors() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let input = "e4 e5 Nf3\n\n8/8/8/8/8/8/8/8 w - - 0 1; e4\n4k3/8/8/8/8/8/8/R3K3 w Q - 0 1; O-O-O Kf7\nxx\n";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["validate", "--batch", "-", "--no-legal-moves"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> =
+        out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(json).collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["plies"].as_array().unwrap().len(), 3);
+    assert_eq!(lines[1]["error"]["code"], "INVALID_ARGUMENT");
+    assert!(lines[1]["error"]["message"].as_str().unwrap().contains("no king"));
+    assert_eq!(lines[2]["plies"][0]["san"], "O-O-O");
+    assert_eq!(lines[2]["position"]["fen"], "8/5k2/8/8/8/8/8/2KR4 w - - 2 2");
+    assert_eq!(lines[3]["illegalMove"]["reason"], "ILLEGAL_MOVE_REASON_UNPARSEABLE");
+}
+
+#[test]
+fn validate_rejects_an_invalid_fen_on_stderr() {
+    let out = arbiter(&["validate", "--fen", "8/8/8/8/8/8/8/8 w - -", "e4"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("no king"));
+}

@@ -85,8 +85,9 @@ pub enum PositionError {
     /// A castling right without the king and rook on their home squares.
     #[error("castling right {0} without king and rook on their home squares")]
     InvalidCastlingRight(char),
-    /// A castling right naming a rook other than the a- or h-file rook.
-    #[error("castling right {0} names a chess960 rook, not supported in standard chess")]
+    /// A castling right that only Chess960 allows: a rook other than the a-
+    /// or h-file one, or a king off the e-file on its back rank.
+    #[error("castling right {0} is a chess960 right, not supported in standard chess")]
     Chess960Castling(char),
 }
 
@@ -215,13 +216,32 @@ fn parse_castling(field: &str) -> Result<Vec<char>, ParseFenError> {
 /// Turns castling letters into rook squares, checking that king and rook
 /// stand on their home squares.
 fn castling_rights(pos: &Position, letters: &[char]) -> Result<Bitboard, PositionError> {
+    // Chess960 first, whatever the order of the letters: a rook other than
+    // the a- or h-file one (by Shredder letter, or as the outermost rook that
+    // X-FEN's K or Q names), or a king on its back rank off the e-file.
+    for &c in letters {
+        let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let back = Bitboard::from_rank(color.back_rank());
+        let king = (pos.pieces(Piece { color, role: Role::King }) & back).first();
+        let rooks = pos.pieces(Piece { color, role: Role::Rook }) & back;
+        let outermost = match (c.to_ascii_lowercase(), king) {
+            ('k', Some(k)) => rooks.into_iter().filter(|&r| r > k).last(),
+            ('q', Some(k)) => rooks.into_iter().find(|&r| r < k),
+            _ => None,
+        };
+        let chess960 = !matches!(c.to_ascii_lowercase(), 'k' | 'q' | 'a' | 'h')
+            || king.is_some_and(|k| k.file() != File::E)
+            || outermost.is_some_and(|r| !matches!(r.file(), File::A | File::H));
+        if chess960 {
+            return Err(PositionError::Chess960Castling(c));
+        }
+    }
     let mut rooks = Bitboard::EMPTY;
     for &c in letters {
         let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
         let file = match c.to_ascii_lowercase() {
             'k' | 'h' => File::H,
-            'q' | 'a' => File::A,
-            _ => return Err(PositionError::Chess960Castling(c)),
+            _ => File::A,
         };
         let rank = color.back_rank();
         let rook = Square::from_coords(file, rank);
