@@ -88,6 +88,20 @@ const fn step_table(deltas: &[(i32, i32)]) -> [Bitboard; 64] {
 }
 
 static KNIGHT_ATTACKS: [Bitboard; 64] = step_table(&KNIGHT_DELTAS);
+
+const fn empty_board_table(dirs: &[(i32, i32); 4]) -> [Bitboard; 64] {
+    let mut table = [Bitboard::EMPTY; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        table[sq] = Bitboard(slide(sq, 0, dirs));
+        sq += 1;
+    }
+    table
+}
+
+/// Rook and bishop attacks on an empty board.
+static ROOK_RAYS: [Bitboard; 64] = empty_board_table(&ROOK_DIRS);
+static BISHOP_RAYS: [Bitboard; 64] = empty_board_table(&BISHOP_DIRS);
 static KING_ATTACKS: [Bitboard; 64] = step_table(&KING_DELTAS);
 static PAWN_ATTACKS: [[Bitboard; 64]; 2] =
     [step_table(&[(-1, 1), (1, 1)]), step_table(&[(-1, -1), (1, -1)])];
@@ -102,9 +116,12 @@ struct Magic {
 }
 
 impl Magic {
+    /// The entry for `occupied`, masked to the table's power-of-two size
+    /// (a no-op for valid entries) so that lookups need no bounds check.
     #[inline(always)]
     const fn index(&self, occupied: u64) -> usize {
-        self.offset + ((occupied & self.mask).wrapping_mul(self.factor) >> self.shift) as usize
+        (self.offset + ((occupied & self.mask).wrapping_mul(self.factor) >> self.shift) as usize)
+            & (SLIDER_TABLE_SIZE - 1)
     }
 }
 
@@ -259,17 +276,15 @@ const fn magics(dirs: &[(i32, i32); 4], factors: &[u64; 64], start: usize) -> [M
 const ROOK_TABLE_SIZE: usize = 102_400;
 /// Entries of the bishop part.
 const BISHOP_TABLE_SIZE: usize = 5_248;
+/// The shared table, rounded up to a power of two.
+const SLIDER_TABLE_SIZE: usize = (ROOK_TABLE_SIZE + BISHOP_TABLE_SIZE).next_power_of_two();
 
 const ROOK_MAGIC_ENTRIES: [Magic; 64] = magics(&ROOK_DIRS, &ROOK_MAGICS, 0);
 const BISHOP_MAGIC_ENTRIES: [Magic; 64] = magics(&BISHOP_DIRS, &BISHOP_MAGICS, ROOK_TABLE_SIZE);
 static ROOK_MAGIC: [Magic; 64] = ROOK_MAGIC_ENTRIES;
 static BISHOP_MAGIC: [Magic; 64] = BISHOP_MAGIC_ENTRIES;
 
-const fn fill(
-    table: &mut [u64; ROOK_TABLE_SIZE + BISHOP_TABLE_SIZE],
-    magic: &[Magic; 64],
-    dirs: &[(i32, i32); 4],
-) {
+const fn fill(table: &mut [u64; SLIDER_TABLE_SIZE], magic: &[Magic; 64], dirs: &[(i32, i32); 4]) {
     let mut sq = 0;
     while sq < 64 {
         // Carry-Rippler enumeration of every subset of the mask.
@@ -287,8 +302,8 @@ const fn fill(
 }
 
 #[allow(long_running_const_eval)]
-static SLIDER_TABLE: [u64; ROOK_TABLE_SIZE + BISHOP_TABLE_SIZE] = {
-    let mut table = [0; ROOK_TABLE_SIZE + BISHOP_TABLE_SIZE];
+static SLIDER_TABLE: [u64; SLIDER_TABLE_SIZE] = {
+    let mut table = [0; SLIDER_TABLE_SIZE];
     let rooks = ROOK_MAGIC_ENTRIES;
     let bishops = BISHOP_MAGIC_ENTRIES;
     assert!(rooks[63].offset + (1 << (64 - rooks[63].shift)) == ROOK_TABLE_SIZE);
@@ -385,6 +400,28 @@ pub fn rook_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
 #[inline]
 pub fn bishop_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
     Bitboard(SLIDER_TABLE[BISHOP_MAGIC[sq.index()].index(occupied.0)])
+}
+
+/// Squares a rook on `sq` attacks on an empty board.
+///
+/// ```
+/// use arbiter::chess::{attacks, Square};
+/// assert_eq!(attacks::rook_rays(Square::D4).count(), 14);
+/// ```
+#[inline]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    ROOK_RAYS[sq.index()]
+}
+
+/// Squares a bishop on `sq` attacks on an empty board.
+///
+/// ```
+/// use arbiter::chess::{attacks, Square};
+/// assert_eq!(attacks::bishop_rays(Square::D4).count(), 13);
+/// ```
+#[inline]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    BISHOP_RAYS[sq.index()]
 }
 
 /// Squares a queen on `sq` attacks, given the occupied squares.

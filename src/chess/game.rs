@@ -290,7 +290,8 @@ pub struct Replay {
 /// let r = replay(Default::default(), &["e4", "e5", "Ke3"], &ReplayOptions::default());
 /// assert_eq!(r.plies.len(), 2);
 /// let bad = r.illegal_move.unwrap();
-/// assert_eq!((bad.index, bad.reason), (2, IllegalReason::CannotMoveThatWay));
+/// assert_eq!((bad.index, bad.reason), (2, IllegalReason::NoPiece));
+/// assert_eq!(bad.message, "no white king can move to e3");
 /// assert_eq!(r.legal_moves.len(), 29);
 /// ```
 pub fn replay<S: AsRef<str>>(start: Position, moves: &[S], options: &ReplayOptions) -> Replay {

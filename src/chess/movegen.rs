@@ -228,7 +228,7 @@ impl Position {
     /// use arbiter::chess::Position;
     /// assert_eq!(Position::default().count_legal(), 20);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn count_legal(&self) -> usize {
         let mut counter = Counter(0);
         self.generate(Bitboard::FULL, Bitboard::FULL, &mut counter);
@@ -253,6 +253,7 @@ impl Position {
         self.legal_moves_filtered(m.from().into(), m.to().into()).contains(&m)
     }
 
+    #[inline(always)]
     pub(crate) fn generate<S: MoveSink>(
         &self,
         from_mask: Bitboard,

@@ -12,11 +12,40 @@ use super::position::Position;
 /// assert_eq!(perft::perft(&Position::default(), 3), 8_902);
 /// ```
 pub fn perft(pos: &Position, depth: u32) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // Safety: the CPU supports popcnt, checked just above. Bulk counting
+        // is mostly population counts; the instruction makes perft about a
+        // third faster than the portable bit-twiddling (see the README).
+        return unsafe { perft_popcnt(pos, depth) };
+    }
+    perft_portable(pos, depth)
+}
+
+#[inline(always)]
+fn perft_with(pos: &Position, depth: u32, recurse: impl Fn(&Position, u32) -> u64) -> u64 {
     match depth {
         0 => 1,
         1 => pos.count_legal() as u64,
-        _ => pos.legal_moves().iter().map(|&m| perft(&pos.play(m), depth - 1)).sum(),
+        _ => {
+            let mut nodes = 0;
+            for &m in &pos.legal_moves() {
+                nodes += recurse(&pos.play(m), depth - 1);
+            }
+            nodes
+        }
     }
+}
+
+fn perft_portable(pos: &Position, depth: u32) -> u64 {
+    perft_with(pos, depth, perft_portable)
+}
+
+/// [`perft`] compiled with the `popcnt` instruction enabled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn perft_popcnt(pos: &Position, depth: u32) -> u64 {
+    perft_with(pos, depth, |pos, depth| perft_popcnt(pos, depth))
 }
 
 /// Perft split by first move: each legal move with the count below it.

@@ -315,26 +315,33 @@ impl Position {
         self.hash ^= zobrist::piece_key(piece, sq);
     }
 
-    /// Recomputes the checkers of and the pins against the side to move.
+    /// Recomputes the checkers of and the pins against the side to move:
+    /// enemy sliders on a line with the king check it when nothing stands
+    /// between and pin the one piece of ours that does.
+    #[inline]
     pub(crate) fn update_check_info(&mut self) {
         let us = self.turn;
         let them = !us;
         let king = self.king_of(us);
         let occupied = self.occupied();
-        self.checkers = self.attackers_to(king, them, occupied);
+        let theirs = self.by_color(them);
         let queens = self.by_role(Role::Queen);
-        let snipers = ((attacks::rook_attacks(king, Bitboard::EMPTY)
-            & (self.by_role(Role::Rook) | queens))
-            | (attacks::bishop_attacks(king, Bitboard::EMPTY)
-                & (self.by_role(Role::Bishop) | queens)))
-            & self.by_color(them);
+        let snipers = ((attacks::rook_rays(king) & (self.by_role(Role::Rook) | queens))
+            | (attacks::bishop_rays(king) & (self.by_role(Role::Bishop) | queens)))
+            & theirs;
+        let mut checkers = ((attacks::knight_attacks(king) & self.by_role(Role::Knight))
+            | (attacks::pawn_attacks(us, king) & self.by_role(Role::Pawn)))
+            & theirs;
         let mut pinned = Bitboard::EMPTY;
         for sniper in snipers {
             let blockers = attacks::between(king, sniper) & occupied;
-            if !blockers.more_than_one() {
+            if blockers.is_empty() {
+                checkers |= sniper;
+            } else if !blockers.more_than_one() {
                 pinned |= blockers & self.by_color(us);
             }
         }
+        self.checkers = checkers;
         self.pinned = pinned;
     }
 
@@ -357,6 +364,7 @@ impl Position {
 
     /// Plays `m` in place. `m` must be legal here; an illegal move leaves an
     /// unspecified (but memory-safe) position.
+    #[inline(always)]
     pub fn play_unchecked(&mut self, m: Move) {
         let us = self.turn;
         let them = !us;
@@ -367,7 +375,7 @@ impl Position {
         };
         self.ep_square = None;
         self.halfmoves = self.halfmoves.saturating_add(1);
-        let mut lost_rights = self.castling & (Bitboard::from(from) | to);
+        let had_rights = self.castling.any();
         match m.kind() {
             MoveKind::Castle => {
                 let (king_to, rook_to) = castling_squares(us, from, to);
@@ -384,7 +392,9 @@ impl Position {
                 self.halfmoves = 0;
             }
             MoveKind::Normal | MoveKind::Promotion(_) => {
-                if let Some(captured) = self.role_at(to) {
+                if self.by_color(them).contains(to)
+                    && let Some(captured) = self.role_at(to)
+                {
                     self.remove(Piece { color: them, role: captured }, to);
                     self.halfmoves = 0;
                 }
@@ -402,13 +412,16 @@ impl Position {
                 }
             }
         }
-        if role == Role::King {
-            lost_rights |= self.castling & Bitboard::from_rank(us.back_rank());
+        if had_rights {
+            let mut lost = self.castling & (Bitboard::from(from) | to);
+            if role == Role::King {
+                lost |= self.castling & Bitboard::from_rank(us.back_rank());
+            }
+            for rook in lost {
+                self.hash ^= zobrist::castling_key(rook);
+            }
+            self.castling = self.castling - lost;
         }
-        for rook in lost_rights {
-            self.hash ^= zobrist::castling_key(rook);
-        }
-        self.castling = self.castling - lost_rights;
         if us == Color::Black {
             self.fullmoves = self.fullmoves.saturating_add(1);
         }

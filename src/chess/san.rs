@@ -198,11 +198,13 @@ impl San {
     ///
     /// ```
     /// use arbiter::chess::{san::{San, SanError}, Position};
-    /// let pos: Position = "4k3/8/8/8/8/8/8/N3K2N w - - 0 1".parse().unwrap();
-    /// let ng3: San = "Ng3".parse().unwrap();
-    /// assert_eq!(ng3.to_move(&pos), Err(SanError::Illegal));
-    /// let nb3: San = "Nb3".parse().unwrap();
-    /// assert!(nb3.to_move(&pos).is_ok());
+    /// let pos: Position = "4k3/8/8/8/8/8/8/1N1K1N2 w - - 0 1".parse().unwrap();
+    /// let nd2: San = "Nd2".parse().unwrap();
+    /// assert_eq!(nd2.to_move(&pos), Err(SanError::Ambiguous));
+    /// let nbd2: San = "Nbd2".parse().unwrap();
+    /// assert!(nbd2.to_move(&pos).is_ok());
+    /// let ng4: San = "Ng4".parse().unwrap();
+    /// assert_eq!(ng4.to_move(&pos), Err(SanError::Illegal));
     /// ```
     pub fn to_move(&self, pos: &Position) -> Result<Move, SanError> {
         let mut found = None;

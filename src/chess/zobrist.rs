@@ -29,10 +29,21 @@ static KEYS: [u64; KEY_COUNT] = {
     keys
 };
 
+/// The piece-square part of [`KEYS`], shaped for lookups without bounds checks.
+static PIECE_KEYS: [[[u64; 64]; 6]; 2] = {
+    let mut table = [[[0; 64]; 6]; 2];
+    let mut i = 0;
+    while i < 12 * 64 {
+        table[i / (6 * 64)][(i / 64) % 6][i % 64] = KEYS[i];
+        i += 1;
+    }
+    table
+};
+
 /// Key of `piece` standing on `sq`.
 #[inline]
 pub(crate) fn piece_key(piece: Piece, sq: Square) -> u64 {
-    KEYS[(piece.color.index() * 6 + piece.role.index()) * 64 + sq.index()]
+    PIECE_KEYS[piece.color.index()][piece.role.index()][sq.index()]
 }
 
 /// Key of a castling right with its rook on `rook`.
