@@ -56,6 +56,7 @@ fn legal_moves_and_perft_match_shakmaty() {
             assert_eq!(ours, expected, "legal moves of {fen}");
             assert_eq!(perft::perft(&pos, 2), shakmaty::perft(&theirs, 2), "perft(2) of {fen}");
             assert_eq!(pos.is_check(), theirs.is_check(), "check in {fen}");
+            assert_eq!(pos.has_legal_moves(), !expected.is_empty(), "any move in {fen}");
             compared += 1;
             seen.checks += usize::from(pos.is_check());
 

@@ -168,36 +168,68 @@ impl Game {
         if let Some((_, termination)) = self.ended {
             return Err(game_over(termination));
         }
-        let resolved = self.resolve(text, notation);
-        let (m, uci_form) = match resolved {
+        let (m, uci_form) = match self.resolve(text, notation) {
             Ok(found) => found,
-            Err(illegal) => {
-                return Err(if self.position.has_legal_moves() {
-                    illegal
-                } else {
-                    let termination = if self.position.is_check() {
-                        Termination::Checkmate
-                    } else {
-                        Termination::Stalemate
-                    };
-                    game_over(termination)
-                });
-            }
+            Err(illegal) => return Err(self.explain_failure(illegal)),
         };
         let after = self.position.play(m);
         let san = san_with_after(&self.position, m, &after);
-        let canonical_input =
-            if uci_form { text == UciMove::from_move(m).to_string() } else { text == san.as_str() };
+        let canonical_input = if uci_form {
+            text == UciMove::from_move(m).to_array_string().as_str()
+        } else {
+            text == san.as_str()
+        };
         if strict && !canonical_input {
-            let canonical =
-                if uci_form { UciMove::from_move(m).to_string() } else { san.to_string() };
-            return Err(Illegal::new(
-                IllegalReason::NonCanonical,
-                format!("{text:?} is not canonical: write {canonical}"),
-            ));
+            let uci = UciMove::from_move(m).to_array_string();
+            return Err(not_canonical(text, if uci_form { &uci } else { &san }));
         }
         self.advance(after, san.ends_with('#'));
         Ok(Played { mv: m, san, canonical_input })
+    }
+
+    /// Reads `text` as UCI, checks it and plays it, without writing SAN: for
+    /// callers that want UCI in and UCI out. Returns the move and whether the
+    /// text was canonical UCI.
+    ///
+    /// # Errors
+    ///
+    /// As [`Game::play_text`].
+    ///
+    /// ```
+    /// use arbiter::chess::game::Game;
+    /// let mut game = Game::new(Default::default());
+    /// let (m, canonical) = game.play_uci("g1f3", false).unwrap();
+    /// assert_eq!((m.to_string().as_str(), canonical), ("g1f3", true));
+    /// ```
+    pub fn play_uci(&mut self, text: &str, strict: bool) -> Result<(Move, bool), Illegal> {
+        if let Some((_, termination)) = self.ended {
+            return Err(game_over(termination));
+        }
+        let m = match self.resolve(text, Notation::Uci) {
+            Ok((m, _)) => m,
+            Err(illegal) => return Err(self.explain_failure(illegal)),
+        };
+        let uci = UciMove::from_move(m).to_array_string();
+        let canonical_input = text == uci.as_str();
+        if strict && !canonical_input {
+            return Err(not_canonical(text, &uci));
+        }
+        let after = self.position.play(m);
+        let mated = after.is_check() && !after.has_legal_moves();
+        self.advance(after, mated);
+        Ok((m, canonical_input))
+    }
+
+    /// The error for a move that could not be played: game over when the
+    /// side to move has no legal move at all, else `illegal`.
+    fn explain_failure(&self, illegal: Illegal) -> Illegal {
+        if self.position.has_legal_moves() {
+            illegal
+        } else if self.position.is_check() {
+            game_over(Termination::Checkmate)
+        } else {
+            game_over(Termination::Stalemate)
+        }
     }
 
     /// The move `text` means here, and whether it was read as UCI.
@@ -218,6 +250,13 @@ impl Game {
             .map_err(|e| Illegal::new(IllegalReason::Unparseable, format!("{text:?} is {e}")))?;
         san.to_move(pos).map(|m| (m, false)).map_err(|_| diagnose_san(pos, &san))
     }
+}
+
+fn not_canonical(text: &str, canonical: &str) -> Illegal {
+    Illegal::new(
+        IllegalReason::NonCanonical,
+        format!("{text:?} is not canonical: write {canonical}"),
+    )
 }
 
 fn game_over(termination: Termination) -> Illegal {

@@ -130,6 +130,11 @@ pub(crate) trait MoveSink {
     fn en_passant(&mut self, from: Square, to: Square);
     /// Castling of the king on `king` with the rook on `rook`.
     fn castle(&mut self, king: Square, rook: Square);
+    /// Whether the sink needs no more moves (generation may stop early).
+    #[inline]
+    fn satisfied(&self) -> bool {
+        false
+    }
 }
 
 /// Counts moves without listing them.
@@ -155,6 +160,36 @@ impl MoveSink for Counter {
     #[inline]
     fn castle(&mut self, _: Square, _: Square) {
         self.0 += 1;
+    }
+}
+
+/// Notes whether any move exists, and asks for no more once one does.
+struct AnyMove(bool);
+
+impl MoveSink for AnyMove {
+    #[inline]
+    fn piece(&mut self, _: Square, targets: Bitboard) {
+        self.0 |= targets.any();
+    }
+    #[inline]
+    fn pawns(&mut self, targets: Bitboard, _: i32) {
+        self.0 |= targets.any();
+    }
+    #[inline]
+    fn promotions(&mut self, targets: Bitboard, _: i32) {
+        self.0 |= targets.any();
+    }
+    #[inline]
+    fn en_passant(&mut self, _: Square, _: Square) {
+        self.0 = true;
+    }
+    #[inline]
+    fn castle(&mut self, _: Square, _: Square) {
+        self.0 = true;
+    }
+    #[inline]
+    fn satisfied(&self) -> bool {
+        self.0
     }
 }
 
@@ -235,10 +270,19 @@ impl Position {
         counter.0
     }
 
-    /// Whether the side to move has any legal move.
+    /// Whether the side to move has any legal move. Stops at the first
+    /// piece that has one, which is usually the king.
+    ///
+    /// ```
+    /// use arbiter::chess::Position;
+    /// let stalemate: Position = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1".parse().unwrap();
+    /// assert!(!stalemate.has_legal_moves());
+    /// assert!(Position::default().has_legal_moves());
+    /// ```
     pub fn has_legal_moves(&self) -> bool {
-        // Cheap enough; positions without moves are rare and small.
-        self.count_legal() > 0
+        let mut any = AnyMove(false);
+        self.generate(Bitboard::FULL, Bitboard::FULL, &mut any);
+        any.0
     }
 
     /// Whether `m` is a legal move here.
@@ -279,6 +323,9 @@ impl Position {
             if safe.any() {
                 sink.piece(king, safe);
             }
+            if sink.satisfied() {
+                return;
+            }
         }
 
         let (target, movable) = match self.checkers.single_square() {
@@ -292,6 +339,9 @@ impl Position {
 
         for from in self.by_role(Role::Knight) & movable & !self.pinned {
             sink.piece(from, attacks::knight_attacks(from) & target);
+        }
+        if sink.satisfied() {
+            return;
         }
         let queens = self.by_role(Role::Queen);
         for from in (self.by_role(Role::Bishop) | queens) & movable {

@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 use arrayvec::ArrayString;
 
+use super::attacks;
 use super::bitboard::Bitboard;
 use super::movegen::{Move, MoveKind};
 use super::position::Position;
@@ -63,6 +64,9 @@ pub type SanString = ArrayString<8>;
 /// Strips what may trail a move: annotations (`!`, `?`), check and mate
 /// marks, and an en-passant remark (`e.p.`, with or without a space).
 fn strip_suffixes(mut s: &str) -> &str {
+    if s.as_bytes().last().is_some_and(u8::is_ascii_digit) {
+        return s;
+    }
     loop {
         let before = s.len();
         s = s.trim_end_matches(['!', '?', '+', '#']);
@@ -207,24 +211,17 @@ impl San {
     /// assert_eq!(ng4.to_move(&pos), Err(SanError::Illegal));
     /// ```
     pub fn to_move(&self, pos: &Position) -> Result<Move, SanError> {
-        let mut found = None;
-        for m in self.candidates(pos) {
-            if found.replace(m).is_some() {
-                return Err(SanError::Ambiguous);
-            }
-        }
-        found.ok_or(SanError::Illegal)
-    }
-
-    /// The legal moves that fit, ignoring nothing.
-    fn candidates(&self, pos: &Position) -> impl Iterator<Item = Move> {
         let us = pos.turn();
-        let (from, to, role, promotion) = match *self {
+        let (moves, to, role, promotion) = match *self {
             San::Castle(side) => {
                 let king = pos.king_of(us);
-                let rooks = castling_rooks(pos, side);
-                let moves = pos.legal_moves_filtered(king.into(), rooks);
-                return CandidateIter::Castle(moves.into_iter().filter(|m| m.is_castle()));
+                let moves = pos.legal_moves_filtered(king.into(), castling_rooks(pos, side));
+                let mut castles = moves.iter().filter(|m| m.is_castle());
+                return match (castles.next(), castles.next()) {
+                    (Some(&m), None) => Ok(m),
+                    (Some(_), Some(_)) => Err(SanError::Ambiguous),
+                    (None, _) => Err(SanError::Illegal),
+                };
             }
             San::Normal { role, file, rank, to, promotion, .. } => {
                 let mut from = pos.pieces(Piece { color: us, role });
@@ -234,11 +231,10 @@ impl San {
                 if let Some(r) = rank {
                     from &= Bitboard::from_rank(r);
                 }
-                (from, to, role, promotion)
+                (pos.legal_moves_filtered(from, to.into()), to, role, promotion)
             }
         };
-        let moves = pos.legal_moves_filtered(from, to.into());
-        CandidateIter::Normal(moves.into_iter().filter(move |m| {
+        let fits = |m: &&Move| {
             m.to() == to
                 && match m.kind() {
                     MoveKind::Normal => promotion.is_none(),
@@ -246,22 +242,12 @@ impl San {
                     MoveKind::Promotion(p) => promotion == Some(p),
                     MoveKind::Castle => false,
                 }
-        }))
-    }
-}
-
-/// The two shapes of candidate iterator, without boxing.
-enum CandidateIter<A, B> {
-    Castle(A),
-    Normal(B),
-}
-
-impl<A: Iterator<Item = Move>, B: Iterator<Item = Move>> Iterator for CandidateIter<A, B> {
-    type Item = Move;
-    fn next(&mut self) -> Option<Move> {
-        match self {
-            CandidateIter::Castle(a) => a.next(),
-            CandidateIter::Normal(b) => b.next(),
+        };
+        let mut candidates = moves.iter().filter(fits);
+        match (candidates.next(), candidates.next()) {
+            (Some(&m), None) => Ok(m),
+            (Some(_), Some(_)) => Err(SanError::Ambiguous),
+            (None, _) => Err(SanError::Illegal),
         }
     }
 }
@@ -310,7 +296,16 @@ fn write_san(pos: &Position, m: Move, out: &mut SanString) {
             }
             push(out, role.upper_char());
             if role != Role::King {
-                let rivals = pos.pieces(Piece { color: pos.turn(), role }).without(from);
+                // Rivals that reach `to` by how they move; legality is asked
+                // only of them, which is rare.
+                let occupied = pos.occupied();
+                let reach = match role {
+                    Role::Knight => attacks::knight_attacks(to),
+                    Role::Bishop => attacks::bishop_attacks(to, occupied),
+                    Role::Rook => attacks::rook_attacks(to, occupied),
+                    _ => attacks::queen_attacks(to, occupied),
+                };
+                let rivals = pos.pieces(Piece { color: pos.turn(), role }).without(from) & reach;
                 if rivals.any() {
                     let others: Bitboard = pos
                         .legal_moves_filtered(rivals, to.into())

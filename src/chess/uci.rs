@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use arrayvec::ArrayString;
+
 use super::movegen::{Move, MoveKind};
 use super::position::{Position, castling_squares};
 use super::types::{Role, Square};
@@ -61,11 +63,7 @@ impl FromStr for UciMove {
 
 impl fmt::Display for UciMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.from, self.to)?;
-        if let Some(role) = self.promotion {
-            write!(f, "{}", role.char())?;
-        }
-        Ok(())
+        f.write_str(&self.to_array_string())
     }
 }
 
@@ -88,7 +86,7 @@ impl UciMove {
     /// ```
     pub fn to_move(&self, pos: &Position) -> Option<Move> {
         let moves = pos.legal_moves_filtered(self.from.into(), self.to.into());
-        moves.into_iter().find(|m| match m.kind() {
+        moves.iter().copied().find(|m| match m.kind() {
             MoveKind::Castle => {
                 self.promotion.is_none()
                     && (self.to == m.to()
@@ -97,6 +95,25 @@ impl UciMove {
             MoveKind::Promotion(role) => self.to == m.to() && self.promotion == Some(role),
             MoveKind::Normal | MoveKind::EnPassant => self.to == m.to() && self.promotion.is_none(),
         })
+    }
+
+    /// The text, without allocating: `e2e4` or `e7e8q`.
+    ///
+    /// ```
+    /// use arbiter::chess::uci::UciMove;
+    /// let m: UciMove = "e7e8q".parse().unwrap();
+    /// assert_eq!(m.to_array_string().as_str(), "e7e8q");
+    /// ```
+    pub fn to_array_string(&self) -> ArrayString<5> {
+        let mut out = ArrayString::new();
+        let squares = [self.from, self.to];
+        for c in squares.into_iter().flat_map(|sq| [sq.file().char(), sq.rank().char()]) {
+            out.push(c);
+        }
+        if let Some(role) = self.promotion {
+            out.push(role.char());
+        }
+        out
     }
 }
 

@@ -1,0 +1,1118 @@
+//! The validate workload (DESIGN.md §4): seeded random games from the start
+//! position, replayed move by move by arbiter, shakmaty 0.30.1 and
+//! cozy-chess 0.3 in one run, and by the `arbiter validate --batch` binary.
+//!
+//! The workload is 2,000 games of up to 200 plies, each move chosen at
+//! random among the legal ones (fixed seed) until the game ends by a rule or
+//! the ply limit is reached. Per game, each engine starts from the start
+//! position and, token by token, parses the move, finds the legal move it
+//! names, plays it, writes it back and keeps what the outcome needs: the
+//! game ends on checkmate, stalemate, a dead position, fivefold repetition
+//! or the 75-move rule, and threefold repetition and the 50-move rule are
+//! reported as claimable. Two rounds:
+//!
+//! - **SAN**: canonical SAN (with `+`/`#`) in, canonical SAN out;
+//! - **UCI**: UCI in, UCI out.
+//!
+//! arbiter does it all in `Game::play_text` (SAN round), `Game::play_uci`
+//! (UCI round, no SAN written) and `Game::outcome`. shakmaty parses with `SanPlus`/`UciMove`,
+//! writes with `SanPlus::from_move_and_play_unchecked`/`to_uci`, takes mate,
+//! stalemate and dead positions from its own rules, and counts repetitions
+//! with its Zobrist hash. cozy-chess has no SAN: the reader and writer here
+//! are built on its legal move generator, and repetitions are counted with
+//! its hash. Every output string and final outcome is checked against the
+//! workload (canonical SAN, hence output = input), so all engines are seen to
+//! do the same work; a mismatch panics.
+//!
+//! Engines are interleaved round-robin, in an order that rotates from sample
+//! to sample, after a warm-up run each; a sample of an engine replays the
+//! workload 4 times (once in quick mode) and counts the time per pass. The
+//! report gives median times, million plies per second, and arbiter's
+//! throughput over the others' against the goals: SAN at least 3× shakmaty
+//! and 1.5× cozy-chess, UCI at least 2× shakmaty.
+//!
+//! The same games, one line of SAN tokens per game, are also written to a
+//! temporary file and run through `arbiter validate --batch FILE` (JSON to a
+//! null sink, process start-up included), interleaved with the rest; its
+//! throughput is compared with the in-process SAN round. The bench expects a
+//! release binary: run `cargo build --release` first, or point `ARBITER_BIN`
+//! at one (a missing binary skips this part; a binary older than the sources
+//! is reported). The first run's JSON is checked against the workload.
+//!
+//! Run with:
+//!
+//! ```text
+//! cargo build --release && cargo bench --bench validate
+//! cargo bench --bench validate -- --quick       # 200 games, 3 samples
+//! ARBITER_BENCH_QUICK=1 cargo bench --bench validate
+//! cargo bench --bench validate -- --samples 11
+//! ```
+//!
+//! Without `--bench` on the command line (as under `cargo test --benches`),
+//! a few games run once per engine, only to check the results.
+
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use arbiter::chess::game::{Game, Notation};
+use arbiter::chess::outcome::{GameResult, Outcome, Termination};
+use arbiter::chess::uci::UciMove;
+use arbiter::chess::{MoveKind, Position};
+
+const SEED: u64 = 0x5eed_0000_2000_0200;
+const MAX_PLIES: usize = 200;
+
+/// How a game stands at its end, in terms every engine can express.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    Ongoing { fifty_move: bool, threefold: bool },
+    Checkmate { white_wins: bool },
+    Stalemate,
+    DeadPosition,
+    FivefoldRepetition,
+    SeventyFiveMoveRule,
+}
+
+impl Verdict {
+    fn from_arbiter(outcome: Outcome) -> Verdict {
+        match outcome.termination {
+            None => Verdict::Ongoing {
+                fifty_move: outcome.fifty_move_claimable,
+                threefold: outcome.threefold_claimable,
+            },
+            Some(Termination::Checkmate) => {
+                Verdict::Checkmate { white_wins: outcome.result == GameResult::WhiteWins }
+            }
+            Some(Termination::Stalemate) => Verdict::Stalemate,
+            Some(Termination::InsufficientMaterial) => Verdict::DeadPosition,
+            Some(Termination::FivefoldRepetition) => Verdict::FivefoldRepetition,
+            Some(Termination::SeventyFiveMoveRule) => Verdict::SeventyFiveMoveRule,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Verdict::Ongoing { .. } => "ply limit",
+            Verdict::Checkmate { .. } => "checkmate",
+            Verdict::Stalemate => "stalemate",
+            Verdict::DeadPosition => "dead position",
+            Verdict::FivefoldRepetition => "fivefold",
+            Verdict::SeventyFiveMoveRule => "75-move rule",
+        }
+    }
+
+    /// The game ends by the rule that holds after a move, in arbiter's order
+    /// of precedence: mate, stalemate, dead position, fivefold, 75 moves.
+    /// `no_moves` is asked only when one of the other rules holds.
+    fn after_move(
+        mated: bool,
+        white_to_move: bool,
+        dead: bool,
+        repetitions: usize,
+        halfmoves: u32,
+        no_moves: impl FnOnce() -> (bool, bool),
+    ) -> Option<Verdict> {
+        if mated {
+            return Some(Verdict::Checkmate { white_wins: !white_to_move });
+        }
+        if !(dead || repetitions >= 5 || halfmoves >= 150) {
+            return None;
+        }
+        Some(match no_moves() {
+            (true, true) => Verdict::Checkmate { white_wins: !white_to_move },
+            (true, false) => Verdict::Stalemate,
+            _ if dead => Verdict::DeadPosition,
+            _ if repetitions >= 5 => Verdict::FivefoldRepetition,
+            _ => Verdict::SeventyFiveMoveRule,
+        })
+    }
+}
+
+/// One game of the workload and what every engine must make of it.
+struct GameCase {
+    san: Vec<String>,
+    uci: Vec<String>,
+    /// The tokens joined, each followed by a space: the expected output.
+    san_out: String,
+    uci_out: String,
+    verdict: Verdict,
+    en_passant: usize,
+}
+
+/// SplitMix64: a small, portable, seeded generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next()) * n as u128) >> 64) as usize
+    }
+}
+
+/// `count` random games from the start position, played with arbiter.
+fn workload(count: usize) -> Vec<GameCase> {
+    let mut rng = Rng(SEED);
+    (0..count)
+        .map(|_| {
+            let mut game = Game::new(Position::default());
+            let (mut san, mut uci, mut en_passant) = (Vec::new(), Vec::new(), 0);
+            while san.len() < MAX_PLIES && !game.is_over() {
+                let moves = game.position().legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let m = moves[rng.below(moves.len())];
+                en_passant += usize::from(m.kind() == MoveKind::EnPassant);
+                uci.push(UciMove::from_move(m).to_string());
+                san.push(game.play(m).to_string());
+            }
+            let joined = |tokens: &[String]| tokens.iter().map(|t| format!("{t} ")).collect();
+            GameCase {
+                san_out: joined(&san),
+                uci_out: joined(&uci),
+                san,
+                uci,
+                verdict: Verdict::from_arbiter(game.outcome()),
+                en_passant,
+            }
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Round {
+    San,
+    Uci,
+}
+
+impl Round {
+    fn name(self) -> &'static str {
+        match self {
+            Round::San => "SAN",
+            Round::Uci => "UCI",
+        }
+    }
+}
+
+/// One chess library replaying one game: appends each accepted move, written
+/// back, and a space to `out`; stops at the first move it does not accept.
+/// Returns the plies accepted and the final verdict.
+trait Engine {
+    const NAME: &'static str;
+    fn san_game(tokens: &[String], out: &mut String) -> (usize, Verdict);
+    fn uci_game(tokens: &[String], out: &mut String) -> (usize, Verdict);
+}
+
+struct Arbiter;
+
+impl Engine for Arbiter {
+    const NAME: &'static str = "arbiter";
+
+    fn san_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+        let mut game = Game::new(Position::default());
+        let mut plies = 0;
+        for token in tokens {
+            let Ok(played) = game.play_text(token, Notation::San, false) else { break };
+            out.push_str(&played.san);
+            out.push(' ');
+            plies += 1;
+        }
+        (plies, Verdict::from_arbiter(game.outcome()))
+    }
+
+    fn uci_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+        let mut game = Game::new(Position::default());
+        let mut plies = 0;
+        for token in tokens {
+            let Ok((m, _)) = game.play_uci(token, false) else { break };
+            out.push_str(&UciMove::from_move(m).to_array_string());
+            out.push(' ');
+            plies += 1;
+        }
+        (plies, Verdict::from_arbiter(game.outcome()))
+    }
+}
+
+struct Shakmaty;
+
+/// shakmaty's side of a game: the position and the Zobrist hashes of the
+/// positions since the last capture or pawn move.
+struct ShakmatyGame {
+    pos: shakmaty::Chess,
+    history: Vec<u64>,
+    repetitions: usize,
+    ended: Option<Verdict>,
+}
+
+impl ShakmatyGame {
+    fn new() -> ShakmatyGame {
+        let pos = shakmaty::Chess::default();
+        let history = vec![Self::hash(&pos)];
+        ShakmatyGame { pos, history, repetitions: 1, ended: None }
+    }
+
+    fn hash(pos: &shakmaty::Chess) -> u64 {
+        use shakmaty::Position as _;
+        pos.zobrist_hash::<shakmaty::zobrist::Zobrist64>(shakmaty::EnPassantMode::Legal).0
+    }
+
+    /// Records the position after a move; `mated` if the move was seen to
+    /// mate.
+    fn after_move(&mut self, mated: bool) {
+        use shakmaty::Position as _;
+        let pos = &self.pos;
+        if pos.halfmoves() == 0 {
+            self.history.clear();
+        }
+        let hash = Self::hash(pos);
+        self.repetitions =
+            1 + self.history.iter().rev().skip(1).step_by(2).filter(|&&h| h == hash).count();
+        self.history.push(hash);
+        self.ended = Verdict::after_move(
+            mated,
+            pos.turn().is_white(),
+            pos.is_insufficient_material(),
+            self.repetitions,
+            pos.halfmoves(),
+            || (pos.legal_moves().is_empty(), pos.is_check()),
+        );
+    }
+
+    fn verdict(&self) -> Verdict {
+        use shakmaty::{KnownOutcome, Outcome, Position as _};
+        if let Some(verdict) = self.ended {
+            return verdict;
+        }
+        match self.pos.outcome() {
+            Outcome::Known(KnownOutcome::Decisive { winner }) => {
+                Verdict::Checkmate { white_wins: winner.is_white() }
+            }
+            Outcome::Known(KnownOutcome::Draw) if self.pos.is_insufficient_material() => {
+                Verdict::DeadPosition
+            }
+            Outcome::Known(KnownOutcome::Draw) => Verdict::Stalemate,
+            Outcome::Unknown => Verdict::Ongoing {
+                fifty_move: self.pos.halfmoves() >= 100,
+                threefold: self.repetitions >= 3,
+            },
+        }
+    }
+}
+
+impl Engine for Shakmaty {
+    const NAME: &'static str = "shakmaty";
+
+    fn san_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+        use shakmaty::san::{SanPlus, Suffix};
+        let mut game = ShakmatyGame::new();
+        let mut plies = 0;
+        for token in tokens {
+            if game.ended.is_some() {
+                break;
+            }
+            let Ok(read) = SanPlus::from_ascii(token.as_bytes()) else { break };
+            let Ok(m) = read.san.to_move(&game.pos) else { break };
+            let written = SanPlus::from_move_and_play_unchecked(&mut game.pos, m);
+            written.append_to_string(out);
+            out.push(' ');
+            plies += 1;
+            game.after_move(written.suffix == Some(Suffix::Checkmate));
+        }
+        (plies, game.verdict())
+    }
+
+    fn uci_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+        use shakmaty::Position as _;
+        use shakmaty::uci::UciMove;
+        let mut game = ShakmatyGame::new();
+        let mut plies = 0;
+        for token in tokens {
+            if game.ended.is_some() {
+                break;
+            }
+            let Ok(read) = UciMove::from_ascii(token.as_bytes()) else { break };
+            let Ok(m) = read.to_move(&game.pos) else { break };
+            game.pos.play_unchecked(m);
+            m.to_uci(shakmaty::CastlingMode::Standard).append_to_string(out);
+            out.push(' ');
+            plies += 1;
+            game.after_move(false);
+        }
+        (plies, game.verdict())
+    }
+}
+
+struct Cozy;
+
+/// A move in SAN as read for cozy-chess.
+enum CozySan {
+    Castle {
+        short: bool,
+    },
+    Normal {
+        piece: cozy_chess::Piece,
+        file: Option<cozy_chess::File>,
+        rank: Option<cozy_chess::Rank>,
+        capture: bool,
+        to: cozy_chess::Square,
+        promotion: Option<cozy_chess::Piece>,
+    },
+}
+
+/// cozy-chess's side of a game. Its half-move clock stops at 100, so the
+/// 75-move rule needs a clock of our own.
+struct CozyGame {
+    board: cozy_chess::Board,
+    history: Vec<u64>,
+    repetitions: usize,
+    halfmoves: u32,
+    ended: Option<Verdict>,
+}
+
+impl CozyGame {
+    fn new() -> CozyGame {
+        let board = cozy_chess::Board::default();
+        let history = vec![Self::key(&board)];
+        CozyGame { board, history, repetitions: 1, halfmoves: 0, ended: None }
+    }
+
+    /// The repetition key: the hash, with the en-passant file only when an
+    /// en-passant capture is legal (cozy-chess keeps it after every double
+    /// step).
+    fn key(board: &cozy_chess::Board) -> u64 {
+        use cozy_chess::{Move, Piece, Rank, Square};
+        let Some(file) = board.en_passant() else { return board.hash() };
+        let us = board.side_to_move();
+        let to = Square::new(file, Rank::Sixth.relative_to(us));
+        let capturers =
+            cozy_chess::get_pawn_attacks(to, !us) & board.colored_pieces(us, Piece::Pawn);
+        if capturers.into_iter().any(|from| board.is_legal(Move { from, to, promotion: None })) {
+            board.hash()
+        } else {
+            board.hash_without_ep()
+        }
+    }
+
+    fn has_moves(board: &cozy_chess::Board) -> bool {
+        board.generate_moves(|_| true)
+    }
+
+    /// Dead position: K v K, K+N v K, or bishops on one square colour only.
+    fn is_dead(board: &cozy_chess::Board) -> bool {
+        use cozy_chess::{BitBoard, Piece};
+        let heavy =
+            board.pieces(Piece::Pawn) | board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
+        if !heavy.is_empty() {
+            return false;
+        }
+        let knights = board.pieces(Piece::Knight);
+        let bishops = board.pieces(Piece::Bishop);
+        if !knights.is_empty() {
+            return knights.len() == 1 && bishops.is_empty();
+        }
+        (bishops & BitBoard::LIGHT_SQUARES).is_empty()
+            || (bishops & BitBoard::DARK_SQUARES).is_empty()
+    }
+
+    /// Records the position after a move; `mated` if the move was seen to
+    /// mate.
+    fn after_move(&mut self, mated: bool) {
+        let board = &self.board;
+        if board.halfmove_clock() == 0 {
+            self.halfmoves = 0;
+            self.history.clear();
+        } else {
+            self.halfmoves += 1;
+        }
+        let key = Self::key(board);
+        self.repetitions =
+            1 + self.history.iter().rev().skip(1).step_by(2).filter(|&&k| k == key).count();
+        self.history.push(key);
+        self.ended = Verdict::after_move(
+            mated,
+            board.side_to_move() == cozy_chess::Color::White,
+            Self::is_dead(board),
+            self.repetitions,
+            self.halfmoves,
+            || (!Self::has_moves(board), !board.checkers().is_empty()),
+        );
+    }
+
+    fn verdict(&self) -> Verdict {
+        if let Some(verdict) = self.ended {
+            return verdict;
+        }
+        let board = &self.board;
+        if !Self::has_moves(board) {
+            return if board.checkers().is_empty() {
+                Verdict::Stalemate
+            } else {
+                Verdict::Checkmate { white_wins: board.side_to_move() == cozy_chess::Color::Black }
+            };
+        }
+        Verdict::Ongoing { fifty_move: self.halfmoves >= 100, threefold: self.repetitions >= 3 }
+    }
+
+    /// Reads SAN (with or without `+`/`#`), syntax only.
+    fn read_san(text: &str) -> Option<CozySan> {
+        use cozy_chess::{File, Piece, Rank, Square};
+        let mut b = text.as_bytes();
+        while let [rest @ .., b'+' | b'#'] = b {
+            b = rest;
+        }
+        match b {
+            b"O-O" => return Some(CozySan::Castle { short: true }),
+            b"O-O-O" => return Some(CozySan::Castle { short: false }),
+            _ => {}
+        }
+        let piece_of = |c: u8| match c {
+            b'N' => Some(Piece::Knight),
+            b'B' => Some(Piece::Bishop),
+            b'R' => Some(Piece::Rook),
+            b'Q' => Some(Piece::Queen),
+            b'K' => Some(Piece::King),
+            _ => None,
+        };
+        let file_of = |c: u8| File::try_from(c as char).ok();
+        let rank_of = |c: u8| Rank::try_from(c as char).ok();
+        let (piece, mut b) = match b.split_first() {
+            Some((&c, rest)) if c.is_ascii_uppercase() => (piece_of(c)?, rest),
+            _ => (Piece::Pawn, b),
+        };
+        let mut promotion = None;
+        if let [rest @ .., b'=', p] = b {
+            promotion = Some(piece_of(*p).filter(|&p| p != Piece::King)?);
+            b = rest;
+        }
+        let [rest @ .., f, r] = b else { return None };
+        let to = Square::new(file_of(*f)?, rank_of(*r)?);
+        let (capture, rest) = match rest {
+            [rest @ .., b'x'] => (true, rest),
+            _ => (false, rest),
+        };
+        let (file, rank) = match *rest {
+            [] => (None, None),
+            [c] if c.is_ascii_digit() => (None, Some(rank_of(c)?)),
+            [c] => (Some(file_of(c)?), None),
+            [f, r] => (Some(file_of(f)?), Some(rank_of(r)?)),
+            _ => return None,
+        };
+        if promotion.is_some() && piece != Piece::Pawn {
+            return None;
+        }
+        Some(CozySan::Normal { piece, file, rank, capture, to, promotion })
+    }
+
+    /// The one legal move `san` names.
+    fn find_san(&self, san: &CozySan) -> Option<cozy_chess::Move> {
+        use cozy_chess::{Move, Piece, Rank, Square};
+        let board = &self.board;
+        let us = board.side_to_move();
+        match *san {
+            CozySan::Castle { short } => {
+                let rights = board.castle_rights(us);
+                let rook = if short { rights.short } else { rights.long }?;
+                let to = Square::new(rook, Rank::First.relative_to(us));
+                let mv = Move { from: board.king(us), to, promotion: None };
+                board.is_legal(mv).then_some(mv)
+            }
+            CozySan::Normal { piece, file, rank, capture, to, promotion } => {
+                if board.colors(us).has(to) {
+                    return None;
+                }
+                let takes = board.colors(!us).has(to)
+                    || (piece == Piece::Pawn
+                        && board
+                            .en_passant()
+                            .is_some_and(|f| to == Square::new(f, Rank::Sixth.relative_to(us))));
+                if capture != takes {
+                    return None;
+                }
+                let mut mask = board.colored_pieces(us, piece);
+                if let Some(file) = file {
+                    mask &= file.bitboard();
+                }
+                if let Some(rank) = rank {
+                    mask &= rank.bitboard();
+                }
+                let mv = |from| Move { from, to, promotion };
+                let (mut found, mut count) = (None, 0);
+                board.generate_moves_for(mask, |moves| {
+                    if moves.has(mv(moves.from)) {
+                        found = Some(mv(moves.from));
+                        count += 1;
+                    }
+                    count > 1
+                });
+                found.filter(|_| count == 1)
+            }
+        }
+    }
+
+    /// Writes the canonical SAN of the legal `mv`, without `+`/`#`.
+    fn write_san(board: &cozy_chess::Board, mv: cozy_chess::Move, out: &mut String) {
+        use cozy_chess::{BitBoard, Piece};
+        let us = board.side_to_move();
+        let piece = board.piece_on(mv.from).expect("a legal move moves a piece");
+        if piece == Piece::King && board.colors(us).has(mv.to) {
+            out.push_str(if mv.to.file() > mv.from.file() { "O-O" } else { "O-O-O" });
+            return;
+        }
+        if piece == Piece::Pawn {
+            if mv.from.file() != mv.to.file() {
+                out.push(mv.from.file().into());
+                out.push('x');
+            }
+            push_square(out, mv.to);
+            if let Some(promotion) = mv.promotion {
+                out.push('=');
+                out.push(char::from(promotion).to_ascii_uppercase());
+            }
+            return;
+        }
+        out.push(char::from(piece).to_ascii_uppercase());
+        let others = board.colored_pieces(us, piece) & !mv.from.bitboard();
+        if !others.is_empty() {
+            let mut rivals = BitBoard::EMPTY;
+            board.generate_moves_for(others, |moves| {
+                if moves.to.has(mv.to) {
+                    rivals |= moves.from.bitboard();
+                }
+                false
+            });
+            if !rivals.is_empty() {
+                if (rivals & mv.from.file().bitboard()).is_empty() {
+                    out.push(mv.from.file().into());
+                } else if (rivals & mv.from.rank().bitboard()).is_empty() {
+                    out.push(mv.from.rank().into());
+                } else {
+                    push_square(out, mv.from);
+                }
+            }
+        }
+        if board.colors(!us).has(mv.to) {
+            out.push('x');
+        }
+        push_square(out, mv.to);
+    }
+
+    /// Reads UCI, castling as the king's two-square step, into cozy-chess's
+    /// king-takes-rook form, and checks it.
+    fn find_uci(&self, text: &str) -> Option<cozy_chess::Move> {
+        use cozy_chess::{Rank, Square};
+        let mut mv: cozy_chess::Move = text.parse().ok()?;
+        let board = &self.board;
+        let us = board.side_to_move();
+        if mv.from == board.king(us) && (mv.from.file() as i8 - mv.to.file() as i8).abs() == 2 {
+            let rights = board.castle_rights(us);
+            let rook = if mv.to.file() > mv.from.file() { rights.short } else { rights.long }?;
+            mv.to = Square::new(rook, Rank::First.relative_to(us));
+        }
+        board.is_legal(mv).then_some(mv)
+    }
+
+    /// Writes the legal `mv` as UCI, castling as the king's step.
+    fn write_uci(board: &cozy_chess::Board, mv: cozy_chess::Move, out: &mut String) {
+        use cozy_chess::{File, Square};
+        let us = board.side_to_move();
+        let to = if board.colors(us).has(mv.to) {
+            let file = if mv.to.file() > mv.from.file() { File::G } else { File::C };
+            Square::new(file, mv.from.rank())
+        } else {
+            mv.to
+        };
+        push_square(out, mv.from);
+        push_square(out, to);
+        if let Some(promotion) = mv.promotion {
+            out.push(promotion.into());
+        }
+    }
+}
+
+fn push_square(out: &mut String, sq: cozy_chess::Square) {
+    out.push(sq.file().into());
+    out.push(sq.rank().into());
+}
+
+impl Engine for Cozy {
+    const NAME: &'static str = "cozy-chess";
+
+    fn san_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+        let mut game = CozyGame::new();
+        let mut plies = 0;
+        for token in tokens {
+            if game.ended.is_some() {
+                break;
+            }
+            let Some(san) = CozyGame::read_san(token) else { break };
+            let Some(mv) = game.find_san(&san) else { break };
+            CozyGame::write_san(&game.board, mv, out);
+            game.board.play_unchecked(mv);
+            let mated = if game.board.checkers().is_empty() {
+                false
+            } else {
+                let mated = !CozyGame::has_moves(&game.board);
+                out.push(if mated { '#' } else { '+' });
+                mated
+            };
+            out.push(' ');
+            plies += 1;
+            game.after_move(mated);
+        }
+        (plies, game.verdict())
+    }
+
+    fn uci_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+        let mut game = CozyGame::new();
+        let mut plies = 0;
+        for token in tokens {
+            if game.ended.is_some() {
+                break;
+            }
+            let Some(mv) = game.find_uci(token) else { break };
+            CozyGame::write_uci(&game.board, mv, out);
+            out.push(' ');
+            plies += 1;
+            game.board.play_unchecked(mv);
+            game.after_move(false);
+        }
+        (plies, game.verdict())
+    }
+}
+
+/// Replays every game of one round with engine `E` `passes` times, returning
+/// the time per pass; then checks every output and verdict against the
+/// workload.
+fn run<E: Engine>(games: &[GameCase], round: Round, outs: &mut [String], passes: u32) -> Duration {
+    let replay = match round {
+        Round::San => E::san_game,
+        Round::Uci => E::uci_game,
+    };
+    let mut results = Vec::with_capacity(games.len());
+    let start = Instant::now();
+    for _ in 0..passes {
+        results.clear();
+        for (game, out) in games.iter().zip(outs.iter_mut()) {
+            out.clear();
+            let tokens = match round {
+                Round::San => &game.san,
+                Round::Uci => &game.uci,
+            };
+            results.push(replay(black_box(tokens), out));
+        }
+    }
+    let elapsed = start.elapsed() / passes;
+    for (i, ((game, out), &(plies, verdict))) in games.iter().zip(&*outs).zip(&results).enumerate()
+    {
+        let (tokens, expected) = match round {
+            Round::San => (&game.san, &game.san_out),
+            Round::Uci => (&game.uci, &game.uci_out),
+        };
+        let name = E::NAME;
+        let round = round.name();
+        assert_eq!(plies, tokens.len(), "{name} {round} game {i}: plies accepted");
+        assert_eq!(out, expected, "{name} {round} game {i}: moves written");
+        assert_eq!(verdict, game.verdict, "{name} {round} game {i}: outcome");
+    }
+    elapsed
+}
+
+/// How many games and how often to measure.
+#[derive(Clone, Copy)]
+enum Plan {
+    Full {
+        samples: usize,
+    },
+    Quick {
+        samples: usize,
+    },
+    /// A few games, one run each, results checked and nothing reported.
+    Test,
+}
+
+impl Plan {
+    fn from_args() -> Plan {
+        let mut bench = false;
+        let mut quick = env::var("ARBITER_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+        let mut samples = None;
+        let mut args = env::args().skip(1);
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--bench" => bench = true,
+                "--quick" => quick = true,
+                "--samples" => {
+                    let n = args.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0);
+                    samples = Some(n.expect("--samples takes a positive integer"));
+                }
+                other => panic!("unknown argument {other:?} (expected --quick or --samples N)"),
+            }
+        }
+        match (bench, quick) {
+            (false, _) => Plan::Test,
+            (true, true) => Plan::Quick { samples: samples.unwrap_or(3) },
+            (true, false) => Plan::Full { samples: samples.unwrap_or(7) },
+        }
+    }
+
+    fn games(self) -> usize {
+        match self {
+            Plan::Full { .. } => 2_000,
+            Plan::Quick { .. } => 200,
+            Plan::Test => 30,
+        }
+    }
+
+    /// Passes over the workload per sample of an engine, so that a sample
+    /// takes long enough to time steadily.
+    fn passes(self) -> u32 {
+        match self {
+            Plan::Full { .. } => 4,
+            Plan::Quick { .. } | Plan::Test => 1,
+        }
+    }
+
+    fn samples(self) -> usize {
+        match self {
+            Plan::Full { samples } | Plan::Quick { samples } => samples,
+            Plan::Test => 0,
+        }
+    }
+}
+
+/// Something timed: an engine in a round, or a command line.
+struct Job<'a> {
+    name: String,
+    run: Box<dyn FnMut() -> Duration + 'a>,
+    times: Vec<Duration>,
+}
+
+fn engine_job<'a, E: Engine>(games: &'a [GameCase], round: Round, passes: u32) -> Job<'a> {
+    let mut outs: Vec<String> =
+        games.iter().map(|g| String::with_capacity(g.san_out.len())).collect();
+    Job {
+        name: format!("{} {}", round.name(), E::NAME),
+        run: Box::new(move || run::<E>(games, round, &mut outs, passes)),
+        times: Vec::new(),
+    }
+}
+
+/// The `arbiter` release binary: `ARBITER_BIN`, else `target/release/arbiter`.
+fn arbiter_bin() -> PathBuf {
+    if let Some(bin) = env::var_os("ARBITER_BIN") {
+        return bin.into();
+    }
+    let target = env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"), PathBuf::from);
+    target.join("release").join(format!("arbiter{}", env::consts::EXE_SUFFIX))
+}
+
+/// The newest modification time of the files under `path`.
+fn newest(path: &Path) -> Option<SystemTime> {
+    let meta = fs::metadata(path).ok()?;
+    if !meta.is_dir() {
+        return meta.modified().ok();
+    }
+    fs::read_dir(path).ok()?.filter_map(|e| newest(&e.ok()?.path())).max()
+}
+
+/// A batch file of the games, removed when dropped.
+struct BatchFile(PathBuf);
+
+impl BatchFile {
+    fn new(games: &[GameCase]) -> BatchFile {
+        let name = format!("arbiter-validate-bench-{}-{:x}.txt", std::process::id(), SEED);
+        let path = env::temp_dir().join(name);
+        let text: String = games.iter().map(|g| format!("{}\n", g.san.join(" "))).collect();
+        fs::write(&path, text).expect("write the batch file");
+        BatchFile(path)
+    }
+}
+
+impl Drop for BatchFile {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
+/// Checks the JSON lines of `arbiter validate --batch` against the workload.
+fn check_cli_output(games: &[GameCase], stdout: &[u8], args: &[&str]) {
+    let text = std::str::from_utf8(stdout).expect("the CLI writes utf-8");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), games.len(), "arbiter {args:?}: one line per game");
+    for (i, (line, game)) in lines.iter().zip(games).enumerate() {
+        let json: serde_json::Value = serde_json::from_str(line).expect("the CLI writes JSON");
+        let sans: Vec<&str> = json["plies"]
+            .as_array()
+            .expect("plies")
+            .iter()
+            .map(|p| p["san"].as_str().expect("san"))
+            .collect();
+        assert_eq!(sans, game.san, "arbiter {args:?} game {i}: moves written");
+        let outcome = &json["outcome"];
+        let termination = outcome["termination"].as_str().unwrap_or("");
+        let claims = outcome["claimableDraws"].as_array().expect("claimableDraws").len();
+        let expected = match game.verdict {
+            Verdict::Ongoing { fifty_move, threefold } => {
+                ("", usize::from(fifty_move) + usize::from(threefold))
+            }
+            Verdict::Checkmate { .. } => ("TERMINATION_CHECKMATE", 0),
+            Verdict::Stalemate => ("TERMINATION_STALEMATE", 0),
+            Verdict::DeadPosition => ("TERMINATION_INSUFFICIENT_MATERIAL", 0),
+            Verdict::FivefoldRepetition => ("TERMINATION_FIVEFOLD_REPETITION", 0),
+            Verdict::SeventyFiveMoveRule => ("TERMINATION_SEVENTY_FIVE_MOVE_RULE", 0),
+        };
+        assert_eq!((termination, claims), expected, "arbiter {args:?} game {i}: outcome");
+        let legal = json["position"]["legalMoves"].as_array().map_or(0, Vec::len);
+        let over = !matches!(game.verdict, Verdict::Ongoing { .. });
+        let skipped = args.contains(&"--no-legal-moves");
+        assert_eq!(legal == 0, skipped || over, "arbiter {args:?} game {i}: legal moves");
+    }
+}
+
+/// A job running `arbiter validate --batch FILE ARGS`, output to a null
+/// sink; the output of a first, untimed run is checked.
+fn cli_job<'a>(
+    bin: &'a Path,
+    file: &'a Path,
+    games: &'a [GameCase],
+    args: &'a [&'a str],
+) -> Job<'a> {
+    let command = move || {
+        let mut command = Command::new(bin);
+        command.arg("validate").arg("--batch").arg(file).args(args);
+        command
+    };
+    let output = command().output().expect("run the arbiter binary");
+    assert!(output.status.success(), "arbiter {args:?} failed: {output:?}");
+    check_cli_output(games, &output.stdout, args);
+    Job {
+        name: cli_name(args),
+        run: Box::new(move || {
+            let start = Instant::now();
+            let status = command().stdout(Stdio::null()).status().expect("run the arbiter binary");
+            let elapsed = start.elapsed();
+            assert!(status.success(), "arbiter {args:?} failed: {status}");
+            elapsed
+        }),
+        times: Vec::new(),
+    }
+}
+
+/// The command line of a CLI job, as reported.
+fn cli_name(args: &[&str]) -> String {
+    ["arbiter validate --batch FILE"].iter().chain(args).copied().collect::<Vec<_>>().join(" ")
+}
+
+/// The median of sorted durations (the mean of the middle two if even).
+fn median(sorted: &[Duration]) -> Duration {
+    let mid = sorted.len() / 2;
+    match sorted.len() {
+        0 => Duration::ZERO,
+        n if n % 2 == 1 => sorted[mid],
+        _ => (sorted[mid - 1] + sorted[mid]) / 2,
+    }
+}
+
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+const CLI_ARGS: [&[&str]; 3] =
+    [&["--no-legal-moves"], &[], &["--notation", "san", "--no-legal-moves"]];
+
+/// Goals: (round, other engine, arbiter's throughput over theirs).
+const GOALS: [(Round, &str, f64); 3] = [
+    (Round::San, Shakmaty::NAME, 3.0),
+    (Round::San, Cozy::NAME, 1.5),
+    (Round::Uci, Shakmaty::NAME, 2.0),
+];
+
+fn main() {
+    let plan = Plan::from_args();
+    let load_before = load_average();
+    let games = workload(plan.games());
+    let plies: usize = games.iter().map(|g| g.san.len()).sum();
+
+    let bin = arbiter_bin();
+    let batch = match plan {
+        Plan::Test => None,
+        _ => Some(BatchFile::new(&games)),
+    };
+    let mut jobs = Vec::new();
+    for round in [Round::San, Round::Uci] {
+        jobs.push(engine_job::<Arbiter>(&games, round, plan.passes()));
+        jobs.push(engine_job::<Shakmaty>(&games, round, plan.passes()));
+        jobs.push(engine_job::<Cozy>(&games, round, plan.passes()));
+    }
+    // Warm-up, and the result check for the test plan.
+    for job in &mut jobs {
+        (job.run)();
+    }
+    if let Plan::Test = plan {
+        println!(
+            "validate bench: results checked for all engines (run with `cargo bench` to time)"
+        );
+        return;
+    }
+
+    let mut notes = Vec::new();
+    if let Some(batch) = batch.as_ref().filter(|_| bin.is_file()) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let sources =
+            [root.join("src"), root.join("Cargo.lock")].iter().filter_map(|p| newest(p)).max();
+        if newest(&bin) < sources {
+            notes.push(format!("{} is older than the sources: rebuild it", bin.display()));
+        }
+        for args in CLI_ARGS {
+            jobs.push(cli_job(&bin, &batch.0, &games, args));
+        }
+    } else {
+        notes.push(format!(
+            "no binary at {}: run `cargo build --release` (or set ARBITER_BIN) for the CLI figures",
+            bin.display()
+        ));
+    }
+
+    let n = jobs.len();
+    for s in 0..plan.samples() {
+        for i in (0..n).map(|k| (s + k) % n) {
+            let t = (jobs[i].run)();
+            jobs[i].times.push(t);
+        }
+    }
+    let mut medians = Vec::with_capacity(n);
+    for job in &mut jobs {
+        job.times.sort_unstable();
+        let t = median(&job.times);
+        let spread = job
+            .times
+            .last()
+            .zip(job.times.first())
+            .map_or(1.0, |(hi, lo)| hi.as_secs_f64() / lo.as_secs_f64().max(f64::MIN_POSITIVE));
+        eprintln!("{:>40}: {:.1} ms (spread {spread:.2})", job.name, t.as_secs_f64() * 1e3);
+        medians.push((job.name.clone(), t, spread));
+    }
+    let time_of = |name: &str| {
+        medians.iter().find(|(n, ..)| n == name).map(|&(_, t, _)| t).expect("a measured job")
+    };
+    let mpps = |t: Duration| plies as f64 / t.as_secs_f64() / 1e6;
+
+    let mut out = String::new();
+    let engines = [Arbiter::NAME, Shakmaty::NAME, Cozy::NAME];
+    let _ = writeln!(
+        out,
+        "{} games, {plies} plies ({:.1} per game), seed {SEED:#x}; {} samples, median.\n",
+        games.len(),
+        plies as f64 / games.len() as f64,
+        plan.samples()
+    );
+    let _ = write!(out, "| round |");
+    for e in engines {
+        let _ = write!(out, " {e} Mplies/s |");
+    }
+    for e in &engines[1..] {
+        let _ = write!(out, " arbiter/{e} (goal) |");
+    }
+    out.push_str("\n|---|---|---|---|---|---|\n");
+    for round in [Round::San, Round::Uci] {
+        let times: Vec<Duration> =
+            engines.iter().map(|e| time_of(&format!("{} {e}", round.name()))).collect();
+        let _ = write!(out, "| {} |", round.name());
+        for &t in &times {
+            let _ = write!(out, " {:.2} |", mpps(t));
+        }
+        for (e, &t) in engines[1..].iter().zip(&times[1..]) {
+            let ratio = t.as_secs_f64() / times[0].as_secs_f64();
+            let goal = GOALS.iter().find(|(r, g, _)| *r == round && g == e);
+            let _ = match goal {
+                Some(&(.., goal)) => {
+                    let met = if ratio >= goal { "met" } else { "**missed**" };
+                    write!(out, " {ratio:.2}× (≥{goal}×: {met}) |")
+                }
+                None => write!(out, " {ratio:.2}× (no goal) |"),
+            };
+        }
+        out.push('\n');
+    }
+
+    let _ = writeln!(out, "\nMedian time per pass in ms (slowest sample / fastest in brackets):\n");
+    out.push_str("| job | ms | Mplies/s |\n|---|---|---|\n");
+    for (name, t, spread) in &medians {
+        let _ = writeln!(
+            out,
+            "| {name} | {:.1} ({spread:.2}) | {:.2} |",
+            t.as_secs_f64() * 1e3,
+            mpps(*t)
+        );
+    }
+
+    if bin.is_file() {
+        let inproc = time_of(&format!("SAN {}", Arbiter::NAME));
+        let _ = writeln!(
+            out,
+            "\n`arbiter validate --batch FILE` (one game per line, JSON to a null sink, process \
+             start included) against in-process SAN `Game::play_text` at {:.2} Mplies/s:\n",
+            mpps(inproc)
+        );
+        out.push_str(
+            "| command line | ms | Mplies/s | CLI/in-process throughput |\n|---|---|---|---|\n",
+        );
+        for args in CLI_ARGS {
+            let t = time_of(&cli_name(args));
+            let _ = writeln!(
+                out,
+                "| `{}` | {:.1} | {:.2} | {:.2} |",
+                cli_name(args),
+                t.as_secs_f64() * 1e3,
+                mpps(t),
+                inproc.as_secs_f64() / t.as_secs_f64()
+            );
+        }
+    }
+
+    let mut endings: Vec<(&str, usize)> = Vec::new();
+    for g in &games {
+        match endings.iter_mut().find(|(name, _)| *name == g.verdict.name()) {
+            Some((_, count)) => *count += 1,
+            None => endings.push((g.verdict.name(), 1)),
+        }
+    }
+    let endings: Vec<String> = endings.iter().map(|(name, c)| format!("{name} {c}")).collect();
+    let _ = writeln!(out, "\nGames ended by: {}.", endings.join(", "));
+    let tokens = || games.iter().flat_map(|g| &g.san);
+    let count = |f: fn(&str) -> bool| tokens().filter(|t| f(t)).count();
+    let _ = writeln!(
+        out,
+        "Moves: {} checks, {} mates, {} captures, {} castles, {} promotions, {} en passant, \
+         {} disambiguated.",
+        count(|t| t.ends_with('+')),
+        count(|t| t.ends_with('#')),
+        count(|t| t.contains('x')),
+        count(|t| t.starts_with('O')),
+        count(|t| t.contains('=')),
+        games.iter().map(|g| g.en_passant).sum::<usize>(),
+        count(|t| {
+            let t = t.trim_end_matches(['+', '#']).replace('x', "");
+            t.starts_with(['N', 'B', 'R', 'Q']) && t.len() > 3
+        }),
+    );
+    for note in notes {
+        let _ = writeln!(out, "Note: {note}.");
+    }
+    print!("{out}");
+    println!("Load average before: {load_before}; after: {}.", load_average());
+}
