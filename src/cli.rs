@@ -11,19 +11,27 @@ use serde::Serialize;
 
 use crate::chess::game::{Notation, ReplayOptions, replay};
 use crate::chess::{Position, perft};
+use crate::config::ServeConfig;
+use crate::proto;
 use crate::report::ValidateGameResponse;
 
 /// Arbiter: the Laws of Chess as a service.
+///
+/// With no subcommand, runs the gRPC server (as `arbiter serve`).
 #[derive(Debug, Parser)]
-#[command(name = "arbiter", version, about)]
+#[command(name = "arbiter", version, about, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub serve: ServeConfig,
 }
 
 /// What to run.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the gRPC server (the default).
+    Serve(ServeConfig),
     /// Count the leaves of the legal move tree to DEPTH (perft).
     ///
     /// The last line of output is the node count; with --divide a
@@ -97,13 +105,53 @@ pub fn run(cli: Cli) -> ExitCode {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let code = match cli.command {
-        Command::Perft(args) => run_perft(&args, &mut out),
-        Command::Validate(args) => run_validate(&args, &mut out),
+        None => return run_serve(cli.serve),
+        Some(Command::Serve(config)) => return run_serve(config),
+        Some(Command::Perft(args)) => run_perft(&args, &mut out),
+        Some(Command::Validate(args)) => run_validate(&args, &mut out),
     };
     match out.flush() {
         Ok(()) => code,
         Err(_) => ExitCode::FAILURE,
     }
+}
+
+/// Runs the gRPC server until SIGTERM or SIGINT, then drains.
+fn run_serve(config: ServeConfig) -> ExitCode {
+    if let Err(err) = config.validate() {
+        eprintln!("arbiter: invalid configuration: {err}");
+        return ExitCode::from(2);
+    }
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .try_init();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("arbiter: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async {
+        let listener = match tokio::net::TcpListener::bind(config.listen).await {
+            Ok(listener) => listener,
+            Err(err) => {
+                eprintln!("arbiter: cannot listen on {}: {err}", config.listen);
+                return ExitCode::FAILURE;
+            }
+        };
+        tracing::info!(listen = %config.listen, "serving arbiter.v1.RulesService");
+        match crate::server::run(listener, config, crate::server::shutdown_signal()).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("arbiter: {err}");
+                ExitCode::FAILURE
+            }
+        }
+    })
 }
 
 fn parse_fen(fen: Option<&str>) -> Result<Position, ExitCode> {
@@ -172,6 +220,12 @@ fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
+/// Writes a replay as its proto3 JSON line.
+fn write_game(out: &mut impl Write, replay: &crate::chess::game::Replay) -> io::Result<()> {
+    let response = proto::ValidateGameResponse::from(replay);
+    write_json(out, &ValidateGameResponse::from(&response))
+}
+
 fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
     let options = args.options();
     let result = match &args.batch {
@@ -180,8 +234,7 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
                 Ok(pos) => pos,
                 Err(code) => return code,
             };
-            let r = replay(start, &args.moves, &options);
-            write_json(out, &ValidateGameResponse::from(&r))
+            write_game(out, &replay(start, &args.moves, &options))
         }
         Some(path) if path.as_os_str() == "-" => {
             validate_batch(io::stdin().lock(), args.max_line_bytes, &options, out)
@@ -262,6 +315,6 @@ fn validate_batch(
             }
         };
         let moves: Vec<&str> = moves.split_whitespace().collect();
-        write_json(out, &ValidateGameResponse::from(&replay(start, &moves, options)))?;
+        write_game(out, &replay(start, &moves, options))?;
     }
 }

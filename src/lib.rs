@@ -6,9 +6,19 @@
 //! - [`chess`]: the rules core — squares and bitboards, compile-time attack
 //!   tables, positions, legal move generation, FEN and perft. It knows
 //!   nothing of networks and can be embedded on its own.
-//! - [`report`]: the JSON form of a replayed game, as the contract maps it.
+//! - [`proto`]: the generated `arbiter.v1` contract.
+//! - [`api`]: conversion between the contract and the core, the service, and
+//!   the one mapping from request errors to gRPC statuses.
+//! - [`server`]: `server::run(listener, config, shutdown)` with health,
+//!   reflection, gRPC-Web, limits and the graceful drain.
+//! - [`config`]: typed server configuration from flags and environment.
+//! - [`report`]: the proto3 JSON form of a response, for the command line.
 //! - [`cli`]: the `arbiter` command line.
 
+pub mod api;
 pub mod chess;
 pub mod cli;
+pub mod config;
+pub mod proto;
 pub mod report;
+pub mod server;

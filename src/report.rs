@@ -1,155 +1,143 @@
-//! The JSON form of a replayed game: the proto3 JSON mapping of the
-//! contract's `ValidateGameResponse` (lowerCamelCase names, enum values as
-//! their prefixed names), so that scripts and RPC clients see one shape.
+//! The proto3 JSON form of a `ValidateGameResponse` (lowerCamelCase names,
+//! enum values as their names, defaults written out), so that scripts using
+//! the command line and RPC clients see one shape. It is built from the
+//! generated message itself, destructured field by field, so a new field in
+//! the contract must be given its JSON form here.
 
 use serde::Serialize;
 
-use crate::chess::game::{IllegalMove, LegalMove, PlyRecord, Replay};
-use crate::chess::outcome::{GameResult, Outcome};
-use crate::chess::{Color, Position};
+use crate::proto;
 
 /// `ValidateGameResponse`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ValidateGameResponse {
-    pub plies: Vec<Ply>,
+pub struct ValidateGameResponse<'a> {
+    plies: Vec<Ply<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub illegal_move: Option<Illegal>,
-    pub position: PositionReport,
-    pub outcome: OutcomeReport,
+    illegal_move: Option<IllegalMove<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    position: Option<Position<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outcome: Option<Outcome<'a>>,
 }
 
-/// One accepted move.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Ply {
-    pub san: String,
-    pub uci: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fen_after: Option<String>,
-    pub canonical_input: bool,
+struct Ply<'a> {
+    san: &'a str,
+    uci: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    fen_after: &'a str,
+    canonical_input: bool,
 }
 
-/// The first rejected move.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Illegal {
-    pub index: u32,
+struct IllegalMove<'a> {
+    index: u32,
     #[serde(rename = "move")]
-    pub text: String,
-    pub reason: String,
-    pub message: String,
+    text: &'a str,
+    reason: &'static str,
+    message: &'a str,
 }
 
-/// The final position.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PositionReport {
-    pub fen: String,
-    pub turn: &'static str,
-    pub in_check: bool,
-    pub halfmove_clock: u32,
-    pub fullmove_number: u32,
-    pub legal_moves: Vec<LegalMoveReport>,
+struct Position<'a> {
+    fen: &'a str,
+    turn: &'static str,
+    in_check: bool,
+    halfmove_clock: u32,
+    fullmove_number: u32,
+    legal_moves: Vec<LegalMove<'a>>,
 }
 
-/// A legal move of the final position.
 #[derive(Debug, Serialize)]
-pub struct LegalMoveReport {
-    pub uci: String,
-    pub san: String,
+struct LegalMove<'a> {
+    uci: &'a str,
+    san: &'a str,
 }
 
-/// The outcome.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct OutcomeReport {
-    pub result: &'static str,
+struct Outcome<'a> {
+    result: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub termination: Option<String>,
-    pub claimable_draws: Vec<&'static str>,
-    pub pgn_result: &'static str,
+    termination: Option<&'static str>,
+    claimable_draws: Vec<&'static str>,
+    pgn_result: &'a str,
 }
 
-impl From<&Replay> for ValidateGameResponse {
-    fn from(replay: &Replay) -> ValidateGameResponse {
-        let Replay { plies, illegal_move, position, legal_moves, outcome } = replay;
+/// The enum value's name, or the number for a value this build does not know
+/// (as the proto3 JSON mapping writes unknown values).
+fn enum_name<E: TryFrom<i32>>(value: i32, name: impl Fn(E) -> &'static str) -> &'static str {
+    E::try_from(value).map_or("UNKNOWN", name)
+}
+
+impl<'a> From<&'a proto::ValidateGameResponse> for ValidateGameResponse<'a> {
+    fn from(response: &'a proto::ValidateGameResponse) -> ValidateGameResponse<'a> {
+        let proto::ValidateGameResponse { plies, illegal_move, position, outcome } = response;
         ValidateGameResponse {
             plies: plies.iter().map(Ply::from).collect(),
-            illegal_move: illegal_move.as_ref().map(Illegal::from),
-            position: PositionReport::new(position, legal_moves),
-            outcome: OutcomeReport::from(outcome),
+            illegal_move: illegal_move.as_ref().map(IllegalMove::from),
+            position: position.as_ref().map(Position::from),
+            outcome: outcome.as_ref().map(Outcome::from),
         }
     }
 }
 
-impl From<&PlyRecord> for Ply {
-    fn from(ply: &PlyRecord) -> Ply {
-        let PlyRecord { san, uci, fen_after, canonical_input } = ply;
-        Ply {
-            san: san.to_string(),
-            uci: uci.to_string(),
-            fen_after: fen_after.clone(),
-            canonical_input: *canonical_input,
+impl<'a> From<&'a proto::Ply> for Ply<'a> {
+    fn from(ply: &'a proto::Ply) -> Ply<'a> {
+        let proto::Ply { san, uci, fen_after, canonical_input } = ply;
+        Ply { san, uci, fen_after, canonical_input: *canonical_input }
+    }
+}
+
+impl<'a> From<&'a proto::IllegalMove> for IllegalMove<'a> {
+    fn from(illegal: &'a proto::IllegalMove) -> IllegalMove<'a> {
+        let proto::IllegalMove { index, r#move, reason, message } = illegal;
+        IllegalMove {
+            index: *index,
+            text: r#move,
+            reason: enum_name(*reason, |r: proto::IllegalMoveReason| r.as_str_name()),
+            message,
         }
     }
 }
 
-impl From<&IllegalMove> for Illegal {
-    fn from(illegal: &IllegalMove) -> Illegal {
-        let IllegalMove { index, text, reason, message } = illegal;
-        Illegal {
-            index: u32::try_from(*index).unwrap_or(u32::MAX),
-            text: text.clone(),
-            reason: format!("ILLEGAL_MOVE_REASON_{}", reason.as_str().to_ascii_uppercase()),
-            message: message.clone(),
-        }
-    }
-}
-
-impl PositionReport {
-    fn new(position: &Position, legal_moves: &[LegalMove]) -> PositionReport {
-        PositionReport {
-            fen: position.to_string(),
-            turn: match position.turn() {
-                Color::White => "COLOR_WHITE",
-                Color::Black => "COLOR_BLACK",
-            },
-            in_check: position.is_check(),
-            halfmove_clock: position.halfmove_clock(),
-            fullmove_number: position.fullmove_number(),
+impl<'a> From<&'a proto::Position> for Position<'a> {
+    fn from(position: &'a proto::Position) -> Position<'a> {
+        let proto::Position { fen, turn, in_check, halfmove_clock, fullmove_number, legal_moves } =
+            position;
+        Position {
+            fen,
+            turn: enum_name(*turn, |c: proto::Color| c.as_str_name()),
+            in_check: *in_check,
+            halfmove_clock: *halfmove_clock,
+            fullmove_number: *fullmove_number,
             legal_moves: legal_moves
                 .iter()
-                .map(|m| LegalMoveReport { uci: m.uci.to_string(), san: m.san.to_string() })
+                .map(|m| {
+                    let proto::LegalMove { uci, san } = m;
+                    LegalMove { uci, san }
+                })
                 .collect(),
         }
     }
 }
 
-impl From<&Outcome> for OutcomeReport {
-    fn from(outcome: &Outcome) -> OutcomeReport {
-        OutcomeReport {
-            result: match outcome.result {
-                GameResult::Ongoing => "GAME_RESULT_ONGOING",
-                GameResult::WhiteWins => "GAME_RESULT_WHITE_WINS",
-                GameResult::BlackWins => "GAME_RESULT_BLACK_WINS",
-                GameResult::Draw => "GAME_RESULT_DRAW",
-            },
-            termination: outcome
-                .termination
-                .map(|t| format!("TERMINATION_{}", t.as_str().to_ascii_uppercase())),
-            claimable_draws: outcome
-                .claimable_draws()
-                .map(|d| match d {
-                    crate::chess::outcome::ClaimableDraw::FiftyMoveRule => {
-                        "CLAIMABLE_DRAW_FIFTY_MOVE_RULE"
-                    }
-                    crate::chess::outcome::ClaimableDraw::ThreefoldRepetition => {
-                        "CLAIMABLE_DRAW_THREEFOLD_REPETITION"
-                    }
-                })
+impl<'a> From<&'a proto::Outcome> for Outcome<'a> {
+    fn from(outcome: &'a proto::Outcome) -> Outcome<'a> {
+        let proto::Outcome { result, termination, claimable_draws, pgn_result } = outcome;
+        Outcome {
+            result: enum_name(*result, |r: proto::GameResult| r.as_str_name()),
+            termination: (*termination != proto::Termination::Unspecified as i32)
+                .then(|| enum_name(*termination, |t: proto::Termination| t.as_str_name())),
+            claimable_draws: claimable_draws
+                .iter()
+                .map(|&d| enum_name(d, |d: proto::ClaimableDraw| d.as_str_name()))
                 .collect(),
-            pgn_result: outcome.result.pgn(),
+            pgn_result,
         }
     }
 }

@@ -64,6 +64,44 @@ pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
     pos.legal_moves().iter().map(|&m| (m, perft(&pos.play(m), depth - 1))).collect()
 }
 
+/// Below this depth a subtree is counted without asking whether to stop: it
+/// takes at most a few milliseconds.
+const UNINTERRUPTED_DEPTH: u32 = 3;
+
+/// [`divide`] that gives up, returning `None`, as soon as `stop` says so. It
+/// asks before each subtree deeper than a few plies, so a caller with a
+/// deadline or a cancelled request is answered within milliseconds.
+///
+/// ```
+/// use arbiter::chess::{perft, Position};
+/// let split = perft::divide_until(&Position::default(), 3, &|| false).unwrap();
+/// assert_eq!(split.iter().map(|(_, n)| n).sum::<u64>(), 8_902);
+/// assert!(perft::divide_until(&Position::default(), 6, &|| true).is_none());
+/// ```
+pub fn divide_until(
+    pos: &Position,
+    depth: u32,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<(Move, u64)>> {
+    if depth == 0 {
+        return Some(Vec::new());
+    }
+    pos.legal_moves()
+        .iter()
+        .map(|&m| Some((m, perft_until(&pos.play(m), depth - 1, stop)?)))
+        .collect()
+}
+
+fn perft_until(pos: &Position, depth: u32, stop: &dyn Fn() -> bool) -> Option<u64> {
+    if stop() {
+        return None;
+    }
+    if depth <= UNINTERRUPTED_DEPTH {
+        return Some(perft(pos, depth));
+    }
+    pos.legal_moves().iter().map(|&m| perft_until(&pos.play(m), depth - 1, stop)).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,291 @@
+//! Conversion between `arbiter.v1` messages and the rules core. Requests are
+//! destructured field by field (no `..`), so a new field in the contract
+//! does not compile until it is given a meaning here.
+
+use crate::chess::game::{IllegalMove, LegalMove, Notation, PlyRecord, Replay, ReplayOptions};
+use crate::chess::illegal::IllegalReason;
+use crate::chess::outcome::{ClaimableDraw, GameResult, Outcome, Termination};
+use crate::chess::{Color, Position, Square};
+use crate::proto;
+
+use super::{Limits, RequestError};
+
+/// A game to replay, checked against the limits.
+#[derive(Clone, Debug)]
+pub struct GameRequest {
+    pub start: Position,
+    pub moves: Vec<String>,
+    pub options: ReplayOptions,
+}
+
+/// Reads the start position: empty means the standard start.
+fn start_position(fen: &str, field: &str, limits: &Limits) -> Result<Position, RequestError> {
+    if fen.is_empty() {
+        return Ok(Position::default());
+    }
+    if fen.len() > limits.max_fen_bytes {
+        return Err(RequestError::FenTooLong {
+            field: field.to_owned(),
+            len: fen.len(),
+            max: limits.max_fen_bytes,
+        });
+    }
+    fen.parse().map_err(|error| RequestError::InvalidFen { field: field.to_owned(), error })
+}
+
+fn check_moves(moves: &[String], field: &str, limits: &Limits) -> Result<(), RequestError> {
+    if moves.len() > limits.max_moves {
+        return Err(RequestError::TooManyMoves {
+            field: field.to_owned(),
+            count: moves.len(),
+            max: limits.max_moves,
+        });
+    }
+    Ok(())
+}
+
+fn notation(value: i32, field: &str) -> Result<Notation, RequestError> {
+    match proto::Notation::try_from(value) {
+        Ok(proto::Notation::Unspecified) => Ok(Notation::Auto),
+        Ok(proto::Notation::Uci) => Ok(Notation::Uci),
+        Ok(proto::Notation::San) => Ok(Notation::San),
+        Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_owned(), value }),
+    }
+}
+
+fn standard_variant(value: i32, field: &str) -> Result<(), RequestError> {
+    match proto::Variant::try_from(value) {
+        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(()),
+        Ok(proto::Variant::Chess960) => {
+            Err(RequestError::UnsupportedVariant { field: field.to_owned() })
+        }
+        Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_owned(), value }),
+    }
+}
+
+/// A field path: `fen` at the top level, `game.fen` inside a stream request.
+fn path(prefix: &str, field: &str) -> String {
+    if prefix.is_empty() { field.to_owned() } else { format!("{prefix}.{field}") }
+}
+
+impl GameRequest {
+    /// Checks a `ValidateGameRequest`; `prefix` names where it sits in the
+    /// message (empty at the top level, `game` in a stream request).
+    ///
+    /// # Errors
+    ///
+    /// A [`RequestError`] naming the first field at fault.
+    pub fn from_proto(
+        request: proto::ValidateGameRequest,
+        prefix: &str,
+        limits: &Limits,
+    ) -> Result<GameRequest, RequestError> {
+        let proto::ValidateGameRequest {
+            fen,
+            moves,
+            notation: notation_value,
+            variant,
+            strict_san,
+            include_fens,
+            skip_legal_moves,
+            plies_from,
+        } = request;
+        standard_variant(variant, &path(prefix, "variant"))?;
+        let notation = notation(notation_value, &path(prefix, "notation"))?;
+        check_moves(&moves, &path(prefix, "moves"), limits)?;
+        let start = start_position(&fen, &path(prefix, "fen"), limits)?;
+        Ok(GameRequest {
+            start,
+            moves,
+            options: ReplayOptions {
+                notation,
+                strict: strict_san,
+                include_fens,
+                skip_legal_moves,
+                plies_from: plies_from as usize,
+            },
+        })
+    }
+}
+
+/// A `LegalMovesRequest`, checked.
+#[derive(Clone, Debug)]
+pub struct LegalMovesQuery {
+    pub game: GameRequest,
+    pub from: Option<Square>,
+}
+
+impl LegalMovesQuery {
+    /// # Errors
+    ///
+    /// A [`RequestError`] naming the first field at fault.
+    pub fn from_proto(
+        request: proto::LegalMovesRequest,
+        limits: &Limits,
+    ) -> Result<LegalMovesQuery, RequestError> {
+        let proto::LegalMovesRequest { fen, moves, notation: notation_value, variant, from_square } =
+            request;
+        standard_variant(variant, "variant")?;
+        let notation = notation(notation_value, "notation")?;
+        check_moves(&moves, "moves", limits)?;
+        let start = start_position(&fen, "fen", limits)?;
+        let from = match from_square.as_str() {
+            "" => None,
+            text => Some(text.parse().map_err(|_| RequestError::InvalidSquare {
+                field: "from_square".to_owned(),
+                text: text.chars().take(16).collect(),
+            })?),
+        };
+        let options = ReplayOptions {
+            notation,
+            strict: false,
+            include_fens: false,
+            skip_legal_moves: false,
+            plies_from: moves.len(),
+        };
+        Ok(LegalMovesQuery { game: GameRequest { start, moves, options }, from })
+    }
+}
+
+/// A `PerftRequest`, checked.
+#[derive(Clone, Debug)]
+pub struct PerftQuery {
+    pub start: Position,
+    pub depth: u32,
+    pub divide: bool,
+}
+
+impl PerftQuery {
+    /// # Errors
+    ///
+    /// A [`RequestError`] naming the first field at fault.
+    pub fn from_proto(
+        request: proto::PerftRequest,
+        limits: &Limits,
+    ) -> Result<PerftQuery, RequestError> {
+        let proto::PerftRequest { fen, depth, divide, variant } = request;
+        standard_variant(variant, "variant")?;
+        if depth > limits.max_perft_depth {
+            return Err(RequestError::DepthTooLarge {
+                field: "depth".to_owned(),
+                depth,
+                max: limits.max_perft_depth,
+            });
+        }
+        Ok(PerftQuery { start: start_position(&fen, "fen", limits)?, depth, divide })
+    }
+}
+
+impl From<&Replay> for proto::ValidateGameResponse {
+    fn from(replay: &Replay) -> proto::ValidateGameResponse {
+        let Replay { plies, illegal_move, position, legal_moves, outcome } = replay;
+        proto::ValidateGameResponse {
+            plies: plies.iter().map(proto::Ply::from).collect(),
+            illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
+            position: Some(position_message(position, legal_moves)),
+            outcome: Some(proto::Outcome::from(outcome)),
+        }
+    }
+}
+
+impl From<&PlyRecord> for proto::Ply {
+    fn from(ply: &PlyRecord) -> proto::Ply {
+        let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+        proto::Ply {
+            san: san.to_string(),
+            uci: uci.to_array_string().to_string(),
+            fen_after: fen_after.clone().unwrap_or_default(),
+            canonical_input: *canonical_input,
+        }
+    }
+}
+
+impl From<&IllegalMove> for proto::IllegalMove {
+    fn from(illegal: &IllegalMove) -> proto::IllegalMove {
+        let IllegalMove { index, text, reason, message } = illegal;
+        proto::IllegalMove {
+            index: u32::try_from(*index).unwrap_or(u32::MAX),
+            r#move: text.clone(),
+            reason: proto::IllegalMoveReason::from(*reason) as i32,
+            message: message.clone(),
+        }
+    }
+}
+
+impl From<IllegalReason> for proto::IllegalMoveReason {
+    fn from(reason: IllegalReason) -> proto::IllegalMoveReason {
+        use proto::IllegalMoveReason as P;
+        match reason {
+            IllegalReason::Unparseable => P::Unparseable,
+            IllegalReason::NoPiece => P::NoPiece,
+            IllegalReason::CannotMoveThatWay => P::CannotMoveThatWay,
+            IllegalReason::PathBlocked => P::PathBlocked,
+            IllegalReason::CaptureOwnPiece => P::CaptureOwnPiece,
+            IllegalReason::KingInCheck => P::KingInCheck,
+            IllegalReason::PinnedPiece => P::PinnedPiece,
+            IllegalReason::KingIntoCheck => P::KingIntoCheck,
+            IllegalReason::CastlingWithoutRight => P::CastlingWithoutRight,
+            IllegalReason::CastlingBlocked => P::CastlingBlocked,
+            IllegalReason::CastlingOutOfCheck => P::CastlingOutOfCheck,
+            IllegalReason::CastlingThroughCheck => P::CastlingThroughCheck,
+            IllegalReason::CastlingIntoCheck => P::CastlingIntoCheck,
+            IllegalReason::EnPassantUnavailable => P::EnPassantUnavailable,
+            IllegalReason::PromotionMissing => P::PromotionMissing,
+            IllegalReason::InvalidPromotion => P::InvalidPromotion,
+            IllegalReason::UnexpectedPromotion => P::UnexpectedPromotion,
+            IllegalReason::AmbiguousSan => P::AmbiguousSan,
+            IllegalReason::NonCanonical => P::NonCanonical,
+            IllegalReason::GameOver => P::GameOver,
+        }
+    }
+}
+
+/// The `Position` message of a position and its listed legal moves.
+pub fn position_message(position: &Position, legal_moves: &[LegalMove]) -> proto::Position {
+    proto::Position {
+        fen: position.to_string(),
+        turn: match position.turn() {
+            Color::White => proto::Color::White,
+            Color::Black => proto::Color::Black,
+        } as i32,
+        in_check: position.is_check(),
+        halfmove_clock: position.halfmove_clock(),
+        fullmove_number: position.fullmove_number(),
+        legal_moves: legal_moves
+            .iter()
+            .map(|m| proto::LegalMove {
+                uci: m.uci.to_array_string().to_string(),
+                san: m.san.to_string(),
+            })
+            .collect(),
+    }
+}
+
+impl From<&Outcome> for proto::Outcome {
+    fn from(outcome: &Outcome) -> proto::Outcome {
+        proto::Outcome {
+            result: match outcome.result {
+                GameResult::Ongoing => proto::GameResult::Ongoing,
+                GameResult::WhiteWins => proto::GameResult::WhiteWins,
+                GameResult::BlackWins => proto::GameResult::BlackWins,
+                GameResult::Draw => proto::GameResult::Draw,
+            } as i32,
+            termination: match outcome.termination {
+                None => proto::Termination::Unspecified,
+                Some(Termination::Checkmate) => proto::Termination::Checkmate,
+                Some(Termination::Stalemate) => proto::Termination::Stalemate,
+                Some(Termination::InsufficientMaterial) => proto::Termination::InsufficientMaterial,
+                Some(Termination::SeventyFiveMoveRule) => proto::Termination::SeventyFiveMoveRule,
+                Some(Termination::FivefoldRepetition) => proto::Termination::FivefoldRepetition,
+            } as i32,
+            claimable_draws: outcome
+                .claimable_draws()
+                .map(|draw| match draw {
+                    ClaimableDraw::FiftyMoveRule => proto::ClaimableDraw::FiftyMoveRule,
+                    ClaimableDraw::ThreefoldRepetition => proto::ClaimableDraw::ThreefoldRepetition,
+                } as i32)
+                .collect(),
+            pgn_result: outcome.result.pgn().to_owned(),
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The gRPC face of the rules core: conversion between the `arbiter.v1`
+//! messages and the domain ([`convert`]), the service itself ([`service`]),
+//! and the one place where request errors become gRPC statuses.
+
+pub mod convert;
+pub mod service;
+
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+
+use crate::chess::FenError;
+
+/// Per-request limits, from the server configuration.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub max_moves: usize,
+    pub max_fen_bytes: usize,
+    pub max_perft_depth: u32,
+    pub stream_games_in_flight: usize,
+    pub blocking_moves: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_moves: 1024,
+            max_fen_bytes: 128,
+            max_perft_depth: 6,
+            stream_games_in_flight: 16,
+            blocking_moves: 256,
+        }
+    }
+}
+
+/// Domain of the `ErrorInfo` details Arbiter attaches.
+pub const ERROR_DOMAIN: &str = "arbiter.v1";
+
+/// A request that cannot be answered as asked. `field` is the request field
+/// at fault, as `google.rpc.BadRequest` names it.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    #[error("fen is {len} bytes, more than the limit of {max}")]
+    FenTooLong { field: String, len: usize, max: usize },
+    #[error("{error}")]
+    InvalidFen { field: String, error: FenError },
+    #[error("{count} moves, more than the limit of {max}")]
+    TooManyMoves { field: String, count: usize, max: usize },
+    #[error("unknown value {value} for {field}")]
+    UnknownEnumValue { field: String, value: i32 },
+    #[error("chess960 is not supported yet")]
+    UnsupportedVariant { field: String },
+    #[error("invalid square {text:?} (expected e.g. e2)")]
+    InvalidSquare { field: String, text: String },
+    #[error("depth {depth} is more than the limit of {max}")]
+    DepthTooLarge { field: String, depth: u32, max: u32 },
+    #[error("{field} is missing")]
+    MissingField { field: String },
+}
+
+impl RequestError {
+    /// The machine-readable reason, as `ErrorInfo.reason`, and the field.
+    fn reason_and_field(&self) -> (&'static str, &str) {
+        match self {
+            RequestError::FenTooLong { field, .. } => ("FEN_TOO_LONG", field),
+            RequestError::InvalidFen { field, error: FenError::Syntax(_) } => {
+                ("INVALID_FEN", field)
+            }
+            RequestError::InvalidFen { field, error: FenError::Position(_) } => {
+                ("ILLEGAL_POSITION", field)
+            }
+            RequestError::TooManyMoves { field, .. } => ("TOO_MANY_MOVES", field),
+            RequestError::UnknownEnumValue { field, .. } => ("UNKNOWN_ENUM_VALUE", field),
+            RequestError::UnsupportedVariant { field } => ("UNSUPPORTED_VARIANT", field),
+            RequestError::InvalidSquare { field, .. } => ("INVALID_SQUARE", field),
+            RequestError::DepthTooLarge { field, .. } => ("DEPTH_TOO_LARGE", field),
+            RequestError::MissingField { field } => ("MISSING_FIELD", field),
+        }
+    }
+
+    /// The gRPC code: every request error is the caller's, never INTERNAL.
+    pub fn code(&self) -> Code {
+        // One exhaustive match: a new error must choose its code here.
+        match self {
+            RequestError::FenTooLong { .. }
+            | RequestError::InvalidFen { .. }
+            | RequestError::TooManyMoves { .. }
+            | RequestError::UnknownEnumValue { .. }
+            | RequestError::UnsupportedVariant { .. }
+            | RequestError::InvalidSquare { .. }
+            | RequestError::DepthTooLarge { .. }
+            | RequestError::MissingField { .. } => Code::InvalidArgument,
+        }
+    }
+
+    /// The per-game error of a `ValidateGames` stream.
+    pub fn to_game_error(&self) -> crate::proto::GameError {
+        let (reason, field) = self.reason_and_field();
+        crate::proto::GameError {
+            code: code_name(self.code()).to_owned(),
+            message: self.to_string(),
+            reason: reason.to_owned(),
+            field: field.to_owned(),
+        }
+    }
+}
+
+impl From<RequestError> for Status {
+    fn from(err: RequestError) -> Status {
+        let (reason, field) = err.reason_and_field();
+        let mut details = ErrorDetails::with_bad_request_violation(field, err.to_string());
+        details.set_error_info(reason, ERROR_DOMAIN, std::collections::HashMap::new());
+        Status::with_error_details(err.code(), err.to_string(), details)
+    }
+}
+
+/// The canonical name of a gRPC code, as `INVALID_ARGUMENT`.
+pub fn code_name(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::Unknown => "UNKNOWN",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}

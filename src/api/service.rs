@@ -1,0 +1,219 @@
+//! The `arbiter.v1.RulesService` implementation: every RPC is a pure
+//! function of its request. CPU-heavy work (long games, perft) runs on the
+//! blocking pool so that the async workers keep serving.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use futures_util::{Stream, StreamExt};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::chess::Bitboard;
+use crate::chess::game::{LegalMove, replay};
+use crate::chess::perft;
+use crate::chess::san::san_with_after;
+use crate::chess::uci::UciMove;
+use crate::proto::{self, rules_service_server::RulesService};
+
+use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, position_message};
+use super::{Limits, RequestError};
+
+/// The service, with its limits and the global budget of calls in flight.
+#[derive(Clone, Debug)]
+pub struct Rules {
+    limits: Limits,
+    in_flight: Arc<Semaphore>,
+    max_in_flight: usize,
+}
+
+impl Rules {
+    /// A service applying `limits`, serving at most `max_in_flight` calls at
+    /// once and shedding the rest.
+    pub fn new(limits: Limits, max_in_flight: usize) -> Rules {
+        Rules { limits, in_flight: Arc::new(Semaphore::new(max_in_flight)), max_in_flight }
+    }
+
+    /// A permit for one call, or RESOURCE_EXHAUSTED at once when all are taken.
+    fn admit(&self) -> Result<OwnedSemaphorePermit, Status> {
+        Arc::clone(&self.in_flight).try_acquire_owned().map_err(|_| {
+            Status::resource_exhausted(format!(
+                "server busy: {} calls in flight; retry with backoff",
+                self.max_in_flight
+            ))
+        })
+    }
+}
+
+/// Runs `work` on the blocking pool when `heavy`, else right here.
+async fn run<T: Send + 'static>(
+    heavy: bool,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Status> {
+    if heavy {
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|err| Status::internal(format!("worker failed: {err}")))
+    } else {
+        Ok(work())
+    }
+}
+
+fn validate(game: GameRequest) -> proto::ValidateGameResponse {
+    let GameRequest { start, moves, options } = game;
+    proto::ValidateGameResponse::from(&replay(start, &moves, &options))
+}
+
+/// The answer to one game of a stream: a verdict or a per-game error.
+async fn answer(
+    request: proto::ValidateGamesRequest,
+    limits: Limits,
+) -> Result<proto::ValidateGamesResponse, Status> {
+    let proto::ValidateGamesRequest { id, game } = request;
+    let checked = match game {
+        Some(game) => GameRequest::from_proto(game, "game", &limits),
+        None => Err(RequestError::MissingField { field: "game".to_owned() }),
+    };
+    let result = match checked {
+        Ok(game) => {
+            let heavy = game.moves.len() > limits.blocking_moves;
+            proto::validate_games_response::Result::Game(run(heavy, move || validate(game)).await?)
+        }
+        Err(err) => proto::validate_games_response::Result::Error(err.to_game_error()),
+    };
+    Ok(proto::ValidateGamesResponse { id, result: Some(result) })
+}
+
+/// The deadline a client sent in `grpc-timeout`, if any.
+fn deadline<T>(request: &Request<T>) -> Option<Instant> {
+    let value = request.metadata().get("grpc-timeout")?.to_str().ok()?;
+    let (digits, unit) = value.split_at(value.len().checked_sub(1)?);
+    let amount: u64 = digits.parse().ok()?;
+    let timeout = match unit {
+        "H" => Duration::from_secs(amount.saturating_mul(3600)),
+        "M" => Duration::from_secs(amount.saturating_mul(60)),
+        "S" => Duration::from_secs(amount),
+        "m" => Duration::from_millis(amount),
+        "u" => Duration::from_micros(amount),
+        "n" => Duration::from_nanos(amount),
+        _ => return None,
+    };
+    Instant::now().checked_add(timeout)
+}
+
+/// Sets its flag when dropped: tonic drops the handler when the client goes.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+type GameStream = Pin<Box<dyn Stream<Item = Result<proto::ValidateGamesResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl RulesService for Rules {
+    async fn validate_game(
+        &self,
+        request: Request<proto::ValidateGameRequest>,
+    ) -> Result<Response<proto::ValidateGameResponse>, Status> {
+        let _permit = self.admit()?;
+        let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
+        let heavy = game.moves.len() > self.limits.blocking_moves;
+        Ok(Response::new(run(heavy, move || validate(game)).await?))
+    }
+
+    type ValidateGamesStream = GameStream;
+
+    async fn validate_games(
+        &self,
+        request: Request<Streaming<proto::ValidateGamesRequest>>,
+    ) -> Result<Response<GameStream>, Status> {
+        let permit = self.admit()?;
+        let limits = self.limits.clone();
+        let in_flight = limits.stream_games_in_flight;
+        // `buffered` keeps request order and reads at most `in_flight` games
+        // ahead: a slow reader slows the stream instead of filling memory.
+        let responses = request
+            .into_inner()
+            .map(move |item| {
+                let limits = limits.clone();
+                async move { answer(item?, limits).await }
+            })
+            .buffered(in_flight)
+            .map(move |item| {
+                let _held = &permit;
+                item
+            });
+        Ok(Response::new(Box::pin(responses)))
+    }
+
+    async fn legal_moves(
+        &self,
+        request: Request<proto::LegalMovesRequest>,
+    ) -> Result<Response<proto::LegalMovesResponse>, Status> {
+        let _permit = self.admit()?;
+        let LegalMovesQuery { game, from } =
+            LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
+        let heavy = game.moves.len() > self.limits.blocking_moves;
+        let response = run(heavy, move || {
+            let GameRequest { start, moves, options } = game;
+            let r = replay(start, &moves, &options);
+            let from = from.map_or(Bitboard::FULL, Bitboard::from);
+            let legal: Vec<LegalMove> = if r.outcome.is_over() {
+                Vec::new()
+            } else {
+                r.position
+                    .legal_moves_filtered(from, Bitboard::FULL)
+                    .iter()
+                    .map(|&m| LegalMove {
+                        uci: UciMove::from_move(m),
+                        san: san_with_after(&r.position, m, &r.position.play(m)),
+                    })
+                    .collect()
+            };
+            proto::LegalMovesResponse {
+                position: Some(position_message(&r.position, &legal)),
+                outcome: Some(proto::Outcome::from(&r.outcome)),
+                illegal_move: r.illegal_move.as_ref().map(proto::IllegalMove::from),
+            }
+        })
+        .await?;
+        Ok(Response::new(response))
+    }
+
+    async fn perft(
+        &self,
+        request: Request<proto::PerftRequest>,
+    ) -> Result<Response<proto::PerftResponse>, Status> {
+        let _permit = self.admit()?;
+        let deadline = deadline(&request);
+        let PerftQuery { start, depth, divide } =
+            PerftQuery::from_proto(request.into_inner(), &self.limits)?;
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let _guard = CancelOnDrop(Arc::clone(&cancelled));
+        let split = run(true, move || {
+            let stop = || {
+                cancelled.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)
+            };
+            perft::divide_until(&start, depth, &stop)
+        })
+        .await?;
+        let Some(split) = split else {
+            return Err(Status::deadline_exceeded("perft stopped: the deadline passed"));
+        };
+        let nodes = if depth == 0 { 1 } else { split.iter().map(|(_, n)| n).sum() };
+        let divide = if divide {
+            split
+                .iter()
+                .map(|(m, n)| proto::PerftDivideEntry { uci: m.to_string(), nodes: *n })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Response::new(proto::PerftResponse { nodes, divide }))
+    }
+}

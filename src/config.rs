@@ -1,0 +1,122 @@
+//! Typed configuration of the server, from flags with environment twins,
+//! validated at start-up.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Settings of `arbiter serve`. Every flag has an `ARBITER_*` twin.
+#[derive(Clone, Debug, clap::Args)]
+pub struct ServeConfig {
+    /// Address the gRPC server listens on.
+    #[arg(long, env = "ARBITER_LISTEN", default_value = "0.0.0.0:50051")]
+    pub listen: SocketAddr,
+
+    /// Largest request message accepted, in bytes (larger: OUT_OF_RANGE).
+    #[arg(long, env = "ARBITER_MAX_MESSAGE_BYTES", default_value_t = 4 << 20,
+          value_parser = clap::value_parser!(u64).range(1024..=(256 << 20)))]
+    pub max_message_bytes: u64,
+
+    /// Most moves in one game (more: INVALID_ARGUMENT).
+    #[arg(long, env = "ARBITER_MAX_MOVES", default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_moves: u32,
+
+    /// Longest FEN accepted, in bytes (longer: INVALID_ARGUMENT).
+    #[arg(long, env = "ARBITER_MAX_FEN_BYTES", default_value_t = 128,
+          value_parser = clap::value_parser!(u32).range(64..=4096))]
+    pub max_fen_bytes: u32,
+
+    /// Deepest perft a caller may ask for.
+    #[arg(long, env = "ARBITER_MAX_PERFT_DEPTH", default_value_t = 6,
+          value_parser = clap::value_parser!(u32).range(0..=12))]
+    pub max_perft_depth: u32,
+
+    /// Calls served at once across all connections; more are shed at once
+    /// with RESOURCE_EXHAUSTED rather than queued.
+    #[arg(long, env = "ARBITER_MAX_CONCURRENCY", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub max_concurrency: u32,
+
+    /// HTTP/2 streams one connection may have open at once.
+    #[arg(long, env = "ARBITER_MAX_STREAMS_PER_CONNECTION", default_value_t = 128,
+          value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub max_streams_per_connection: u32,
+
+    /// Games of one ValidateGames stream checked at once; the stream reads
+    /// no further ahead (back-pressure).
+    #[arg(long, env = "ARBITER_STREAM_GAMES_IN_FLIGHT", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub stream_games_in_flight: u32,
+
+    /// Games longer than this many moves are replayed on the blocking pool
+    /// instead of an async worker.
+    #[arg(long, env = "ARBITER_BLOCKING_MOVES", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub blocking_moves: u32,
+
+    /// After SIGTERM/SIGINT: how long in-flight calls may finish before the
+    /// server cuts off (e.g. `10s`).
+    #[arg(long, env = "ARBITER_DRAIN", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub drain: Duration,
+
+    /// HTTP/2 keepalive ping interval (e.g. `30s`).
+    #[arg(long, env = "ARBITER_KEEPALIVE_INTERVAL", default_value = "30s", value_parser = humantime::parse_duration)]
+    pub keepalive_interval: Duration,
+
+    /// How long a keepalive ping may go unanswered before the connection is closed.
+    #[arg(long, env = "ARBITER_KEEPALIVE_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub keepalive_timeout: Duration,
+
+    /// Connections are closed (gracefully) after this age so that clients
+    /// rebalance across replicas (e.g. `5m`).
+    #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE", default_value = "5m", value_parser = humantime::parse_duration)]
+    pub max_connection_age: Duration,
+}
+
+/// A setting that makes no sense, found at start-up.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A duration that must be positive is zero.
+    #[error("{0} must be greater than zero")]
+    ZeroDuration(&'static str),
+    /// The keepalive timeout is not shorter than the interval.
+    #[error("keepalive timeout ({timeout:?}) must be shorter than the interval ({interval:?})")]
+    Keepalive { interval: Duration, timeout: Duration },
+}
+
+impl ServeConfig {
+    /// Checks what clap's per-flag ranges cannot.
+    ///
+    /// # Errors
+    ///
+    /// The first [`ConfigError`] found.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for (name, value) in [
+            ("--keepalive-interval", self.keepalive_interval),
+            ("--keepalive-timeout", self.keepalive_timeout),
+            ("--max-connection-age", self.max_connection_age),
+        ] {
+            if value.is_zero() {
+                return Err(ConfigError::ZeroDuration(name));
+            }
+        }
+        if self.keepalive_timeout >= self.keepalive_interval {
+            return Err(ConfigError::Keepalive {
+                interval: self.keepalive_interval,
+                timeout: self.keepalive_timeout,
+            });
+        }
+        Ok(())
+    }
+
+    /// The limits the service applies to each request.
+    pub fn limits(&self) -> crate::api::Limits {
+        crate::api::Limits {
+            max_moves: self.max_moves as usize,
+            max_fen_bytes: self.max_fen_bytes as usize,
+            max_perft_depth: self.max_perft_depth,
+            stream_games_in_flight: self.stream_games_in_flight as usize,
+            blocking_moves: self.blocking_moves as usize,
+        }
+    }
+}

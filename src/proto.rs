@@ -1,0 +1,9 @@
+//! The generated `arbiter.v1` types and service, and the descriptor set that
+//! server reflection publishes.
+
+#![allow(missing_docs, clippy::all, clippy::pedantic)]
+
+tonic::include_proto!("arbiter.v1");
+
+/// The encoded `FileDescriptorSet` of `proto/`, for reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("arbiter_descriptor");

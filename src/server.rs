@@ -1,0 +1,115 @@
+//! The gRPC server: the rules service with health, reflection and gRPC-Web,
+//! limits, and a graceful drain that ends in a hard cut-off.
+
+use std::future::Future;
+
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::Server;
+use tonic_health::ServingStatus;
+
+use crate::api::service::Rules;
+use crate::config::ServeConfig;
+use crate::proto::rules_service_server::RulesServiceServer;
+
+/// Why the server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The reflection service could not be built from the descriptors.
+    #[error("reflection: {0}")]
+    Reflection(#[from] tonic_reflection::server::Error),
+    /// The transport failed.
+    #[error("transport: {0}")]
+    Transport(#[from] tonic::transport::Error),
+}
+
+/// The name health checks use for the rules service.
+pub const SERVICE_NAME: &str = "arbiter.v1.RulesService";
+
+/// Serves on `listener` until `shutdown` completes, then drains: health turns
+/// NOT_SERVING, no new connections are taken, in-flight calls have
+/// `config.drain` to finish, and whatever is still open then is cut off.
+///
+/// # Errors
+///
+/// A [`ServerError`] if reflection cannot be built or the transport fails.
+pub async fn run(
+    listener: TcpListener,
+    config: ServeConfig,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServerError> {
+    let (health, health_service) = tonic_health::server::health_reporter();
+    for name in ["", SERVICE_NAME] {
+        health.set_service_status(name, ServingStatus::Serving).await;
+    }
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_v1 = reflection().build_v1()?;
+    let reflection_v1alpha = reflection().build_v1alpha()?;
+    let rules =
+        RulesServiceServer::new(Rules::new(config.limits(), config.max_concurrency as usize))
+            .max_decoding_message_size(config.max_message_bytes as usize);
+
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let server = Server::builder()
+        .accept_http1(true)
+        .max_concurrent_streams(config.max_streams_per_connection)
+        .http2_keepalive_interval(Some(config.keepalive_interval))
+        .http2_keepalive_timeout(Some(config.keepalive_timeout))
+        .max_connection_age(config.max_connection_age)
+        .tcp_nodelay(true)
+        .layer(tonic_web::GrpcWebLayer::new())
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(rules)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
+            let _ = stop_rx.await;
+        });
+    tokio::pin!(server);
+    tokio::select! {
+        result = &mut server => return Ok(result?),
+        () = shutdown => {}
+    }
+    tracing::info!(drain = ?config.drain, "shutting down: health NOT_SERVING, draining calls");
+    for name in ["", SERVICE_NAME] {
+        health.set_service_status(name, ServingStatus::NotServing).await;
+    }
+    let _ = stop_tx.send(());
+    match tokio::time::timeout(config.drain, server).await {
+        Ok(result) => Ok(result?),
+        Err(_) => {
+            tracing::warn!("drain period over: closing the connections still open");
+            Ok(())
+        }
+    }
+}
+
+/// Completes on SIGTERM or SIGINT.
+pub async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = interrupt => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}
