@@ -86,7 +86,9 @@ async fn answer(
     Ok(proto::ValidateGamesResponse { id, result: Some(result) })
 }
 
-/// The deadline a client sent in `grpc-timeout`, if any.
+/// When to give up on the deadline a client sent in `grpc-timeout`, if any:
+/// a little before it, so that the caller gets DEADLINE_EXCEEDED from us
+/// rather than the transport's own CANCELLED at the deadline itself.
 fn deadline<T>(request: &Request<T>) -> Option<Instant> {
     let value = request.metadata().get("grpc-timeout")?.to_str().ok()?;
     let (digits, unit) = value.split_at(value.len().checked_sub(1)?);
@@ -100,7 +102,8 @@ fn deadline<T>(request: &Request<T>) -> Option<Instant> {
         "n" => Duration::from_nanos(amount),
         _ => return None,
     };
-    Instant::now().checked_add(timeout)
+    let margin = (timeout / 10).min(Duration::from_millis(50));
+    Instant::now().checked_add(timeout - margin)
 }
 
 /// Sets its flag when dropped: tonic drops the handler when the client goes.

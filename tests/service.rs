@@ -1,0 +1,383 @@
+//! The gRPC service over a real socket on 127.0.0.1: every RPC, every status
+//! code with its details, stream order and per-game errors, perft deadlines,
+//! load shedding, message size limits and the graceful drain.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use arbiter::config::ServeConfig;
+use arbiter::proto::rules_service_client::RulesServiceClient;
+use arbiter::proto::{self, validate_games_response};
+use clap::Parser;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+use tonic::{Code, Request};
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+use tonic_types::StatusExt;
+
+#[derive(Parser)]
+struct Flags {
+    #[command(flatten)]
+    config: ServeConfig,
+}
+
+/// A server on an ephemeral port, stopped when `stop` is sent or dropped.
+struct TestServer {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    handle: JoinHandle<Result<(), arbiter::server::ServerError>>,
+}
+
+impl TestServer {
+    async fn start(flags: &[&str]) -> TestServer {
+        let args = ["arbiter", "--listen", "127.0.0.1:0"].iter().chain(flags);
+        let config = Flags::parse_from(args).config;
+        config.validate().expect("valid test configuration");
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let handle = tokio::spawn(arbiter::server::run(listener, config, async {
+            let _ = stopped.await;
+        }));
+        TestServer { addr, stop: Some(stop), handle }
+    }
+
+    async fn channel(&self) -> Channel {
+        Channel::from_shared(format!("http://{}", self.addr))
+            .unwrap()
+            .connect()
+            .await
+            .expect("connect")
+    }
+
+    async fn client(&self) -> RulesServiceClient<Channel> {
+        RulesServiceClient::new(self.channel().await)
+    }
+
+    async fn shutdown(mut self) -> Result<(), arbiter::server::ServerError> {
+        let _ = self.stop.take().map(|stop| stop.send(()));
+        self.handle.await.expect("server task")
+    }
+}
+
+fn game(moves: &[&str]) -> proto::ValidateGameRequest {
+    proto::ValidateGameRequest {
+        moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        ..Default::default()
+    }
+}
+
+/// The BadRequest field and ErrorInfo reason of an error status.
+fn details(status: &tonic::Status) -> (String, String) {
+    let details = status.get_error_details();
+    let field = details.bad_request().expect("BadRequest").field_violations[0].field.clone();
+    let reason = details.error_info().expect("ErrorInfo").reason.clone();
+    (field, reason)
+}
+
+#[tokio::test]
+async fn validate_game_answers_move_by_move() {
+    let server = TestServer::start(&[]).await;
+    let mut client = server.client().await;
+    let r = client.validate_game(game(&["e4", "e5", "Ng1-f3"])).await.unwrap().into_inner();
+    let sans: Vec<&str> = r.plies.iter().map(|p| p.san.as_str()).collect();
+    assert_eq!(sans, ["e4", "e5", "Nf3"]);
+    assert!(!r.plies[2].canonical_input);
+    let position = r.position.unwrap();
+    assert_eq!(position.fen, "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
+    assert_eq!(position.turn, proto::Color::Black as i32);
+    assert_eq!(position.legal_moves.len(), 29);
+    let outcome = r.outcome.unwrap();
+    assert_eq!(outcome.result, proto::GameResult::Ongoing as i32);
+    assert_eq!(outcome.pgn_result, "*");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_illegal_move_is_an_answer_not_an_error() {
+    let server = TestServer::start(&[]).await;
+    let mut client = server.client().await;
+    let r =
+        client.validate_game(game(&["f3", "e5", "g4", "Qh4#", "e4"])).await.unwrap().into_inner();
+    assert_eq!(r.plies.len(), 4);
+    assert_eq!(r.plies[3].san, "Qh4#");
+    let illegal = r.illegal_move.unwrap();
+    assert_eq!((illegal.index, illegal.r#move.as_str()), (4, "e4"));
+    assert_eq!(illegal.reason, proto::IllegalMoveReason::GameOver as i32);
+    let outcome = r.outcome.unwrap();
+    assert_eq!(outcome.termination, proto::Termination::Checkmate as i32);
+    assert_eq!(outcome.pgn_result, "0-1");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_requests_are_invalid_argument_with_details() {
+    let server = TestServer::start(&["--max-moves", "4"]).await;
+    let mut client = server.client().await;
+    let cases = [
+        (
+            proto::ValidateGameRequest {
+                fen: "8/8/8/8/8/8/8/8 w - - 0 1".into(),
+                ..Default::default()
+            },
+            ("fen", "ILLEGAL_POSITION"),
+        ),
+        (
+            proto::ValidateGameRequest { fen: "not a fen".into(), ..Default::default() },
+            ("fen", "INVALID_FEN"),
+        ),
+        (
+            proto::ValidateGameRequest { fen: "x".repeat(200), ..Default::default() },
+            ("fen", "FEN_TOO_LONG"),
+        ),
+        (game(&["e4", "e5", "Nf3", "Nc6", "Bb5"]), ("moves", "TOO_MANY_MOVES")),
+        (
+            proto::ValidateGameRequest { notation: 99, ..Default::default() },
+            ("notation", "UNKNOWN_ENUM_VALUE"),
+        ),
+        (
+            proto::ValidateGameRequest {
+                variant: proto::Variant::Chess960 as i32,
+                ..Default::default()
+            },
+            ("variant", "UNSUPPORTED_VARIANT"),
+        ),
+    ];
+    for (request, (field, reason)) in cases {
+        let status = client.validate_game(request).await.unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+        assert_eq!(details(&status), (field.to_owned(), reason.to_owned()));
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn oversized_messages_are_refused() {
+    let server = TestServer::start(&["--max-message-bytes", "2048"]).await;
+    let mut client = server.client().await;
+    let moves = vec!["e4".to_owned(); 1000];
+    let status = client
+        .validate_game(proto::ValidateGameRequest { moves, ..Default::default() })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::OutOfRange, "{status:?}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn validate_games_keeps_order_and_reports_per_game_errors() {
+    let server = TestServer::start(&["--stream-games-in-flight", "4"]).await;
+    let mut client = server.client().await;
+    let mut requests: Vec<proto::ValidateGamesRequest> = (0..200)
+        .map(|i| proto::ValidateGamesRequest {
+            id: format!("g{i}"),
+            game: Some(game(&["e4", "e5", "Nf3", "Nc6"][..(i % 5)])),
+        })
+        .collect();
+    requests[7].game.as_mut().unwrap().fen = "8/8/8/8/8/8/8/8 w - - 0 1".into();
+    requests[9].game = None;
+    let responses: Vec<proto::ValidateGamesResponse> = client
+        .validate_games(tokio_stream::iter(requests))
+        .await
+        .unwrap()
+        .into_inner()
+        .map(|r| r.unwrap())
+        .collect()
+        .await;
+    assert_eq!(responses.len(), 200);
+    for (i, r) in responses.iter().enumerate() {
+        assert_eq!(r.id, format!("g{i}"));
+        match r.result.as_ref().unwrap() {
+            validate_games_response::Result::Game(g) if i != 7 && i != 9 => {
+                assert_eq!(g.plies.len(), i % 5)
+            }
+            validate_games_response::Result::Error(e) if i == 7 => {
+                assert_eq!(
+                    (e.code.as_str(), e.reason.as_str(), e.field.as_str()),
+                    ("INVALID_ARGUMENT", "ILLEGAL_POSITION", "game.fen")
+                );
+            }
+            validate_games_response::Result::Error(e) if i == 9 => assert_eq!(e.field, "game"),
+            other => panic!("{i}: {other:?}"),
+        }
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn legal_moves_from_one_square() {
+    let server = TestServer::start(&[]).await;
+    let mut client = server.client().await;
+    let r = client
+        .legal_moves(proto::LegalMovesRequest {
+            moves: vec!["e4".into(), "e5".into()],
+            from_square: "g1".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut sans: Vec<String> =
+        r.position.unwrap().legal_moves.into_iter().map(|m| m.san).collect();
+    sans.sort();
+    assert_eq!(sans, ["Ne2", "Nf3", "Nh3"]);
+    let status = client
+        .legal_moves(proto::LegalMovesRequest { from_square: "z9".into(), ..Default::default() })
+        .await
+        .unwrap_err();
+    assert_eq!(details(&status), ("from_square".to_owned(), "INVALID_SQUARE".to_owned()));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn perft_counts_divides_and_respects_limits() {
+    let server = TestServer::start(&["--max-perft-depth", "6"]).await;
+    let mut client = server.client().await;
+    let r = client
+        .perft(proto::PerftRequest { depth: 3, divide: true, ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.nodes, 8_902);
+    assert_eq!(r.divide.len(), 20);
+    assert_eq!(r.divide.iter().map(|d| d.nodes).sum::<u64>(), 8_902);
+    let status =
+        client.perft(proto::PerftRequest { depth: 7, ..Default::default() }).await.unwrap_err();
+    assert_eq!(details(&status), ("depth".to_owned(), "DEPTH_TOO_LARGE".to_owned()));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn perft_stops_when_the_deadline_passes() {
+    let server = TestServer::start(&[]).await;
+    let mut client = server.client().await;
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    // perft(6) of Kiwipete is eight billion nodes: it cannot finish in time.
+    let mut request =
+        Request::new(proto::PerftRequest { fen: kiwipete.into(), depth: 6, ..Default::default() });
+    request.metadata_mut().insert("grpc-timeout", "1S".parse().unwrap());
+    let started = Instant::now();
+    let status = client.perft(request).await.unwrap_err();
+    assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(20), "stopped after {:?}", started.elapsed());
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn over_the_concurrency_limit_calls_are_shed_at_once() {
+    let server = TestServer::start(&["--max-concurrency", "1"]).await;
+    let mut client = server.client().await;
+    // An open stream holds the only slot for as long as it is open.
+    let (tx, rx) = mpsc::channel(4);
+    let mut stream = client.validate_games(ReceiverStream::new(rx)).await.unwrap().into_inner();
+    tx.send(proto::ValidateGamesRequest { id: "a".into(), game: Some(game(&["e4"])) })
+        .await
+        .unwrap();
+    assert_eq!(stream.next().await.unwrap().unwrap().id, "a");
+    let status = client.validate_game(game(&["e4"])).await.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    drop(tx);
+    assert!(stream.next().await.is_none());
+    // The slot is free again once the stream has ended.
+    let mut ok = false;
+    for _ in 0..50 {
+        if client.validate_game(game(&["e4"])).await.is_ok() {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(ok, "the slot was never released");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn health_reports_serving_for_the_server_and_the_service() {
+    let server = TestServer::start(&[]).await;
+    let mut health = HealthClient::new(server.channel().await);
+    for service in ["", "arbiter.v1.RulesService"] {
+        let r = health
+            .check(HealthCheckRequest { service: service.into() })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(r.status, ServingStatus::Serving as i32, "{service:?}");
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn drain_flips_health_first_finishes_in_flight_calls_then_cuts_off() {
+    let server = TestServer::start(&["--drain", "1s"]).await;
+    let channel = server.channel().await;
+    let mut health = HealthClient::new(channel.clone());
+    let mut watch = health
+        .watch(HealthCheckRequest { service: "arbiter.v1.RulesService".into() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(watch.next().await.unwrap().unwrap().status, ServingStatus::Serving as i32);
+    // An in-flight stream.
+    let mut client = RulesServiceClient::new(channel);
+    let (tx, rx) = mpsc::channel(4);
+    let mut stream = client.validate_games(ReceiverStream::new(rx)).await.unwrap().into_inner();
+    tx.send(proto::ValidateGamesRequest { id: "before".into(), game: Some(game(&["e4"])) })
+        .await
+        .unwrap();
+    assert_eq!(stream.next().await.unwrap().unwrap().id, "before");
+
+    let addr = server.addr;
+    let started = Instant::now();
+    let TestServer { stop, handle, .. } = server;
+    let _ = stop.map(|stop| stop.send(()));
+    // Health turns NOT_SERVING first.
+    assert_eq!(watch.next().await.unwrap().unwrap().status, ServingStatus::NotServing as i32);
+    // The call in flight still gets its answers.
+    tx.send(proto::ValidateGamesRequest { id: "during".into(), game: Some(game(&["d4"])) })
+        .await
+        .unwrap();
+    assert_eq!(stream.next().await.unwrap().unwrap().id, "during");
+    drop(tx);
+    // The open health watch would hold the server forever: the drain cuts it off.
+    handle.await.unwrap().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // Nobody listens any more.
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err());
+}
+
+/// gRPC-Web over plain HTTP/1.1, as a browser or an HTTP/1 proxy sends it.
+#[tokio::test]
+async fn grpc_web_over_http1() {
+    use prost::Message;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::start(&[]).await;
+    let message = proto::PerftRequest { depth: 2, ..Default::default() }.encode_to_vec();
+    let mut body = vec![0u8];
+    body.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+    body.extend_from_slice(&message);
+    let mut socket = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /arbiter.v1.RulesService/Perft HTTP/1.1\r\nHost: {}\r\n\
+         Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    socket.write_all(head.as_bytes()).await.unwrap();
+    socket.write_all(&body).await.unwrap();
+    let mut response = Vec::new();
+    socket.read_to_end(&mut response).await.unwrap();
+    let text = String::from_utf8_lossy(&response);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains("grpc-status:0"), "{text}");
+    // The data frame holds PerftResponse { nodes: 400 }: field 1, varint 400.
+    let expected = proto::PerftResponse { nodes: 400, divide: vec![] }.encode_to_vec();
+    assert!(response.windows(expected.len()).any(|w| w == expected.as_slice()));
+    server.shutdown().await.unwrap();
+}
