@@ -14,6 +14,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)
+        // Malformed requests are INVALID_ARGUMENT, not prost's INTERNAL.
+        .codec_path("crate::api::codec::ArbiterCodec")
         .compile_fds(descriptors)?;
     Ok(())
 }

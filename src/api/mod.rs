@@ -2,6 +2,7 @@
 //! messages and the domain ([`convert`]), the service itself ([`service`]),
 //! and the one place where request errors become gRPC statuses.
 
+pub mod codec;
 pub mod convert;
 pub mod service;
 
