@@ -136,11 +136,12 @@ impl LegalMovesQuery {
                 text: text.chars().take(16).collect(),
             })?),
         };
+        // The service lists the (filtered) legal moves itself.
         let options = ReplayOptions {
             notation,
             strict: false,
             include_fens: false,
-            skip_legal_moves: false,
+            skip_legal_moves: true,
             plies_from: moves.len(),
         };
         Ok(LegalMovesQuery { game: GameRequest { start, moves, options }, from })
