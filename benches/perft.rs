@@ -32,10 +32,13 @@
 //! Without `--bench` on the command line (as under `cargo test --benches`),
 //! every engine runs once at depth 3 at most, only to check the counts.
 
-use std::env;
+mod common;
+
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+use common::Plan;
 
 /// A perft position: its FEN, its known node counts by depth (index 0 is
 /// depth 1), and for each mode the depth measured and how many times one
@@ -324,41 +327,11 @@ const ENGINES: [(&str, NewRunner); 4] = [
     (ChessCrate::NAME, runner::<ChessCrate>),
 ];
 
-/// How deep and how often to measure.
-#[derive(Clone, Copy)]
-enum Plan {
-    /// The depths of `CASES`, with a warm-up run and `samples` timed runs.
-    Full { samples: usize },
-    /// One ply shallower and not repeated, for a quick smoke test.
-    Quick { samples: usize },
-    /// Depth 3 at most, one run each, counts checked and nothing reported.
-    Test,
-}
-
+/// The depths of each plan.
 impl Plan {
-    fn from_args() -> Plan {
-        let mut bench = false;
-        let mut quick = env::var("ARBITER_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
-        let mut samples = None;
-        let mut args = env::args().skip(1);
-        while let Some(arg) = args.next() {
-            match arg.as_str() {
-                "--bench" => bench = true,
-                "--quick" => quick = true,
-                "--samples" => {
-                    let n = args.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0);
-                    samples = Some(n.expect("--samples takes a positive integer"));
-                }
-                other => panic!("unknown argument {other:?} (expected --quick or --samples N)"),
-            }
-        }
-        match (bench, quick) {
-            (false, _) => Plan::Test,
-            (true, true) => Plan::Quick { samples: samples.unwrap_or(3) },
-            (true, false) => Plan::Full { samples: samples.unwrap_or(7) },
-        }
-    }
-
+    /// The depth of `case` in `mode`: in full, the one given in `CASES`; in
+    /// quick, one ply shallower and not repeated, for a smoke test; in test,
+    /// depth 3 at most, not repeated, only to check the counts.
     fn depth(self, case: &Case, mode: Mode) -> Depth {
         let full = match mode {
             Mode::Bulk => case.bulk,
@@ -368,13 +341,6 @@ impl Plan {
             Plan::Full { .. } => full,
             Plan::Quick { .. } => depth(full.depth - 1, 1),
             Plan::Test => depth(full.depth.min(3), 1),
-        }
-    }
-
-    fn samples(self) -> usize {
-        match self {
-            Plan::Full { samples } | Plan::Quick { samples } => samples,
-            Plan::Test => 0,
         }
     }
 }
@@ -420,47 +386,16 @@ fn measure(plan: Plan, case: &Case, mode: Mode) -> Row {
         sample(runner, name, case, mode, d);
     }
 
-    let n = runners.len();
-    let mut times = vec![Vec::with_capacity(plan.samples()); n];
-    for s in 0..plan.samples() {
-        for i in (0..n).map(|k| (s + k) % n) {
-            times[i].push(sample(&runners[i], ENGINES[i].0, case, mode, d));
-        }
-    }
-
-    let (medians, spreads) = times
-        .into_iter()
-        .map(|mut t| {
-            t.sort_unstable();
-            let spread = t
-                .last()
-                .zip(t.first())
-                .map_or(1.0, |(hi, lo)| hi.as_secs_f64() / lo.as_secs_f64().max(f64::MIN_POSITIVE));
-            (median(&t), spread)
-        })
-        .unzip();
+    let times = common::interleave(plan.samples(), runners.len(), |i| {
+        sample(&runners[i], ENGINES[i].0, case, mode, d)
+    });
+    let (medians, spreads) = times.into_iter().map(common::median_and_spread).unzip();
     let nodes = case.nodes(d.depth) * u64::from(d.reps);
     Row { case: case.name, mode, depth: d, nodes, medians, spreads }
 }
 
-/// The median of sorted durations (the mean of the middle two if even).
-fn median(sorted: &[Duration]) -> Duration {
-    let mid = sorted.len() / 2;
-    match sorted.len() {
-        0 => Duration::ZERO,
-        n if n % 2 == 1 => sorted[mid],
-        _ => (sorted[mid - 1] + sorted[mid]) / 2,
-    }
-}
-
 fn mnps(nodes: u64, time: Duration) -> f64 {
     nodes as f64 / time.as_secs_f64() / 1e6
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".to_owned())
 }
 
 /// One markdown table line: position, mode, depth, nodes, Mnodes/s per
@@ -546,7 +481,7 @@ fn main() {
         return;
     }
 
-    let load_before = load_average();
+    let load_before = common::load_average();
     let mut rows = Vec::new();
     for mode in [Mode::Bulk, Mode::Played] {
         for case in &CASES {
@@ -567,5 +502,5 @@ fn main() {
         }
     }
     print!("{}", report(plan, &rows));
-    println!("Load average before: {load_before}; after: {}.", load_average());
+    println!("Load average before: {load_before}; after: {}.", common::load_average());
 }

@@ -51,6 +51,8 @@
 //! Without `--bench` on the command line (as under `cargo test --benches`),
 //! a few games run once per engine, only to check the results.
 
+mod common;
+
 use std::env;
 use std::fmt::Write as _;
 use std::fs;
@@ -63,6 +65,7 @@ use arbiter::chess::game::{Game, Notation};
 use arbiter::chess::outcome::{GameResult, Outcome, Termination};
 use arbiter::chess::uci::UciMove;
 use arbiter::chess::{MoveKind, Position};
+use common::Plan;
 
 const SEED: u64 = 0x5eed_0000_2000_0200;
 const MAX_PLIES: usize = 200;
@@ -729,43 +732,10 @@ fn run<E: Engine>(games: &[GameCase], round: Round, outs: &mut [String], passes:
     elapsed
 }
 
-/// How many games and how often to measure.
-#[derive(Clone, Copy)]
-enum Plan {
-    Full {
-        samples: usize,
-    },
-    Quick {
-        samples: usize,
-    },
-    /// A few games, one run each, results checked and nothing reported.
-    Test,
-}
-
+/// The workload of each plan.
 impl Plan {
-    fn from_args() -> Plan {
-        let mut bench = false;
-        let mut quick = env::var("ARBITER_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
-        let mut samples = None;
-        let mut args = env::args().skip(1);
-        while let Some(arg) = args.next() {
-            match arg.as_str() {
-                "--bench" => bench = true,
-                "--quick" => quick = true,
-                "--samples" => {
-                    let n = args.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0);
-                    samples = Some(n.expect("--samples takes a positive integer"));
-                }
-                other => panic!("unknown argument {other:?} (expected --quick or --samples N)"),
-            }
-        }
-        match (bench, quick) {
-            (false, _) => Plan::Test,
-            (true, true) => Plan::Quick { samples: samples.unwrap_or(3) },
-            (true, false) => Plan::Full { samples: samples.unwrap_or(7) },
-        }
-    }
-
+    /// Games in the workload: all of them in full, fewer in quick, a few in
+    /// test (only to check the results).
     fn games(self) -> usize {
         match self {
             Plan::Full { .. } => 2_000,
@@ -782,20 +752,12 @@ impl Plan {
             Plan::Quick { .. } | Plan::Test => 1,
         }
     }
-
-    fn samples(self) -> usize {
-        match self {
-            Plan::Full { samples } | Plan::Quick { samples } => samples,
-            Plan::Test => 0,
-        }
-    }
 }
 
 /// Something timed: an engine in a round, or a command line.
 struct Job<'a> {
     name: String,
     run: Box<dyn FnMut() -> Duration + 'a>,
-    times: Vec<Duration>,
 }
 
 fn engine_job<'a, E: Engine>(games: &'a [GameCase], round: Round, passes: u32) -> Job<'a> {
@@ -804,7 +766,6 @@ fn engine_job<'a, E: Engine>(games: &'a [GameCase], round: Round, passes: u32) -
     Job {
         name: format!("{} {}", round.name(), E::NAME),
         run: Box::new(move || run::<E>(games, round, &mut outs, passes)),
-        times: Vec::new(),
     }
 }
 
@@ -906,29 +867,12 @@ fn cli_job<'a>(
             assert!(status.success(), "arbiter {args:?} failed: {status}");
             elapsed
         }),
-        times: Vec::new(),
     }
 }
 
 /// The command line of a CLI job, as reported.
 fn cli_name(args: &[&str]) -> String {
     ["arbiter validate --batch FILE"].iter().chain(args).copied().collect::<Vec<_>>().join(" ")
-}
-
-/// The median of sorted durations (the mean of the middle two if even).
-fn median(sorted: &[Duration]) -> Duration {
-    let mid = sorted.len() / 2;
-    match sorted.len() {
-        0 => Duration::ZERO,
-        n if n % 2 == 1 => sorted[mid],
-        _ => (sorted[mid - 1] + sorted[mid]) / 2,
-    }
-}
-
-fn load_average() -> String {
-    fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".to_owned())
 }
 
 const CLI_ARGS: [&[&str]; 3] =
@@ -943,7 +887,7 @@ const GOALS: [(Round, &str, f64); 3] = [
 
 fn main() {
     let plan = Plan::from_args();
-    let load_before = load_average();
+    let load_before = common::load_average();
     let games = workload(plan.games());
     let plies: usize = games.iter().map(|g| g.san.len()).sum();
 
@@ -987,22 +931,10 @@ fn main() {
         ));
     }
 
-    let n = jobs.len();
-    for s in 0..plan.samples() {
-        for i in (0..n).map(|k| (s + k) % n) {
-            let t = (jobs[i].run)();
-            jobs[i].times.push(t);
-        }
-    }
-    let mut medians = Vec::with_capacity(n);
-    for job in &mut jobs {
-        job.times.sort_unstable();
-        let t = median(&job.times);
-        let spread = job
-            .times
-            .last()
-            .zip(job.times.first())
-            .map_or(1.0, |(hi, lo)| hi.as_secs_f64() / lo.as_secs_f64().max(f64::MIN_POSITIVE));
+    let times = common::interleave(plan.samples(), jobs.len(), |i| (jobs[i].run)());
+    let mut medians = Vec::with_capacity(jobs.len());
+    for (job, times) in jobs.iter().zip(times) {
+        let (t, spread) = common::median_and_spread(times);
         eprintln!("{:>40}: {:.1} ms (spread {spread:.2})", job.name, t.as_secs_f64() * 1e3);
         medians.push((job.name.clone(), t, spread));
     }
@@ -1114,5 +1046,5 @@ fn main() {
         let _ = writeln!(out, "Note: {note}.");
     }
     print!("{out}");
-    println!("Load average before: {load_before}; after: {}.", load_average());
+    println!("Load average before: {load_before}; after: {}.", common::load_average());
 }

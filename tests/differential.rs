@@ -3,30 +3,18 @@
 //! identical perft(2) counts. Play favours the rare moves — promotions, en
 //! passant, castling — so that every rule is exercised many times.
 
+#[allow(dead_code)]
+mod common;
+
 use std::collections::BTreeSet;
 
 use arbiter::chess::{MoveKind, Position, Role, perft};
+use common::{RANDOM_PLAY_STARTS as STARTS, shakmaty_position};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use shakmaty::{CastlingMode, Chess, Position as _, fen::Fen};
-
-/// Start positions: the standard one and a few rich in special moves.
-const STARTS: &[&str] = &[
-    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "r3k2r/pp3ppp/8/3pP3/8/8/PP3PPP/R3K2R w KQkq d6 0 1",
-];
+use shakmaty::{CastlingMode, Position as _, fen::Fen};
 
 const POSITIONS: usize = 20_000;
-
-fn shakmaty_position(fen: &str) -> Chess {
-    Fen::from_ascii(fen.as_bytes())
-        .expect("shakmaty reads our FEN")
-        .into_position(CastlingMode::Standard)
-        .unwrap_or_else(|e| panic!("shakmaty rejects {fen}: {e}"))
-}
 
 #[derive(Default, Debug)]
 struct Seen {

@@ -2,6 +2,9 @@
 //! UCI readers or [`Game::play_text`] panic; and every legal move's SAN
 //! (and UCI, and the lenient variants of SAN) reads back as that move.
 
+#[allow(dead_code)]
+mod common;
+
 use arbiter::chess::game::{Game, Notation};
 use arbiter::chess::illegal::IllegalReason;
 use arbiter::chess::san::{self, San};
@@ -12,14 +15,9 @@ use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom as _;
 use rand::{Rng, SeedableRng};
 
-/// Start positions for random play: the standard one and some rich in
-/// castling, en passant, promotions and ambiguous piece moves.
-const STARTS: &[&str] = &[
-    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-    "r3k2r/pp3ppp/8/3pP3/8/8/PP3PPP/R3K2R w KQkq d6 0 1",
+/// Start positions for random play besides [`common::RANDOM_PLAY_STARTS`],
+/// rich in castling, en passant, promotions and ambiguous piece moves.
+const MORE_STARTS: &[&str] = &[
     "n1n3k1/PPPP4/8/8/8/8/4pppp/1K4N1 w - - 0 1",
     "4k3/8/8/2N1N3/8/2N1N3/8/4K3 w - - 0 1",
     "3qk3/8/8/Q7/7Q/8/8/Q3K2Q w - - 0 1",
@@ -30,12 +28,13 @@ const STARTS: &[&str] = &[
 
 const ALL_NOTATIONS: [Notation; 3] = [Notation::Auto, Notation::Uci, Notation::San];
 
-/// A position reached by `plies` random legal moves from one of [`STARTS`]
-/// (fewer if the game ends first). Pawn moves are favoured, for more en
-/// passant and promotions.
+/// A position reached by `plies` random legal moves from one of
+/// [`common::RANDOM_PLAY_STARTS`] or [`MORE_STARTS`] (fewer if the game ends
+/// first). Pawn moves are favoured, for more en passant and promotions.
 fn random_position(seed: u64, plies: usize) -> Position {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut pos: Position = STARTS.choose(&mut rng).unwrap().parse().unwrap();
+    let starts: Vec<&str> = common::RANDOM_PLAY_STARTS.iter().chain(MORE_STARTS).copied().collect();
+    let mut pos: Position = starts.choose(&mut rng).unwrap().parse().unwrap();
     for _ in 0..plies {
         let moves = pos.legal_moves();
         let pawns = pos.by_role(Role::Pawn);

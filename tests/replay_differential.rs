@@ -10,6 +10,9 @@
 //! forth) and some to run the half-move clock out (quiet piece moves
 //! preferred), so that every termination and claim occurs many times.
 
+#[allow(dead_code)]
+mod common;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::thread;
@@ -19,6 +22,7 @@ use arbiter::chess::Position;
 use arbiter::chess::game::{Game, Notation};
 use arbiter::chess::illegal::IllegalReason;
 use arbiter::chess::outcome::{GameResult, Outcome, Termination, is_insufficient_material};
+use common::shakmaty_position;
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom as _;
 use rand::{Rng, SeedableRng};
@@ -92,13 +96,6 @@ impl Seen {
         self.fifty_move_plies += other.fifty_move_plies;
         self.insufficient_disagreements.extend(other.insufficient_disagreements);
     }
-}
-
-fn shakmaty_position(fen: &str) -> Chess {
-    Fen::from_ascii(fen.as_bytes())
-        .expect("shakmaty reads the FEN")
-        .into_position(CastlingMode::Standard)
-        .unwrap_or_else(|e| panic!("shakmaty rejects {fen}: {e}"))
 }
 
 /// Our dead-position rule, from shakmaty's board: K v K, K+N v K, or any

@@ -7,6 +7,7 @@
 //! and then a missing directory fails. `ARBITER_PERFT_NODES` bounds the perft
 //! work of each perft test.
 
+#[allow(dead_code)]
 mod common;
 
 use std::collections::{BTreeMap, HashMap, HashSet};

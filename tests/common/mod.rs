@@ -1,5 +1,10 @@
 //! Helpers for the data-driven tests: finding the shared third-party test
-//! data, reading its perft files, and spreading work over threads.
+//! data, reading its perft files, and spreading work over threads; and for
+//! the tests that play random games or compare with shakmaty: start
+//! positions, and our FEN read by shakmaty.
+//!
+//! Each test that includes this module uses only part of it, hence
+//! `#[allow(dead_code)]` on its `mod common;`.
 
 use std::env;
 use std::error::Error;
@@ -10,11 +15,24 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
+use shakmaty::{CastlingMode, Chess, fen::Fen};
+
 /// What every data-driven test returns, so a test can end early with `Ok`.
 pub type TestResult = Result<(), Box<dyn Error>>;
 
 /// Names the directory of third-party vectors; CI always sets it.
 pub const DATA_ENV: &str = "ARBITER_TEST_DATA";
+
+/// Start positions for random play: the standard one and a few rich in
+/// special moves (Kiwipete, the perft suite's positions 4 and 3, and one with
+/// castling on both sides and an en-passant capture to make).
+pub const RANDOM_PLAY_STARTS: &[&str] = &[
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "r3k2r/pp3ppp/8/3pP3/8/8/PP3PPP/R3K2R w KQkq d6 0 1",
+];
 
 /// Total perft nodes a test may spend; CI sets a larger value.
 pub const NODES_ENV: &str = "ARBITER_PERFT_NODES";
@@ -187,6 +205,21 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
     });
     results.sort_unstable_by_key(|(i, _)| *i);
     results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The position of a FEN we wrote (or a test's own), as shakmaty reads it
+/// with standard castling, for comparing our rules with an independent
+/// implementation.
+///
+/// # Panics
+///
+/// If shakmaty cannot read the FEN or rejects the position, naming the FEN
+/// in the latter case.
+pub fn shakmaty_position(fen: &str) -> Chess {
+    Fen::from_ascii(fen.as_bytes())
+        .expect("shakmaty reads our FEN")
+        .into_position(CastlingMode::Standard)
+        .unwrap_or_else(|e| panic!("shakmaty rejects {fen}: {e}"))
 }
 
 /// Runs `f`, adding `context` (say, the FEN) to any panic inside it, so a
