@@ -6,7 +6,7 @@
 //! their pin line; king steps are tested against attacks with the king
 //! removed from the board; en passant is tested by removing both pawns, which
 //! covers the horizontal pin and the discovered check from the captured
-//! pawn's square. Moves reach a [`MoveSink`] as sets of targets, so counting
+//! pawn's square. Moves reach a `MoveSink` as sets of targets, so counting
 //! (for perft) costs a popcount per piece instead of a list.
 
 use std::fmt;
