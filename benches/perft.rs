@@ -159,17 +159,20 @@ impl Engine for Arbiter {
     }
 
     fn played(board: &Self::Board, depth: u32) -> u64 {
+        // The same shape as the other engines: clone, then play in place.
         let moves = board.legal_moves();
-        if depth == 1 {
-            let mut nodes = 0;
-            for &m in &moves {
-                black_box(&board.play(m));
+        let mut nodes = 0;
+        for &m in &moves {
+            let mut child = board.clone();
+            child.play_unchecked(m);
+            if depth == 1 {
+                black_box(&child);
                 nodes += 1;
+            } else {
+                nodes += Self::played(&child, depth - 1);
             }
-            nodes
-        } else {
-            moves.iter().map(|&m| Self::played(&board.play(m), depth - 1)).sum()
         }
+        nodes
     }
 }
 

@@ -123,6 +123,8 @@ fn run_serve(config: ServeConfig) -> ExitCode {
         return ExitCode::from(2);
     }
     let _ = tracing_subscriber::fmt()
+        .with_writer(io::stderr)
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),

@@ -11,7 +11,7 @@ pub struct ServeConfig {
     #[arg(long, env = "ARBITER_LISTEN", default_value = "0.0.0.0:50051")]
     pub listen: SocketAddr,
 
-    /// Largest request message accepted, in bytes (larger: OUT_OF_RANGE).
+    /// Largest request message accepted, in bytes (larger: RESOURCE_EXHAUSTED).
     #[arg(long, env = "ARBITER_MAX_MESSAGE_BYTES", default_value_t = 4 << 20,
           value_parser = clap::value_parser!(u64).range(1024..=(256 << 20)))]
     pub max_message_bytes: u64,

@@ -64,6 +64,7 @@ pub async fn run(
         .max_connection_age(config.max_connection_age)
         .tcp_nodelay(true)
         .layer(tonic_web::GrpcWebLayer::new())
+        .layer(tower::util::MapResponseLayer::new(crate::api::size_limit_response))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

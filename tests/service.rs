@@ -166,7 +166,19 @@ async fn oversized_messages_are_refused() {
         .validate_game(proto::ValidateGameRequest { moves, ..Default::default() })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::OutOfRange, "{status:?}");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    // In a stream too.
+    let request = proto::ValidateGamesRequest {
+        id: "big".into(),
+        game: Some(proto::ValidateGameRequest {
+            moves: vec!["e4".to_owned(); 1000],
+            ..Default::default()
+        }),
+    };
+    let mut stream =
+        client.validate_games(tokio_stream::iter([request])).await.unwrap().into_inner();
+    let status = stream.next().await.unwrap().unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     server.shutdown().await.unwrap();
 }
 
@@ -397,5 +409,6 @@ async fn malformed_messages_are_invalid_argument_not_internal() {
     // Trailers-only answer: the status is in the HTTP headers.
     assert!(text.contains("grpc-status: 3"), "{text}");
     assert!(text.contains("malformed%20request%20message"), "{text}");
+    assert!(text.contains("grpc-status-details-bin"), "{text}");
     server.shutdown().await.unwrap();
 }

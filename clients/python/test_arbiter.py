@@ -439,17 +439,21 @@ def test_malformed_message_is_invalid_argument(channel):
     call = channel.unary_unary(f"/{SERVICE}/ValidateGame")
     with pytest.raises(grpc.RpcError) as caught:
         call(b"\x12\x02\xff\xfe", timeout=RPC_TIMEOUT_S)
-    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert caught.value.details().startswith("malformed request message")
+    err = caught.value
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert err.details().startswith("malformed request message")
+    _, bad_request, error_info = decode_error(err)
+    assert [v.field for v in bad_request.field_violations] == ["moves"]
+    assert error_info.reason == "MALFORMED_MESSAGE"
 
 
-def test_oversized_message_is_out_of_range(pb, rules):
-    # Over the default --max-message-bytes (4 MiB): OUT_OF_RANGE, as the
-    # README's error model says.
+def test_oversized_message_is_resource_exhausted(pb, rules):
+    # Over the default --max-message-bytes (4 MiB): RESOURCE_EXHAUSTED, as
+    # gRPC's status code list and the README's error model say.
     request = pb.m.ValidateGameRequest(moves=["e4" * 2500] * 1000)  # ~5 MB
     with pytest.raises(grpc.RpcError) as caught:
         rules.ValidateGame(request, timeout=RPC_TIMEOUT_S)
-    assert caught.value.code() == grpc.StatusCode.OUT_OF_RANGE
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
 # --------------------------------------------------------------------------

@@ -6,6 +6,7 @@ use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
 use tonic::{Code, Status};
 use tonic_prost::prost::Message;
 use tonic_prost::{ProstCodec, ProstDecoder, ProstEncoder};
+use tonic_types::{ErrorDetails, StatusExt};
 
 /// [`ProstCodec`] with decode failures reported as INVALID_ARGUMENT.
 #[derive(Debug, Default)]
@@ -30,6 +31,25 @@ where
     }
 }
 
+/// INVALID_ARGUMENT for a message prost could not decode, with the field it
+/// names (prost says e.g. `ValidateGameRequest.moves: invalid string value`)
+/// in `BadRequest` and the reason `MALFORMED_MESSAGE` in `ErrorInfo`.
+fn malformed(detail: &str) -> Status {
+    let field = detail
+        .split(": ")
+        .find_map(|part| part.split_once('.').map(|(_, field)| field))
+        .filter(|field| field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or("");
+    let message = format!("malformed request message: {detail}");
+    let mut details = ErrorDetails::with_bad_request_violation(field, message.clone());
+    details.set_error_info(
+        "MALFORMED_MESSAGE",
+        super::ERROR_DOMAIN,
+        std::collections::HashMap::new(),
+    );
+    Status::with_error_details(Code::InvalidArgument, message, details)
+}
+
 /// [`ProstDecoder`] with decode failures reported as INVALID_ARGUMENT.
 #[derive(Debug)]
 pub struct ArbiterDecoder<U>(ProstDecoder<U>);
@@ -40,9 +60,7 @@ impl<U: Message + Default> Decoder for ArbiterDecoder<U> {
 
     fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
         self.0.decode(buf).map_err(|status| match status.code() {
-            Code::Internal => {
-                Status::invalid_argument(format!("malformed request message: {}", status.message()))
-            }
+            Code::Internal => malformed(status.message()),
             _ => status,
         })
     }

@@ -6,6 +6,7 @@ pub mod codec;
 pub mod convert;
 pub mod service;
 
+use tonic::codegen::http;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
@@ -112,6 +113,36 @@ impl From<RequestError> for Status {
         details.set_error_info(reason, ERROR_DOMAIN, std::collections::HashMap::new());
         Status::with_error_details(err.code(), err.to_string(), details)
     }
+}
+
+/// tonic answers a request message over the size limit with OUT_OF_RANGE;
+/// the gRPC status code list says RESOURCE_EXHAUSTED for it, and so does the
+/// contract. Other statuses pass unchanged.
+pub fn size_limit_status(status: Status) -> Status {
+    if status.code() == Code::OutOfRange && status.message().contains("message length too large") {
+        Status::resource_exhausted(status.message().to_owned())
+    } else {
+        status
+    }
+}
+
+/// The same rewrite on a whole HTTP response, for calls that tonic answers
+/// before any handler runs (a unary request over the limit gets a
+/// trailers-only response whose status is in the headers).
+pub fn size_limit_response<B>(mut response: http::Response<B>) -> http::Response<B> {
+    let headers = response.headers_mut();
+    let over_size = headers.get("grpc-status").is_some_and(|v| v == "11")
+        && headers
+            .get("grpc-message")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|m| m.contains("message%20length%20too%20large"));
+    if over_size {
+        let code = (Code::ResourceExhausted as i32).to_string();
+        if let Ok(value) = http::HeaderValue::from_str(&code) {
+            headers.insert("grpc-status", value);
+        }
+    }
+    response
 }
 
 /// The canonical name of a gRPC code, as `INVALID_ARGUMENT`.

@@ -144,7 +144,7 @@ impl RulesService for Rules {
             .into_inner()
             .map(move |item| {
                 let limits = limits.clone();
-                async move { answer(item?, limits).await }
+                async move { answer(item.map_err(super::size_limit_status)?, limits).await }
             })
             .buffered(in_flight)
             .map(move |item| {
