@@ -412,3 +412,51 @@ async fn malformed_messages_are_invalid_argument_not_internal() {
     assert!(text.contains("grpc-status-details-bin"), "{text}");
     server.shutdown().await.unwrap();
 }
+
+/// A client that sends games without reading the answers is slowed down:
+/// the server reads only a bounded number of games ahead of what it could
+/// deliver, instead of buffering the whole stream.
+#[tokio::test]
+async fn validate_games_applies_back_pressure() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let server = TestServer::start(&["--stream-games-in-flight", "2"]).await;
+    let mut client = server.client().await;
+    // One long legal game whose answer, with a FEN per ply, is large.
+    let mut game_state = arbiter::chess::game::Game::new(Default::default());
+    let mut moves = Vec::new();
+    while moves.len() < 150 && !game_state.is_over() {
+        let legal = game_state.position().legal_moves();
+        let Some(&m) = legal.get(moves.len() * 7 % legal.len().max(1)) else { break };
+        moves.push(game_state.play(m).to_string());
+    }
+    // More than the HTTP/2 windows (about 1 MiB each way) can hold.
+    let total = 5000;
+    let pulled = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&pulled);
+    let requests = tokio_stream::iter(0..total).map(move |i| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        proto::ValidateGamesRequest {
+            id: i.to_string(),
+            game: Some(proto::ValidateGameRequest {
+                moves: moves.clone(),
+                include_fens: true,
+                ..Default::default()
+            }),
+        }
+    });
+    let mut responses = client.validate_games(requests).await.unwrap().into_inner();
+    // Read nothing for a while: the sender must stall far short of the end.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let stalled_at = pulled.load(Ordering::SeqCst);
+    eprintln!("sender stalled after {stalled_at} of {total} games");
+    assert!(stalled_at < total / 2, "the client could send {stalled_at} of {total} games unread");
+    // Reading lets everything through, in order.
+    let mut next = 0;
+    while let Some(response) = responses.next().await {
+        assert_eq!(response.unwrap().id, next.to_string());
+        next += 1;
+    }
+    assert_eq!(next, total);
+    server.shutdown().await.unwrap();
+}
