@@ -132,16 +132,42 @@ impl Mode {
     }
 }
 
-/// One chess library, seen through the two perft variants measured.
+/// One chess library, seen through the two perft variants measured. Each
+/// engine says how it counts legal moves and how it makes a child position
+/// (its own idiomatic copy-make); the two perft shapes are written once.
 trait Engine {
     const NAME: &'static str;
     type Board: 'static;
 
     fn parse(fen: &str) -> Self::Board;
+    /// The number of legal moves, counted without making them.
+    fn count_moves(board: &Self::Board) -> u64;
+    /// Calls `f` with the position after each legal move.
+    fn for_each_child(board: &Self::Board, f: impl FnMut(Self::Board));
+
     /// Perft with the last ply counted in bulk. `depth >= 1`.
-    fn bulk(board: &Self::Board, depth: u32) -> u64;
+    fn bulk(board: &Self::Board, depth: u32) -> u64 {
+        if depth == 1 {
+            return Self::count_moves(board);
+        }
+        let mut nodes = 0;
+        Self::for_each_child(board, |child| nodes += Self::bulk(&child, depth - 1));
+        nodes
+    }
+
     /// Perft with every leaf move made and counted as one. `depth >= 1`.
-    fn played(board: &Self::Board, depth: u32) -> u64;
+    fn played(board: &Self::Board, depth: u32) -> u64 {
+        let mut nodes = 0;
+        Self::for_each_child(board, |child| {
+            if depth == 1 {
+                black_box(&child);
+                nodes += 1;
+            } else {
+                nodes += Self::played(&child, depth - 1);
+            }
+        });
+        nodes
+    }
 }
 
 struct Arbiter;
@@ -154,25 +180,21 @@ impl Engine for Arbiter {
         fen.parse().expect("arbiter parses the FEN")
     }
 
-    fn bulk(board: &Self::Board, depth: u32) -> u64 {
-        arbiter::chess::perft::perft(board, depth)
+    fn count_moves(board: &Self::Board) -> u64 {
+        board.count_legal() as u64
     }
 
-    fn played(board: &Self::Board, depth: u32) -> u64 {
-        // The same shape as the other engines: clone, then play in place.
-        let moves = board.legal_moves();
-        let mut nodes = 0;
-        for &m in &moves {
+    fn for_each_child(board: &Self::Board, mut f: impl FnMut(Self::Board)) {
+        for &m in &board.legal_moves() {
             let mut child = board.clone();
             child.play_unchecked(m);
-            if depth == 1 {
-                black_box(&child);
-                nodes += 1;
-            } else {
-                nodes += Self::played(&child, depth - 1);
-            }
+            f(child);
         }
-        nodes
+    }
+
+    /// The product's own perft (run-time `popcnt` dispatch included).
+    fn bulk(board: &Self::Board, depth: u32) -> u64 {
+        arbiter::chess::perft::perft(board, depth)
     }
 }
 
@@ -189,38 +211,18 @@ impl Engine for Shakmaty {
             .expect("shakmaty accepts the position")
     }
 
-    fn bulk(board: &Self::Board, depth: u32) -> u64 {
+    fn count_moves(board: &Self::Board) -> u64 {
         use shakmaty::Position as _;
-        let moves = board.legal_moves();
-        if depth == 1 {
-            moves.len() as u64
-        } else {
-            moves
-                .iter()
-                .map(|&m| {
-                    let mut child = board.clone();
-                    child.play_unchecked(m);
-                    Self::bulk(&child, depth - 1)
-                })
-                .sum()
-        }
+        board.legal_moves().len() as u64
     }
 
-    fn played(board: &Self::Board, depth: u32) -> u64 {
+    fn for_each_child(board: &Self::Board, mut f: impl FnMut(Self::Board)) {
         use shakmaty::Position as _;
-        let moves = board.legal_moves();
-        let mut nodes = 0;
-        for &m in &moves {
+        for &m in &board.legal_moves() {
             let mut child = board.clone();
             child.play_unchecked(m);
-            if depth == 1 {
-                black_box(&child);
-                nodes += 1;
-            } else {
-                nodes += Self::played(&child, depth - 1);
-            }
+            f(child);
         }
-        nodes
     }
 }
 
@@ -234,42 +236,24 @@ impl Engine for Cozy {
         fen.parse().expect("cozy-chess parses the FEN")
     }
 
-    fn bulk(board: &Self::Board, depth: u32) -> u64 {
+    fn count_moves(board: &Self::Board) -> u64 {
         let mut nodes = 0;
-        if depth == 1 {
-            board.generate_moves(|moves| {
-                nodes += moves.len() as u64;
-                false
-            });
-        } else {
-            board.generate_moves(|moves| {
-                for m in moves {
-                    let mut child = board.clone();
-                    child.play_unchecked(m);
-                    nodes += Self::bulk(&child, depth - 1);
-                }
-                false
-            });
-        }
+        board.generate_moves(|moves| {
+            nodes += moves.len() as u64;
+            false
+        });
         nodes
     }
 
-    fn played(board: &Self::Board, depth: u32) -> u64 {
-        let mut nodes = 0;
+    fn for_each_child(board: &Self::Board, mut f: impl FnMut(Self::Board)) {
         board.generate_moves(|moves| {
             for m in moves {
                 let mut child = board.clone();
                 child.play_unchecked(m);
-                if depth == 1 {
-                    black_box(&child);
-                    nodes += 1;
-                } else {
-                    nodes += Self::played(&child, depth - 1);
-                }
+                f(child);
             }
             false
         });
-        nodes
     }
 }
 
@@ -283,26 +267,13 @@ impl Engine for ChessCrate {
         fen.parse().expect("chess parses the FEN")
     }
 
-    fn bulk(board: &Self::Board, depth: u32) -> u64 {
-        let moves = chess::MoveGen::new_legal(board);
-        if depth == 1 {
-            moves.len() as u64
-        } else {
-            moves.map(|m| Self::bulk(&board.make_move_new(m), depth - 1)).sum()
-        }
+    fn count_moves(board: &Self::Board) -> u64 {
+        chess::MoveGen::new_legal(board).len() as u64
     }
 
-    fn played(board: &Self::Board, depth: u32) -> u64 {
-        let moves = chess::MoveGen::new_legal(board);
-        if depth == 1 {
-            let mut nodes = 0;
-            for m in moves {
-                black_box(&board.make_move_new(m));
-                nodes += 1;
-            }
-            nodes
-        } else {
-            moves.map(|m| Self::played(&board.make_move_new(m), depth - 1)).sum()
+    fn for_each_child(board: &Self::Board, mut f: impl FnMut(Self::Board)) {
+        for m in chess::MoveGen::new_legal(board) {
+            f(board.make_move_new(m));
         }
     }
 }

@@ -111,3 +111,17 @@ fn validate_rejects_an_invalid_fen_on_stderr() {
     assert!(!out.status.success());
     assert!(String::from_utf8(out.stderr).unwrap().contains("no king"));
 }
+
+#[test]
+fn serve_refuses_an_invalid_configuration_at_start_up() {
+    let out = arbiter(&["serve", "--keepalive-interval", "5s", "--keepalive-timeout", "10s"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("keepalive timeout"), "{stderr}");
+    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["--max-moves", "0"])
+        .output()
+        .expect("arbiter runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("--max-moves"));
+}
