@@ -125,3 +125,42 @@ fn serve_refuses_an_invalid_configuration_at_start_up() {
     assert!(!out.status.success());
     assert!(String::from_utf8(out.stderr).unwrap().contains("--max-moves"));
 }
+
+#[test]
+fn validate_batch_keeps_order_across_chunks_and_bounds_lines() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8"];
+    let mut input = Vec::new();
+    for i in 0..2500 {
+        match i % 500 {
+            7 => input.extend_from_slice(b"e4 \xff\xfe\n"),
+            9 => input.extend_from_slice(format!("{}\n", "e4 ".repeat(400)).as_bytes()),
+            _ => {
+                let moves: Vec<&str> = shuffle.iter().cycle().take(i % 13 + 1).copied().collect();
+                input.extend_from_slice(format!("{}\n", moves.join(" ")).as_bytes());
+            }
+        }
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["validate", "--batch", "-", "--no-legal-moves", "--max-line-bytes", "1000"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> =
+        out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(json).collect();
+    assert_eq!(lines.len(), 2500);
+    for (i, line) in lines.iter().enumerate() {
+        match i % 500 {
+            7 => assert_eq!(line["error"]["message"], "line is not valid utf-8"),
+            9 => assert_eq!(line["error"]["message"], "line longer than 1000 bytes"),
+            _ => assert_eq!(line["plies"].as_array().unwrap().len(), i % 13 + 1, "line {i}"),
+        }
+    }
+}
