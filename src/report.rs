@@ -68,8 +68,8 @@ struct Outcome<'a> {
     pgn_result: &'a str,
 }
 
-/// The enum value's name, or the number for a value this build does not know
-/// (as the proto3 JSON mapping writes unknown values).
+/// The enum value's name, or `UNKNOWN` for a value this build does not know
+/// (the server never sends one; the generated enums cover every value).
 fn enum_name<E: TryFrom<i32>>(value: i32, name: impl Fn(E) -> &'static str) -> &'static str {
     E::try_from(value).map_or("UNKNOWN", name)
 }
