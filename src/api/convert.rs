@@ -290,3 +290,23 @@ impl From<&Outcome> for proto::Outcome {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every reason maps to its own contract value, named after it.
+    #[test]
+    fn illegal_reasons_map_one_to_one_onto_the_contract() {
+        let mut seen = std::collections::HashSet::new();
+        for reason in IllegalReason::ALL {
+            let value = proto::IllegalMoveReason::from(reason);
+            assert!(seen.insert(value as i32), "{reason:?} shares a value");
+            let expected = format!("ILLEGAL_MOVE_REASON_{}", reason.as_str().to_ascii_uppercase());
+            assert_eq!(value.as_str_name(), expected);
+        }
+        // Every contract value except UNSPECIFIED is reached.
+        assert_eq!(seen.len(), IllegalReason::ALL.len());
+        assert!(proto::IllegalMoveReason::try_from(IllegalReason::ALL.len() as i32 + 1).is_err());
+    }
+}
