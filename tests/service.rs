@@ -5,66 +5,20 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use arbiter::config::ServeConfig;
 use arbiter::proto::rules_service_client::RulesServiceClient;
 use arbiter::proto::{self, validate_games_response};
-use clap::Parser;
-use tokio::net::TcpListener;
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
+use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::transport::Channel;
 use tonic::{Code, Request};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_types::StatusExt;
 
-#[derive(Parser)]
-struct Flags {
-    #[command(flatten)]
-    config: ServeConfig,
-}
-
-/// A server on an ephemeral port, stopped when `stop` is sent or dropped.
-struct TestServer {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    handle: JoinHandle<Result<(), arbiter::server::ServerError>>,
-}
-
-impl TestServer {
-    async fn start(flags: &[&str]) -> TestServer {
-        let args = ["arbiter", "--listen", "127.0.0.1:0"].iter().chain(flags);
-        let config = Flags::parse_from(args).config;
-        config.validate().expect("valid test configuration");
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let handle = tokio::spawn(arbiter::server::run(listener, config, async {
-            let _ = stopped.await;
-        }));
-        TestServer { addr, stop: Some(stop), handle }
-    }
-
-    async fn channel(&self) -> Channel {
-        Channel::from_shared(format!("http://{}", self.addr))
-            .unwrap()
-            .connect()
-            .await
-            .expect("connect")
-    }
-
-    async fn client(&self) -> RulesServiceClient<Channel> {
-        RulesServiceClient::new(self.channel().await)
-    }
-
-    async fn shutdown(mut self) -> Result<(), arbiter::server::ServerError> {
-        let _ = self.stop.take().map(|stop| stop.send(()));
-        self.handle.await.expect("server task")
-    }
-}
+#[path = "common/server.rs"]
+mod test_server;
+use test_server::TestServer;
 
 fn game(moves: &[&str]) -> proto::ValidateGameRequest {
     proto::ValidateGameRequest {
@@ -326,7 +280,7 @@ async fn health_reports_serving_for_the_server_and_the_service() {
 
 #[tokio::test]
 async fn drain_flips_health_first_finishes_in_flight_calls_then_cuts_off() {
-    let server = TestServer::start(&["--drain", "1s"]).await;
+    let mut server = TestServer::start(&["--drain", "1s"]).await;
     let channel = server.channel().await;
     let mut health = HealthClient::new(channel.clone());
     let mut watch = health
@@ -346,8 +300,7 @@ async fn drain_flips_health_first_finishes_in_flight_calls_then_cuts_off() {
 
     let addr = server.addr;
     let started = Instant::now();
-    let TestServer { stop, handle, .. } = server;
-    let _ = stop.map(|stop| stop.send(()));
+    server.begin_shutdown();
     // Health turns NOT_SERVING first.
     assert_eq!(watch.next().await.unwrap().unwrap().status, ServingStatus::NotServing as i32);
     // The call in flight still gets its answers.
@@ -357,7 +310,7 @@ async fn drain_flips_health_first_finishes_in_flight_calls_then_cuts_off() {
     assert_eq!(stream.next().await.unwrap().unwrap().id, "during");
     drop(tx);
     // The open health watch would hold the server forever: the drain cuts it off.
-    handle.await.unwrap().unwrap();
+    server.shutdown().await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
     // Nobody listens any more.
     assert!(tokio::net::TcpStream::connect(addr).await.is_err());

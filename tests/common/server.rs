@@ -1,0 +1,65 @@
+//! A real `arbiter serve` in the test process: [`server::run`] on an
+//! ephemeral port of 127.0.0.1, configured by the same flags as the binary.
+//! Included by the tests that talk to the server with
+//! `#[path = "common/server.rs"] mod test_server;`.
+
+use std::net::SocketAddr;
+
+use arbiter::config::ServeConfig;
+use arbiter::proto::rules_service_client::RulesServiceClient;
+use clap::Parser;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tonic::transport::Channel;
+
+#[derive(Parser)]
+struct Flags {
+    #[command(flatten)]
+    config: ServeConfig,
+}
+
+/// A server on an ephemeral port, stopped when `stop` is sent or dropped.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    handle: JoinHandle<Result<(), arbiter::server::ServerError>>,
+}
+
+impl TestServer {
+    pub async fn start(flags: &[&str]) -> TestServer {
+        let args = ["arbiter", "--listen", "127.0.0.1:0"].iter().chain(flags);
+        let config = Flags::parse_from(args).config;
+        config.validate().expect("valid test configuration");
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let handle = tokio::spawn(arbiter::server::run(listener, config, async {
+            let _ = stopped.await;
+        }));
+        TestServer { addr, stop: Some(stop), handle }
+    }
+
+    pub async fn channel(&self) -> Channel {
+        Channel::from_shared(format!("http://{}", self.addr))
+            .unwrap()
+            .connect()
+            .await
+            .expect("connect")
+    }
+
+    pub async fn client(&self) -> RulesServiceClient<Channel> {
+        RulesServiceClient::new(self.channel().await)
+    }
+
+    /// Sends the shutdown signal: the server starts draining.
+    pub fn begin_shutdown(&mut self) {
+        let _ = self.stop.take().map(|stop| stop.send(()));
+    }
+
+    /// Shuts the server down and waits until it has stopped.
+    pub async fn shutdown(mut self) -> Result<(), arbiter::server::ServerError> {
+        self.begin_shutdown();
+        self.handle.await.expect("server task")
+    }
+}
