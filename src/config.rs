@@ -31,8 +31,10 @@ pub struct ServeConfig {
           value_parser = clap::value_parser!(u32).range(0..=12))]
     pub max_perft_depth: u32,
 
-    /// Calls served at once across all connections; more are shed at once
-    /// with RESOURCE_EXHAUSTED rather than queued.
+    /// Rules-service calls in flight across all connections, from admission
+    /// until the response is sent (an open stream counts as one); more are
+    /// shed at once with RESOURCE_EXHAUSTED rather than queued. An admitted
+    /// call waits behind at most about this many calls' work.
     #[arg(long, env = "ARBITER_MAX_CONCURRENCY", default_value_t = 256,
           value_parser = clap::value_parser!(u32).range(1..=65_536))]
     pub max_concurrency: u32,

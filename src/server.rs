@@ -9,6 +9,7 @@ use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 
+use crate::admission::AdmissionLayer;
 use crate::api::service::Rules;
 use crate::cache::ReplayCache;
 use crate::config::ServeConfig;
@@ -53,12 +54,9 @@ pub async fn run(
     let reflection_v1 = reflection().build_v1()?;
     let reflection_v1alpha = reflection().build_v1alpha()?;
     let cache = ReplayCache::new(config.cache_bytes);
-    let rules = RulesServiceServer::new(Rules::new(
-        config.limits(),
-        config.max_concurrency as usize,
-        cache,
-    ))
-    .max_decoding_message_size(config.max_message_bytes as usize);
+    let rules = RulesServiceServer::new(Rules::new(config.limits(), cache))
+        .max_decoding_message_size(config.max_message_bytes as usize);
+    let admission = AdmissionLayer::new(SERVICE_NAME, config.max_concurrency as usize);
 
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let server = Server::builder()
@@ -69,6 +67,8 @@ pub async fn run(
         .max_connection_age(config.max_connection_age)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(tower::util::MapResponseLayer::new(crate::api::size_limit_response))
+        // Innermost, so that the layers above see and count the shed calls.
+        .layer(admission)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

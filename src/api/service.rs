@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::{Stream, StreamExt};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::cache::{ReplayCache, Resumed};
@@ -20,36 +19,18 @@ use crate::proto::{self, rules_service_server::RulesService};
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, position_message};
 use super::{Limits, RequestError};
 
-/// The service, with its limits, the global budget of calls in flight and
-/// the replay cache.
+/// The service, with its limits and the replay cache. Calls in flight are
+/// bounded outside it, by [`crate::admission`].
 #[derive(Clone, Debug)]
 pub struct Rules {
     limits: Limits,
-    in_flight: Arc<Semaphore>,
-    max_in_flight: usize,
     cache: Option<Arc<ReplayCache>>,
 }
 
 impl Rules {
-    /// A service applying `limits`, serving at most `max_in_flight` calls at
-    /// once and shedding the rest, replaying through `cache` if there is one.
-    pub fn new(limits: Limits, max_in_flight: usize, cache: Option<ReplayCache>) -> Rules {
-        Rules {
-            limits,
-            in_flight: Arc::new(Semaphore::new(max_in_flight)),
-            max_in_flight,
-            cache: cache.map(Arc::new),
-        }
-    }
-
-    /// A permit for one call, or RESOURCE_EXHAUSTED at once when all are taken.
-    fn admit(&self) -> Result<OwnedSemaphorePermit, Status> {
-        Arc::clone(&self.in_flight).try_acquire_owned().map_err(|_| {
-            Status::resource_exhausted(format!(
-                "server busy: {} calls in flight; retry with backoff",
-                self.max_in_flight
-            ))
-        })
+    /// A service applying `limits`, replaying through `cache` if there is one.
+    pub fn new(limits: Limits, cache: Option<ReplayCache>) -> Rules {
+        Rules { limits, cache: cache.map(Arc::new) }
     }
 }
 
@@ -153,7 +134,6 @@ impl RulesService for Rules {
         &self,
         request: Request<proto::ValidateGameRequest>,
     ) -> Result<Response<proto::ValidateGameResponse>, Status> {
-        let _permit = self.admit()?;
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let (options, cache) = (game.options, self.cache.clone());
         Ok(Response::new(replay_then(game, options, cache, &self.limits, validate_response).await?))
@@ -165,7 +145,6 @@ impl RulesService for Rules {
         &self,
         request: Request<Streaming<proto::ValidateGamesRequest>>,
     ) -> Result<Response<GameStream>, Status> {
-        let permit = self.admit()?;
         let limits = self.limits.clone();
         let cache = self.cache.clone();
         let in_flight = limits.stream_games_in_flight;
@@ -177,11 +156,7 @@ impl RulesService for Rules {
                 let (limits, cache) = (limits.clone(), cache.clone());
                 async move { answer(item.map_err(super::size_limit_status)?, limits, cache).await }
             })
-            .buffered(in_flight)
-            .map(move |item| {
-                let _held = &permit;
-                item
-            });
+            .buffered(in_flight);
         Ok(Response::new(Box::pin(responses)))
     }
 
@@ -189,7 +164,6 @@ impl RulesService for Rules {
         &self,
         request: Request<proto::LegalMovesRequest>,
     ) -> Result<Response<proto::LegalMovesResponse>, Status> {
-        let _permit = self.admit()?;
         let LegalMovesQuery { game, from } =
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
         // The legal moves are listed here, from the asked square only.
@@ -214,7 +188,6 @@ impl RulesService for Rules {
         &self,
         request: Request<proto::PerftRequest>,
     ) -> Result<Response<proto::PerftResponse>, Status> {
-        let _permit = self.admit()?;
         let deadline = deadline(&request);
         let PerftQuery { start, depth, divide } =
             PerftQuery::from_proto(request.into_inner(), &self.limits)?;
