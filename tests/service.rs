@@ -16,6 +16,8 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_types::StatusExt;
 
+// Each test binary uses part of the shared server (this one not its metrics).
+#[allow(dead_code)]
 #[path = "common/server.rs"]
 mod test_server;
 use test_server::TestServer;

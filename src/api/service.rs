@@ -17,6 +17,8 @@ use crate::chess::perft;
 use crate::chess::san::san_with_after;
 use crate::chess::uci::UciMove;
 use crate::proto::{self, rules_service_server::RulesService};
+use crate::telemetry::GameReport;
+use crate::telemetry::prometheus::StreamGame;
 
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, position_message};
 use super::{Limits, RequestError};
@@ -61,9 +63,13 @@ async fn run<T: Send + 'static>(
     }
 }
 
-fn validate(game: GameRequest) -> proto::ValidateGameResponse {
+/// Replays a game and counts it in the domain metrics.
+fn validate(game: GameRequest) -> (proto::ValidateGameResponse, GameReport) {
     let GameRequest { start, moves, options } = game;
-    proto::ValidateGameResponse::from(&replay(start, &moves, &options))
+    let replay = replay(start, &moves, &options);
+    let report = GameReport::new(options.notation, moves.len(), &replay);
+    report.count();
+    (proto::ValidateGameResponse::from(&replay), report)
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
@@ -78,8 +84,10 @@ async fn answer(
     };
     let result = match checked {
         Ok(game) => {
+            let _in_flight = StreamGame::start();
             let heavy = game.moves.len() > limits.blocking_moves;
-            proto::validate_games_response::Result::Game(run(heavy, move || validate(game)).await?)
+            let (response, _) = run(heavy, move || validate(game)).await?;
+            proto::validate_games_response::Result::Game(response)
         }
         Err(err) => proto::validate_games_response::Result::Error(err.to_game_error()),
     };
@@ -126,7 +134,9 @@ impl RulesService for Rules {
         let _permit = self.admit()?;
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let heavy = game.moves.len() > self.limits.blocking_moves;
-        Ok(Response::new(run(heavy, move || validate(game)).await?))
+        let (response, report) = run(heavy, move || validate(game)).await?;
+        report.annotate(&tracing::Span::current());
+        Ok(Response::new(response))
     }
 
     type ValidateGamesStream = GameStream;
@@ -138,6 +148,8 @@ impl RulesService for Rules {
         let permit = self.admit()?;
         let limits = self.limits.clone();
         let in_flight = limits.stream_games_in_flight;
+        let span = tracing::Span::current();
+        let mut games: u64 = 0;
         // `buffered` keeps request order and reads at most `in_flight` games
         // ahead: a slow reader slows the stream instead of filling memory.
         let responses = request
@@ -149,6 +161,8 @@ impl RulesService for Rules {
             .buffered(in_flight)
             .map(move |item| {
                 let _held = &permit;
+                games += 1;
+                span.record("arbiter.games", games);
                 item
             });
         Ok(Response::new(Box::pin(responses)))
@@ -162,9 +176,11 @@ impl RulesService for Rules {
         let LegalMovesQuery { game, from } =
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
         let heavy = game.moves.len() > self.limits.blocking_moves;
-        let response = run(heavy, move || {
+        let (response, report) = run(heavy, move || {
             let GameRequest { start, moves, options } = game;
             let r = replay(start, &moves, &options);
+            let report = GameReport::new(options.notation, moves.len(), &r);
+            report.count();
             let from = from.map_or(Bitboard::FULL, Bitboard::from);
             let legal: Vec<LegalMove> = if r.outcome.is_over() {
                 Vec::new()
@@ -178,13 +194,15 @@ impl RulesService for Rules {
                     })
                     .collect()
             };
-            proto::LegalMovesResponse {
+            let response = proto::LegalMovesResponse {
                 position: Some(position_message(&r.position, &legal)),
                 outcome: Some(proto::Outcome::from(&r.outcome)),
                 illegal_move: r.illegal_move.as_ref().map(proto::IllegalMove::from),
-            }
+            };
+            (response, report)
         })
         .await?;
+        report.annotate(&tracing::Span::current());
         Ok(Response::new(response))
     }
 

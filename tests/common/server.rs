@@ -1,5 +1,6 @@
-//! A real `arbiter serve` in the test process: [`server::run`] on an
-//! ephemeral port of 127.0.0.1, configured by the same flags as the binary.
+//! A real `arbiter serve` in the test process: [`server::serve`] on
+//! ephemeral ports of 127.0.0.1 (gRPC and metrics), configured by the same
+//! flags as the binary.
 //! Included by the tests that talk to the server with
 //! `#[path = "common/server.rs"] mod test_server;`.
 
@@ -22,6 +23,8 @@ struct Flags {
 /// A server on an ephemeral port, stopped when `stop` is sent or dropped.
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// Where `GET /metrics` answers.
+    pub metrics_addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     handle: JoinHandle<Result<(), arbiter::server::ServerError>>,
 }
@@ -33,11 +36,13 @@ impl TestServer {
         config.validate().expect("valid test configuration");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().unwrap();
+        let metrics = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let metrics_addr = metrics.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let handle = tokio::spawn(arbiter::server::run(listener, config, async {
+        let handle = tokio::spawn(arbiter::server::serve(listener, metrics, config, async {
             let _ = stopped.await;
         }));
-        TestServer { addr, stop: Some(stop), handle }
+        TestServer { addr, metrics_addr, stop: Some(stop), handle }
     }
 
     pub async fn channel(&self) -> Channel {
