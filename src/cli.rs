@@ -149,7 +149,9 @@ fn run_serve(config: ServeConfig) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        tracing::info!(listen = %config.listen, "serving arbiter.v1.RulesService");
+        // The bound address, so that `--listen 127.0.0.1:0` says its port.
+        let listen = listener.local_addr().unwrap_or(config.listen);
+        tracing::info!(%listen, "serving arbiter.v1.RulesService");
         match crate::server::run(listener, config, crate::server::shutdown_signal()).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {

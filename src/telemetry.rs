@@ -101,6 +101,8 @@ impl Telemetry {
         let traces = tracer_provider.as_ref().map(|provider| {
             tracing_opentelemetry::layer()
                 .with_tracer(provider.tracer("arbiter"))
+                .with_location(false)
+                .with_threads(false)
                 .with_filter(Targets::new().with_target("arbiter", LevelFilter::INFO))
         });
         tracing_subscriber::registry().with(logs.with_filter(filter)).with(traces).try_init()?;
@@ -185,7 +187,8 @@ impl GameReport {
 
     /// Records the game on an RPC's span: moves, outcome, illegal reason.
     pub fn annotate(&self, span: &Span) {
-        span.record("arbiter.moves", self.moves);
+        // OTLP has no unsigned integers: a u64 would arrive as a string.
+        span.record("arbiter.moves", i64::try_from(self.moves).unwrap_or(i64::MAX));
         span.record(
             "arbiter.outcome",
             self.termination.map_or("ONGOING", prometheus::termination_label),

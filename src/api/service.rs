@@ -149,7 +149,7 @@ impl RulesService for Rules {
         let limits = self.limits.clone();
         let in_flight = limits.stream_games_in_flight;
         let span = tracing::Span::current();
-        let mut games: u64 = 0;
+        let mut games: i64 = 0;
         // `buffered` keeps request order and reads at most `in_flight` games
         // ahead: a slow reader slows the stream instead of filling memory.
         let responses = request
