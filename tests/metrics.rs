@@ -197,6 +197,9 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     assert_eq!(delta("arbiter_game_requests_total", &[("notation", "SAN")]), 1.0);
     assert_eq!(after.value("arbiter_stream_games_in_flight", &[]), 0.0, "{text}");
     assert!(after.has("arbiter_stream_games_in_flight", &[]), "{text}");
+    // The replay cache (on by default) records through the same registry.
+    let lookups = delta("arbiter_cache_hits_total", &[]) + delta("arbiter_cache_misses_total", &[]);
+    assert_eq!(lookups, 4.0, "{text}");
 
     // Low cardinality: no FEN, no move text in any label.
     assert!(!text.contains(BAD_FEN) && !text.contains("Bxe8") && !text.contains("Qh4"), "{text}");
@@ -204,6 +207,7 @@ async fn every_call_is_counted_by_method_code_and_domain() {
         "# TYPE arbiter_grpc_server_handling_seconds histogram",
         "# TYPE arbiter_grpc_server_handled_total counter",
         "# HELP arbiter_illegal_moves_total illegal moves, by reason",
+        "# HELP arbiter_cache_misses_total replay cache lookups that had to replay",
     ] {
         assert!(text.lines().any(|l| l == line), "no `{line}` in\n{text}");
     }

@@ -11,11 +11,10 @@ use futures_util::{Stream, StreamExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::cache::ReplayCache;
 use crate::chess::Bitboard;
-use crate::chess::game::{LegalMove, replay};
+use crate::chess::game::{Replay, ReplayOptions, legal_moves_with_san, replay};
 use crate::chess::perft;
-use crate::chess::san::san_with_after;
-use crate::chess::uci::UciMove;
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::StreamGame;
@@ -23,19 +22,26 @@ use crate::telemetry::prometheus::StreamGame;
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, position_message};
 use super::{Limits, RequestError};
 
-/// The service, with its limits and the global budget of calls in flight.
+/// The service, with its limits, the global budget of calls in flight and
+/// the replay cache.
 #[derive(Clone, Debug)]
 pub struct Rules {
     limits: Limits,
     in_flight: Arc<Semaphore>,
     max_in_flight: usize,
+    cache: Option<Arc<ReplayCache>>,
 }
 
 impl Rules {
     /// A service applying `limits`, serving at most `max_in_flight` calls at
-    /// once and shedding the rest.
-    pub fn new(limits: Limits, max_in_flight: usize) -> Rules {
-        Rules { limits, in_flight: Arc::new(Semaphore::new(max_in_flight)), max_in_flight }
+    /// once and shedding the rest, replaying through `cache` if there is one.
+    pub fn new(limits: Limits, max_in_flight: usize, cache: Option<ReplayCache>) -> Rules {
+        Rules {
+            limits,
+            in_flight: Arc::new(Semaphore::new(max_in_flight)),
+            max_in_flight,
+            cache: cache.map(Arc::new),
+        }
     }
 
     /// A permit for one call, or RESOURCE_EXHAUSTED at once when all are taken.
@@ -63,12 +69,28 @@ async fn run<T: Send + 'static>(
     }
 }
 
-/// Replays a game and counts it in the domain metrics.
-fn validate(game: GameRequest) -> (proto::ValidateGameResponse, GameReport) {
-    let GameRequest { start, moves, options } = game;
-    let replay = replay(start, &moves, &options);
+/// Replays a game, through the cache when there is one, and counts it in
+/// the domain metrics.
+fn replay_game(
+    game: &GameRequest,
+    options: &ReplayOptions,
+    cache: Option<&ReplayCache>,
+) -> (Replay, GameReport) {
+    let GameRequest { start, moves, options: _ } = game;
+    let replay = match cache {
+        Some(cache) => cache.replay(start.clone(), moves, options),
+        None => replay(start.clone(), moves, options),
+    };
     let report = GameReport::new(options.notation, moves.len(), &replay);
     report.count();
+    (replay, report)
+}
+
+fn validate(
+    game: GameRequest,
+    cache: Option<Arc<ReplayCache>>,
+) -> (proto::ValidateGameResponse, GameReport) {
+    let (replay, report) = replay_game(&game, &game.options, cache.as_deref());
     (proto::ValidateGameResponse::from(&replay), report)
 }
 
@@ -76,6 +98,7 @@ fn validate(game: GameRequest) -> (proto::ValidateGameResponse, GameReport) {
 async fn answer(
     request: proto::ValidateGamesRequest,
     limits: Limits,
+    cache: Option<Arc<ReplayCache>>,
 ) -> Result<proto::ValidateGamesResponse, Status> {
     let proto::ValidateGamesRequest { id, game } = request;
     let checked = match game {
@@ -86,8 +109,8 @@ async fn answer(
         Ok(game) => {
             let _in_flight = StreamGame::start();
             let heavy = game.moves.len() > limits.blocking_moves;
-            let (response, _) = run(heavy, move || validate(game)).await?;
-            proto::validate_games_response::Result::Game(response)
+            let (verdict, _) = run(heavy, move || validate(game, cache)).await?;
+            proto::validate_games_response::Result::Game(verdict)
         }
         Err(err) => proto::validate_games_response::Result::Error(err.to_game_error()),
     };
@@ -134,7 +157,8 @@ impl RulesService for Rules {
         let _permit = self.admit()?;
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let heavy = game.moves.len() > self.limits.blocking_moves;
-        let (response, report) = run(heavy, move || validate(game)).await?;
+        let cache = self.cache.clone();
+        let (response, report) = run(heavy, move || validate(game, cache)).await?;
         report.annotate(&tracing::Span::current());
         Ok(Response::new(response))
     }
@@ -147,6 +171,7 @@ impl RulesService for Rules {
     ) -> Result<Response<GameStream>, Status> {
         let permit = self.admit()?;
         let limits = self.limits.clone();
+        let cache = self.cache.clone();
         let in_flight = limits.stream_games_in_flight;
         let span = tracing::Span::current();
         let mut games: i64 = 0;
@@ -155,8 +180,8 @@ impl RulesService for Rules {
         let responses = request
             .into_inner()
             .map(move |item| {
-                let limits = limits.clone();
-                async move { answer(item.map_err(super::size_limit_status)?, limits).await }
+                let (limits, cache) = (limits.clone(), cache.clone());
+                async move { answer(item.map_err(super::size_limit_status)?, limits, cache).await }
             })
             .buffered(in_flight)
             .map(move |item| {
@@ -176,23 +201,15 @@ impl RulesService for Rules {
         let LegalMovesQuery { game, from } =
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
         let heavy = game.moves.len() > self.limits.blocking_moves;
+        let cache = self.cache.clone();
         let (response, report) = run(heavy, move || {
-            let GameRequest { start, moves, options } = game;
-            let r = replay(start, &moves, &options);
-            let report = GameReport::new(options.notation, moves.len(), &r);
-            report.count();
-            let from = from.map_or(Bitboard::FULL, Bitboard::from);
-            let legal: Vec<LegalMove> = if r.outcome.is_over() {
+            // The legal moves are listed here, from the asked square only.
+            let options = ReplayOptions { skip_legal_moves: true, ..game.options };
+            let (r, report) = replay_game(&game, &options, cache.as_deref());
+            let legal = if r.outcome.is_over() {
                 Vec::new()
             } else {
-                r.position
-                    .legal_moves_filtered(from, Bitboard::FULL)
-                    .iter()
-                    .map(|&m| LegalMove {
-                        uci: UciMove::from_move(m),
-                        san: san_with_after(&r.position, m, &r.position.play(m)),
-                    })
-                    .collect()
+                legal_moves_with_san(&r.position, from.map_or(Bitboard::FULL, Bitboard::from))
             };
             let response = proto::LegalMovesResponse {
                 position: Some(position_message(&r.position, &legal)),
