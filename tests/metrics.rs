@@ -13,9 +13,6 @@ use std::time::Duration;
 use arbiter::proto;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::mpsc;
-use tokio_stream::StreamExt;
-use tokio_stream::wrappers::ReceiverStream;
 use tonic::Code;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
@@ -128,12 +125,7 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     let bad = proto::ValidateGameRequest { fen: BAD_FEN.into(), ..game(&["e4"]) };
     assert_eq!(client.validate_game(bad).await.unwrap_err().code(), Code::InvalidArgument);
     // Shed: an open stream holds the only slot.
-    let (tx, rx) = mpsc::channel(4);
-    let mut stream = client.validate_games(ReceiverStream::new(rx)).await.unwrap().into_inner();
-    tx.send(proto::ValidateGamesRequest { id: "a".into(), game: Some(game(&["d4"])) })
-        .await
-        .unwrap();
-    assert_eq!(stream.next().await.unwrap().unwrap().id, "a");
+    let (tx, stream) = test_server::hold_a_slot(&mut client).await;
     let (during, _) = Scrape::take(&server).await;
     let stream_labels = [("grpc_service", RULES), ("grpc_method", "ValidateGames")];
     assert_eq!(during.value("arbiter_grpc_server_in_flight_calls", &stream_labels), 1.0);
@@ -189,7 +181,7 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     );
     assert_eq!(after.value("arbiter_grpc_server_in_flight_calls", &stream_labels), 0.0, "{text}");
 
-    // Domain metrics: 2 + 4 + 7 moves checked (the stream's d4 makes 14).
+    // Domain metrics: 2 + 4 + 7 moves checked (the stream's e4 makes 14).
     assert_eq!(delta("arbiter_moves_validated_total", &[]), 14.0, "{text}");
     assert_eq!(delta("arbiter_illegal_moves_total", &[("reason", "PATH_BLOCKED")]), 1.0);
     assert_eq!(delta("arbiter_games_finished_total", &[("termination", "CHECKMATE")]), 1.0);

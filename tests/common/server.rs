@@ -7,11 +7,14 @@
 use std::net::SocketAddr;
 
 use arbiter::config::ServeConfig;
-use arbiter::proto::rules_service_client::RulesServiceClient;
+use arbiter::proto::{self, rules_service_client::RulesServiceClient};
 use clap::Parser;
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::Streaming;
 use tonic::transport::Channel;
 
 #[derive(Parser)]
@@ -67,4 +70,18 @@ impl TestServer {
         self.begin_shutdown();
         self.handle.await.expect("server task")
     }
+}
+
+/// Opens a `ValidateGames` stream and waits for the answer to its first game
+/// (`e4`, id `a`): the stream holds a slot of `--max-concurrency` until the
+/// sender is dropped and the stream has ended.
+pub async fn hold_a_slot(
+    client: &mut RulesServiceClient<Channel>,
+) -> (mpsc::Sender<proto::ValidateGamesRequest>, Streaming<proto::ValidateGamesResponse>) {
+    let (tx, rx) = mpsc::channel(4);
+    let mut stream = client.validate_games(ReceiverStream::new(rx)).await.unwrap().into_inner();
+    let game = proto::ValidateGameRequest { moves: vec!["e4".into()], ..Default::default() };
+    tx.send(proto::ValidateGamesRequest { id: "a".into(), game: Some(game) }).await.unwrap();
+    assert_eq!(stream.next().await.unwrap().unwrap().id, "a");
+    (tx, stream)
 }
