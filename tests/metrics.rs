@@ -1,5 +1,5 @@
 //! The Prometheus endpoint over real HTTP: after OK, INVALID_ARGUMENT,
-//! shed, cancelled and illegal-move calls, the counters, histograms and
+//! DEADLINE_EXCEEDED, shed, cancelled and illegal-move calls, the counters, histograms and
 //! gauges carry the expected values and labels, and no request text.
 //!
 //! The metrics recorder is process-wide, so this binary has one test: no
@@ -13,7 +13,7 @@ use std::time::Duration;
 use arbiter::proto;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tonic::Code;
+use tonic::{Code, Request};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
@@ -124,6 +124,12 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     // INVALID_ARGUMENT.
     let bad = proto::ValidateGameRequest { fen: BAD_FEN.into(), ..game(&["e4"]) };
     assert_eq!(client.validate_game(bad).await.unwrap_err().code(), Code::InvalidArgument);
+    // DEADLINE_EXCEEDED: perft(6) of Kiwipete cannot finish in 100 ms.
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let mut perft =
+        Request::new(proto::PerftRequest { fen: kiwipete.into(), depth: 6, ..Default::default() });
+    perft.metadata_mut().insert("grpc-timeout", "100m".parse().unwrap());
+    assert_eq!(client.perft(perft).await.unwrap_err().code(), Code::DeadlineExceeded);
     // Shed: an open stream holds the only slot.
     let (tx, stream) = test_server::hold_a_slot(&mut client).await;
     let (during, _) = Scrape::take(&server).await;
@@ -162,6 +168,7 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     assert_eq!(count("ValidateGame", "INVALID_ARGUMENT"), 1.0, "{text}");
     assert_eq!(count("ValidateGame", "RESOURCE_EXHAUSTED"), 1.0, "{text}");
     assert_eq!(count("ValidateGames", "CANCELLED"), 1.0, "{text}");
+    assert_eq!(count("Perft", "DEADLINE_EXCEEDED"), 1.0, "{text}");
     let health = [("grpc_service", "grpc.health.v1.Health"), ("grpc_method", "Check")];
     assert_eq!(delta(HANDLED, &[health[0], health[1], ("grpc_code", "OK")]), 1.0, "{text}");
 
