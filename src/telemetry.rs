@@ -13,7 +13,7 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Span;
 use tracing::level_filters::LevelFilter;
-use tracing_subscriber::filter::{EnvFilter, Targets};
+use tracing_subscriber::filter::{EnvFilter, FilterExt, Targets, filter_fn};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{Layer, fmt};
@@ -105,7 +105,12 @@ impl Telemetry {
                 .with_threads(false)
                 .with_filter(Targets::new().with_target("arbiter", LevelFilter::INFO))
         });
-        tracing_subscriber::registry().with(logs.with_filter(filter)).with(traces).try_init()?;
+        // RPC spans are for the exporter: without it they are disabled
+        // outright and cost nothing; log lines name the method themselves.
+        let not_rpc_spans =
+            filter_fn(|meta| !(meta.is_span() && meta.target() == rpc::SPAN_TARGET));
+        let logs = logs.with_filter(filter.and(not_rpc_spans));
+        tracing_subscriber::registry().with(logs).with(traces).try_init()?;
         if tracer_provider.is_some() {
             opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
         }

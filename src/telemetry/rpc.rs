@@ -26,6 +26,10 @@ use tracing_opentelemetry::OpenTelemetrySpanExt;
 use super::prometheus::{RPC_DURATION, RPC_HANDLED, RPC_IN_FLIGHT};
 use crate::api::code_name;
 
+/// The target of the RPC spans: they go to the trace exporter, not to the
+/// log lines (each would cost formatting on every call).
+pub const SPAN_TARGET: &str = "arbiter::rpc";
+
 /// The paths served, each counted under its own `grpc_service` and
 /// `grpc_method`; any other path is counted as `unknown` so that callers
 /// cannot create series at will.
@@ -107,7 +111,7 @@ impl Call {
     fn start(path: &str, headers: &HeaderMap) -> Call {
         let method = Method::of(path);
         let span = tracing::info_span!(
-            target: "arbiter::rpc",
+            target: SPAN_TARGET,
             "rpc",
             otel.name = method.name,
             otel.kind = "server",
@@ -157,9 +161,21 @@ impl Call {
         self.span.record("rpc.grpc.status_code", code as i32);
         if server_fault(code) {
             self.span.record("otel.status_code", "ERROR");
-            tracing::error!(parent: &self.span, grpc.code = code_label, grpc.message = message, "call failed");
+            tracing::error!(
+                parent: &self.span,
+                grpc.method = self.method.name,
+                grpc.code = code_label,
+                grpc.message = message,
+                "call failed"
+            );
         } else if code != Code::Ok {
-            tracing::debug!(parent: &self.span, grpc.code = code_label, grpc.message = message, "call refused");
+            tracing::debug!(
+                parent: &self.span,
+                grpc.method = self.method.name,
+                grpc.code = code_label,
+                grpc.message = message,
+                "call refused"
+            );
         }
     }
 }
