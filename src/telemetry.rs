@@ -13,7 +13,8 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Span;
 use tracing::level_filters::LevelFilter;
-use tracing_subscriber::filter::{EnvFilter, FilterExt, Targets, filter_fn};
+use tracing_subscriber::Registry;
+use tracing_subscriber::filter::{EnvFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{Layer, fmt};
@@ -48,6 +49,9 @@ pub enum TelemetryError {
     /// `RUST_LOG` does not parse.
     #[error("RUST_LOG: {0}")]
     LogFilter(#[from] tracing_subscriber::filter::FromEnvError),
+    /// A log directive of our own does not parse.
+    #[error("log directive: {0}")]
+    Directive(#[from] tracing_subscriber::filter::ParseError),
     /// Another subscriber was installed first.
     #[error("cannot install the log subscriber: {0}")]
     Subscriber(#[from] tracing_subscriber::util::TryInitError),
@@ -83,8 +87,14 @@ impl Telemetry {
     /// A [`TelemetryError`] if `RUST_LOG` is invalid, a subscriber is already
     /// installed, or the exporter cannot be built.
     pub fn init(format: LogFormat) -> Result<Telemetry, TelemetryError> {
-        let filter =
-            EnvFilter::builder().with_default_directive(LevelFilter::INFO.into()).from_env()?;
+        // RPC spans are for the exporter, not for log lines (formatting them
+        // would cost every call): without the exporter they are disabled
+        // outright; log lines of a call name its method themselves.
+        let no_rpc_spans = format!("{}=off", rpc::SPAN_TARGET).parse()?;
+        let filter = EnvFilter::builder()
+            .with_default_directive(LevelFilter::INFO.into())
+            .from_env()?
+            .add_directive(no_rpc_spans);
         let logs = fmt::layer().with_writer(io::stderr);
         let logs = match format {
             LogFormat::Text => logs.with_ansi(io::stderr().is_terminal()).boxed(),
@@ -97,20 +107,19 @@ impl Telemetry {
             _ => None,
         };
         // Per-layer filters: RUST_LOG=warn must not silence the exported RPC
-        // spans, and exporting spans must not turn on INFO logs.
-        let traces = tracer_provider.as_ref().map(|provider| {
-            tracing_opentelemetry::layer()
+        // spans, and exporting spans must not turn on INFO logs. A list, not
+        // an `Option`: a `None` layer would enable every span and event.
+        let mut layers: Vec<Box<dyn Layer<Registry> + Send + Sync>> =
+            vec![logs.with_filter(filter).boxed()];
+        if let Some(provider) = &tracer_provider {
+            let traces = tracing_opentelemetry::layer()
                 .with_tracer(provider.tracer("arbiter"))
                 .with_location(false)
                 .with_threads(false)
-                .with_filter(Targets::new().with_target("arbiter", LevelFilter::INFO))
-        });
-        // RPC spans are for the exporter: without it they are disabled
-        // outright and cost nothing; log lines name the method themselves.
-        let not_rpc_spans =
-            filter_fn(|meta| !(meta.is_span() && meta.target() == rpc::SPAN_TARGET));
-        let logs = logs.with_filter(filter.and(not_rpc_spans));
-        tracing_subscriber::registry().with(logs).with(traces).try_init()?;
+                .with_filter(Targets::new().with_target("arbiter", LevelFilter::INFO));
+            layers.push(traces.boxed());
+        }
+        tracing_subscriber::registry().with(layers).try_init()?;
         if tracer_provider.is_some() {
             opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
         }

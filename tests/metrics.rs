@@ -124,11 +124,11 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     // INVALID_ARGUMENT.
     let bad = proto::ValidateGameRequest { fen: BAD_FEN.into(), ..game(&["e4"]) };
     assert_eq!(client.validate_game(bad).await.unwrap_err().code(), Code::InvalidArgument);
-    // DEADLINE_EXCEEDED: perft(6) of Kiwipete cannot finish in 100 ms.
+    // DEADLINE_EXCEEDED: perft(6) of Kiwipete cannot finish in a second.
     let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
     let mut perft =
         Request::new(proto::PerftRequest { fen: kiwipete.into(), depth: 6, ..Default::default() });
-    perft.metadata_mut().insert("grpc-timeout", "100m".parse().unwrap());
+    perft.metadata_mut().insert("grpc-timeout", "1S".parse().unwrap());
     assert_eq!(client.perft(perft).await.unwrap_err().code(), Code::DeadlineExceeded);
     // Shed: an open stream holds the only slot.
     let (tx, stream) = test_server::hold_a_slot(&mut client).await;

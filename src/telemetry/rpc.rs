@@ -10,11 +10,12 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::OnceLock;
 use std::task::{Context, Poll, ready};
 use std::time::Instant;
 
 use http_body::{Body, Frame, SizeHint};
-use metrics::{counter, gauge, histogram};
+use metrics::{Counter, Gauge, Histogram, counter, gauge, histogram};
 use opentelemetry::propagation::Extractor;
 use tonic::Code;
 use tonic::codegen::http::{self, HeaderMap};
@@ -33,7 +34,7 @@ pub const SPAN_TARGET: &str = "arbiter::rpc";
 /// The paths served, each counted under its own `grpc_service` and
 /// `grpc_method`; any other path is counted as `unknown` so that callers
 /// cannot create series at will.
-const KNOWN_PATHS: &[&str] = &[
+const KNOWN_PATHS: [&str; 8] = [
     "/arbiter.v1.RulesService/ValidateGame",
     "/arbiter.v1.RulesService/ValidateGames",
     "/arbiter.v1.RulesService/LegalMoves",
@@ -44,6 +45,25 @@ const KNOWN_PATHS: &[&str] = &[
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 
+/// The gRPC status codes, `OK` (0) to `UNAUTHENTICATED` (16).
+const CODES: usize = 17;
+
+/// The metric handles of one method. Looking a series up by name and labels
+/// costs a hash and an allocation, a tenth of a health check's cost when done
+/// four times a call, so each method's handles are looked up on its first
+/// call and kept. `server::serve` installs the recorder before any call, so
+/// none of them is a no-op handle.
+#[derive(Debug)]
+struct Series {
+    in_flight: Gauge,
+    duration: Histogram,
+    handled: [OnceLock<Counter>; CODES],
+}
+
+/// The handles of each known path, then those of `unknown`.
+static SERIES: [OnceLock<Series>; KNOWN_PATHS.len() + 1] =
+    [const { OnceLock::new() }; KNOWN_PATHS.len() + 1];
+
 /// The labels of one method.
 #[derive(Clone, Copy, Debug)]
 struct Method {
@@ -51,14 +71,33 @@ struct Method {
     name: &'static str,
     service: &'static str,
     method: &'static str,
+    /// Where its handles are in [`SERIES`].
+    index: usize,
 }
 
 impl Method {
     fn of(path: &str) -> Method {
-        let known = KNOWN_PATHS.iter().find(|known| **known == path);
-        let name = known.map_or("unknown", |path| &path[1..]);
+        let index = KNOWN_PATHS.iter().position(|known| *known == path);
+        let name = index.map_or("unknown", |i| &KNOWN_PATHS[i][1..]);
         let (service, method) = name.split_once('/').unwrap_or(("unknown", "unknown"));
-        Method { name, service, method }
+        Method { name, service, method, index: index.unwrap_or(KNOWN_PATHS.len()) }
+    }
+
+    fn series(self) -> &'static Series {
+        let Method { service, method, .. } = self;
+        SERIES[self.index].get_or_init(|| Series {
+            in_flight: gauge!(RPC_IN_FLIGHT, "grpc_service" => service, "grpc_method" => method),
+            duration: histogram!(RPC_DURATION, "grpc_service" => service, "grpc_method" => method),
+            handled: [const { OnceLock::new() }; CODES],
+        })
+    }
+
+    fn handled(self, code: Code) -> &'static Counter {
+        let Method { service, method, .. } = self;
+        self.series().handled[code as usize].get_or_init(|| {
+            let code = code_name(code);
+            counter!(RPC_HANDLED, "grpc_service" => service, "grpc_method" => method, "grpc_code" => code)
+        })
     }
 }
 
@@ -133,8 +172,7 @@ impl Call {
             });
             let _ = span.set_parent(parent);
         }
-        gauge!(RPC_IN_FLIGHT, "grpc_service" => method.service, "grpc_method" => method.method)
-            .increment(1.0);
+        method.series().in_flight.increment(1.0);
         Call { method, started: Instant::now(), span, finished: false }
     }
 
@@ -151,13 +189,11 @@ impl Call {
         if std::mem::replace(&mut self.finished, true) {
             return;
         }
-        let Method { service, method, .. } = self.method;
         let code_label = code_name(code);
-        counter!(RPC_HANDLED, "grpc_service" => service, "grpc_method" => method, "grpc_code" => code_label)
-            .increment(1);
-        histogram!(RPC_DURATION, "grpc_service" => service, "grpc_method" => method)
-            .record(self.started.elapsed());
-        gauge!(RPC_IN_FLIGHT, "grpc_service" => service, "grpc_method" => method).decrement(1.0);
+        self.method.handled(code).increment(1);
+        let series = self.method.series();
+        series.duration.record(self.started.elapsed());
+        series.in_flight.decrement(1.0);
         self.span.record("rpc.grpc.status_code", code as i32);
         if server_fault(code) {
             self.span.record("otel.status_code", "ERROR");
