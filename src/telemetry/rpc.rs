@@ -195,23 +195,23 @@ impl Call {
         series.duration.record(self.started.elapsed());
         series.in_flight.decrement(1.0);
         self.span.record("rpc.grpc.status_code", code as i32);
+        // The level of a tracing event is fixed where it is written.
+        macro_rules! log_end {
+            ($level:ident, $text:literal) => {
+                tracing::$level!(
+                    parent: &self.span,
+                    grpc.method = self.method.name,
+                    grpc.code = code_label,
+                    grpc.message = message,
+                    $text
+                )
+            };
+        }
         if server_fault(code) {
             self.span.record("otel.status_code", "ERROR");
-            tracing::error!(
-                parent: &self.span,
-                grpc.method = self.method.name,
-                grpc.code = code_label,
-                grpc.message = message,
-                "call failed"
-            );
+            log_end!(error, "call failed");
         } else if code != Code::Ok {
-            tracing::debug!(
-                parent: &self.span,
-                grpc.method = self.method.name,
-                grpc.code = code_label,
-                grpc.message = message,
-                "call refused"
-            );
+            log_end!(debug, "call refused");
         }
     }
 }
