@@ -6,15 +6,21 @@
 //!
 //! Where a call waits decides where it must be counted. hyper spawns a task
 //! per HTTP/2 stream, and tower's `poll_ready` and `call` run at that task's
-//! first poll; a unary call answered inline then runs to its end within the
-//! same poll. A permit taken there is never held while anything else runs, so
-//! it is never short: calls queue in the runtime's run queue, out of sight of
-//! any concurrency limit, and are never shed (tower's
-//! `GlobalConcurrencyLimitLayer` plus `LoadShedLayer` behave the same way).
+//! first poll, not when the connection reads the request: the wait in the
+//! run queue before it is seen by no layer. A unary call answered inline
+//! then runs to its end within that same poll once its request body is
+//! there. A permit taken inside the handler, as it used to be, was never
+//! held while anything else ran, so unary calls were never shed; one taken
+//! at the first poll (tower's `GlobalConcurrencyLimitLayer` with
+//! `LoadShedLayer`) is held across other work only while a request body is
+//! still unread, which has little to do with how long the queue is.
+//!
 //! So an admitted call gives up its worker once, to the back of the run
-//! queue, before its handler runs: it holds its permit while it waits, every
-//! call queued after admission counts, and the budget bounds the work an
-//! admitted call can find ahead of it.
+//! queue, before its handler runs: it holds its permit while it waits, the
+//! calls queued after admission count, and the budget bounds the work an
+//! admitted call can find ahead of it. A call admitted while no other is in
+//! flight runs at once: there is no queue to wait in, and giving up the
+//! worker would only wake another one.
 //!
 //! A permit is held until the response body has been sent or dropped: a
 //! `ValidateGames` stream counts as one call for its whole life, and a call
@@ -98,7 +104,7 @@ where
             Ok(permit) => AdmissionFuture::Call {
                 call: self.inner.call(request),
                 permit: Some(permit),
-                yield_first: true,
+                yield_first: self.budget.permits.available_permits() + 1 < self.budget.limit,
             },
             Err(_) => AdmissionFuture::Shed { limit: self.budget.limit },
         }
@@ -110,8 +116,8 @@ pin_project_lite::pin_project! {
     #[project = Step]
     #[derive(Debug)]
     pub enum AdmissionFuture<F> {
-        /// A call, with its permit if it is counted; an admitted call gives
-        /// up its worker once before it runs.
+        /// A call, with its permit if it is counted; an admitted call that is
+        /// not alone gives up its worker once before it runs.
         Call { #[pin] call: F, permit: Option<OwnedSemaphorePermit>, yield_first: bool },
         /// Over the budget.
         Shed { limit: usize },
