@@ -104,7 +104,8 @@ async fn serve_grpc(
     let cache = ReplayCache::new(config.cache_bytes);
     let rules = RulesServiceServer::new(Rules::new(config.limits(), cache))
         .max_decoding_message_size(config.max_message_bytes as usize);
-    let admission = AdmissionLayer::new(SERVICE_NAME, config.max_concurrency as usize);
+    let workers = tokio::runtime::Handle::current().metrics().num_workers();
+    let admission = AdmissionLayer::new(SERVICE_NAME, config.max_concurrency(workers));
 
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let server = Server::builder()
