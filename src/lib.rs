@@ -14,6 +14,7 @@
 //! - [`server`]: `server::run(listener, config, shutdown)` with health,
 //!   reflection, gRPC-Web, limits and the graceful drain.
 //! - [`config`]: typed server configuration from flags and environment.
+//! - [`tls`]: the TLS and mutual-TLS files of the server, checked at start-up.
 //! - [`report`]: the proto3 JSON form of a response, for the command line.
 //! - [`cli`]: the `arbiter` command line.
 
@@ -25,3 +26,4 @@ pub mod config;
 pub mod proto;
 pub mod report;
 pub mod server;
+pub mod tls;

@@ -23,6 +23,10 @@ pub enum ServerError {
     /// The transport failed.
     #[error("transport: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// The configuration cannot serve, e.g. a TLS file changed since the
+    /// start-up checks.
+    #[error("configuration: {0}")]
+    Config(#[from] crate::config::ConfigError),
 }
 
 /// The name health checks use for the rules service.
@@ -60,8 +64,12 @@ pub async fn run(
     ))
     .max_decoding_message_size(config.max_message_bytes as usize);
 
+    let builder = match config.tls()? {
+        Some(tls) => Server::builder().tls_config(tls)?,
+        None => Server::builder(),
+    };
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let server = Server::builder()
+    let server = builder
         .accept_http1(true)
         .max_concurrent_streams(config.max_streams_per_connection)
         .http2_keepalive_interval(Some(config.keepalive_interval))
