@@ -79,6 +79,12 @@ pub struct ServeConfig {
     #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE", default_value = "5m", value_parser = humantime::parse_duration)]
     pub max_connection_age: Duration,
 
+    /// How long calls still open on a connection past its maximum age may
+    /// go on before the connection is cut (e.g. `1m`): a stream whose client
+    /// never reads cannot hold its concurrency slot for ever.
+    #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE_GRACE", default_value = "1m", value_parser = humantime::parse_duration)]
+    pub max_connection_age_grace: Duration,
+
     /// PEM certificate chain the server presents. With `--tls-key`, the gRPC
     /// port speaks TLS only; without both, plaintext.
     #[arg(long, env = "ARBITER_TLS_CERT", value_name = "FILE")]
@@ -122,6 +128,7 @@ impl ServeConfig {
             ("--keepalive-interval", self.keepalive_interval),
             ("--keepalive-timeout", self.keepalive_timeout),
             ("--max-connection-age", self.max_connection_age),
+            ("--max-connection-age-grace", self.max_connection_age_grace),
         ] {
             if value.is_zero() {
                 return Err(ConfigError::ZeroDuration(name));

@@ -75,6 +75,7 @@ pub async fn run(
         .http2_keepalive_interval(Some(config.keepalive_interval))
         .http2_keepalive_timeout(Some(config.keepalive_timeout))
         .max_connection_age(config.max_connection_age)
+        .max_connection_age_grace(config.max_connection_age_grace)
         .layer(tonic_web::GrpcWebLayer::new())
         .layer(tower::util::MapResponseLayer::new(crate::api::size_limit_response))
         .add_service(health_service)
