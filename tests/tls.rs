@@ -125,7 +125,7 @@ async fn grpc_web_over_tls(
     let tcp = tokio::net::TcpStream::connect(addr).await?;
     let tls = connector.connect(ServerName::try_from("localhost").unwrap(), tcp).await?;
     let message = proto::PerftRequest { depth: 2, ..Default::default() }.encode_to_vec();
-    let response = test_server::grpc_web_call(tls, "localhost", "Perft", &message).await;
+    let response = test_server::grpc_web_call(tls, "localhost", "Perft", &[], &message).await;
     Ok(String::from_utf8_lossy(&response).into_owned())
 }
 

@@ -34,19 +34,24 @@ pub fn config(flags: &[&str]) -> ServeConfig {
 }
 
 /// Sends one gRPC-Web call over HTTP/1.1 on `socket` (plain TCP or TLS), as
-/// a browser or an HTTP/1 proxy would, and returns the raw response.
+/// a browser or an HTTP/1 proxy would, with `headers` (e.g. `grpc-timeout`,
+/// which a tonic client would also enforce itself) and returns the raw
+/// response.
 pub async fn grpc_web_call(
     mut socket: impl AsyncRead + AsyncWrite + Unpin,
     host: &str,
     method: &str,
+    headers: &[(&str, &str)],
     message: &[u8],
 ) -> Vec<u8> {
     let mut body = vec![0u8];
     body.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
     body.extend_from_slice(message);
+    let extra: String =
+        headers.iter().map(|(name, value)| format!("{name}: {value}\r\n")).collect();
     let head = format!(
         "POST /arbiter.v1.RulesService/{method} HTTP/1.1\r\nHost: {host}\r\n\
-         Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n\
+         Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n{extra}\
          Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
@@ -89,7 +94,7 @@ impl TestServer {
     /// One gRPC-Web call over plaintext HTTP/1.1.
     pub async fn grpc_web_call(&self, method: &str, message: &[u8]) -> Vec<u8> {
         let socket = TcpStream::connect(self.addr).await.expect("connect");
-        grpc_web_call(socket, &self.addr.to_string(), method, message).await
+        grpc_web_call(socket, &self.addr.to_string(), method, &[], message).await
     }
 
     /// Sends the shutdown signal: the server starts draining.
