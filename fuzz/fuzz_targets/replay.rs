@@ -2,10 +2,11 @@
 //! notation and mode, replays without panicking; the answer keeps exactly
 //! the accepted prefix, and every accepted ply is legal and canonical when
 //! written back. Walk: the input picks a game through the generated legal
-//! moves; at every ply perft(1) equals the legal-move count, every legal
-//! move's SAN and UCI parse back to that move, playing it keeps a valid
-//! position (its FEN reads back), and replaying the game in SAN and in UCI
-//! accepts every move and reaches the same position.
+//! moves (up to 200 plies); at every ply perft(1) equals the legal-move
+//! count; in the last plies every legal move's SAN and UCI parse back to
+//! that move and playing it keeps a valid position (its FEN reads back);
+//! replaying the game in SAN and in UCI accepts every move and reaches the
+//! same position and outcome.
 #![no_main]
 
 use arbiter::chess::Position;
@@ -52,29 +53,39 @@ fn replay_text(flags: u8, text: &str) {
     assert_eq!(again.position, r.position);
 }
 
+/// Plies at the end of a walk whose every legal move is checked in full;
+/// the plies before only count perft(1), which keeps a run fast.
+const FULLY_CHECKED_PLIES: usize = 4;
+
+/// Every legal move of `pos`: its SAN and UCI parse back to it, and the
+/// position after it prints to a FEN that reads back as the same position.
+fn check_every_move(pos: &Position) {
+    for &m in pos.legal_moves().iter() {
+        let written = san::san(pos, m);
+        let parsed: San = written.parse().expect("canonical SAN parses");
+        assert_eq!(parsed.to_move(pos), Ok(m), "{pos} {written}");
+        let text = UciMove::from_move(m).to_string();
+        assert_eq!(text.parse::<UciMove>().ok().and_then(|u| u.to_move(pos)), Some(m));
+        let after = pos.play(m);
+        let fen = after.to_string();
+        let again: Position = fen.parse().unwrap_or_else(|e| panic!("{pos} {text}: {fen}: {e}"));
+        assert_eq!(again, after, "{fen}");
+    }
+}
+
 fn walk(start: &Position, choices: &[u8]) {
+    let choices = &choices[..choices.len().min(200)];
     let mut game = Game::new(start.clone());
     let (mut sans, mut ucis) = (Vec::new(), Vec::new());
-    // Every ply checks each legal move in full: 48 plies keep a run fast.
-    for &choice in choices.iter().take(48) {
+    for (ply, &choice) in choices.iter().enumerate() {
         if game.is_over() {
             break;
         }
         let pos = game.position().clone();
         let legal = pos.legal_moves();
         assert_eq!(perft(&pos, 1), legal.len() as u64, "{pos}");
-        for &m in legal.iter() {
-            let written = san::san(&pos, m);
-            let parsed: San = written.parse().expect("canonical SAN parses");
-            assert_eq!(parsed.to_move(&pos), Ok(m), "{pos} {written}");
-            let uci = UciMove::from_move(m);
-            let text = uci.to_string();
-            assert_eq!(text.parse::<UciMove>().ok().and_then(|u| u.to_move(&pos)), Some(m));
-            let after = pos.play(m);
-            let fen = after.to_string();
-            let again: Position =
-                fen.parse().unwrap_or_else(|e| panic!("{pos} {text}: {fen}: {e}"));
-            assert_eq!(again, after, "{fen}");
+        if ply + FULLY_CHECKED_PLIES >= choices.len() {
+            check_every_move(&pos);
         }
         let Some(&m) = legal.get(usize::from(choice) % legal.len().max(1)) else { break };
         ucis.push(UciMove::from_move(m).to_string());
