@@ -3,7 +3,9 @@
 //! `ValidateGames` stream that goes through the service's own codec. Every
 //! call answers OK or INVALID_ARGUMENT (never INTERNAL, never a panic), and
 //! the answers hold together: a stream answers every game in order, an
-//! illegal move sits right after the accepted plies, a divide adds up.
+//! illegal move sits right after the accepted plies, a divide adds up. A
+//! service with the replay cache (kept across inputs, so that one input
+//! extending an earlier one resumes from it) answers exactly as one without.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -11,13 +13,14 @@ use std::sync::OnceLock;
 use arbiter::api::Limits;
 use arbiter::api::codec::ArbiterCodec;
 use arbiter::api::service::Rules;
+use arbiter::cache::ReplayCache;
 use arbiter::proto::{self, rules_service_server::RulesService, validate_games_response};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 use tonic::codec::{Codec, Streaming};
-use tonic::{Code, Request, Status};
+use tonic::{Code, Request, Response, Status};
 
 /// One runtime for the whole run: building one per input would dominate.
 fn runtime() -> &'static tokio::runtime::Runtime {
@@ -27,9 +30,16 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-/// Perft is capped low so that an input costs microseconds, not seconds.
-fn rules() -> Rules {
-    Rules::new(Limits { max_perft_depth: 3, ..Limits::default() }, 4)
+/// The service without a cache and with a small one, made once so that the
+/// cache outlives an input. Perft is capped low so that an input costs
+/// microseconds, not seconds.
+fn services() -> &'static (Rules, Rules) {
+    static SERVICES: OnceLock<(Rules, Rules)> = OnceLock::new();
+    SERVICES.get_or_init(|| {
+        let limits = Limits { max_perft_depth: 3, ..Limits::default() };
+        let cached = Rules::new(limits.clone(), 4, ReplayCache::new(1 << 20));
+        (Rules::new(limits, 4, None), cached)
+    })
 }
 
 /// The only error a request may earn here: one call at a time, no deadline.
@@ -61,18 +71,33 @@ fn frames(messages: &[&[u8]]) -> Bytes {
     Bytes::from(body)
 }
 
-async fn unary(rules: &Rules, data: &[u8]) {
+/// The same answer from both services: equal messages, or equal codes.
+fn same<T: PartialEq + std::fmt::Debug>(plain: &Result<T, Status>, cached: &Result<T, Status>) {
+    match (plain, cached) {
+        (Ok(plain), Ok(cached)) => assert_eq!(plain, cached, "the cache changed an answer"),
+        (Err(plain), Err(cached)) => assert_eq!(plain.code(), cached.code()),
+        _ => panic!("the cache changed an answer: {plain:?} vs {cached:?}"),
+    }
+}
+
+async fn unary(rules: &Rules, cached: &Rules, data: &[u8]) {
     if let Ok(request) = proto::ValidateGameRequest::decode(data) {
-        match rules.validate_game(Request::new(request.clone())).await {
+        let answer = rules.validate_game(Request::new(request.clone())).await;
+        match &answer {
             Ok(response) => check_game(&request, response.get_ref()),
-            Err(status) => check_error(&status),
+            Err(status) => check_error(status),
         }
+        let again = cached.validate_game(Request::new(request)).await;
+        same(&answer.map(Response::into_inner), &again.map(Response::into_inner));
     }
     if let Ok(request) = proto::LegalMovesRequest::decode(data) {
-        match rules.legal_moves(Request::new(request)).await {
+        let answer = rules.legal_moves(Request::new(request.clone())).await;
+        match &answer {
             Ok(response) => assert!(response.get_ref().position.is_some()),
-            Err(status) => check_error(&status),
+            Err(status) => check_error(status),
         }
+        let again = cached.legal_moves(Request::new(request)).await;
+        same(&answer.map(Response::into_inner), &again.map(Response::into_inner));
     }
     if let Ok(request) = proto::PerftRequest::decode(data) {
         let depth = request.depth;
@@ -121,9 +146,9 @@ async fn stream(rules: &Rules, data: &[u8]) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let rules = rules();
+    let (rules, cached) = services();
     runtime().block_on(async {
-        unary(&rules, data).await;
-        stream(&rules, data).await;
+        unary(rules, cached, data).await;
+        stream(cached, data).await;
     });
 });
