@@ -54,6 +54,12 @@ pub struct ServeConfig {
           value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub blocking_moves: u32,
 
+    /// Bytes of replay state kept so that a request extending a recently
+    /// seen move list (a live game) replays only the new moves; 0 turns the
+    /// cache off.
+    #[arg(long, env = "ARBITER_CACHE_BYTES", default_value_t = 64 << 20)]
+    pub cache_bytes: u64,
+
     /// After SIGTERM/SIGINT: how long in-flight calls may finish before the
     /// server cuts off (e.g. `10s`).
     #[arg(long, env = "ARBITER_DRAIN", default_value = "10s", value_parser = humantime::parse_duration)]

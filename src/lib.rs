@@ -9,6 +9,8 @@
 //! - [`proto`]: the generated `arbiter.v1` contract.
 //! - [`api`]: conversion between the contract and the core, the service, and
 //!   the one mapping from request errors to gRPC statuses.
+//! - [`cache`]: the bounded cache of replay state that lets a request
+//!   extending a recently seen move list replay only the new moves.
 //! - [`server`]: `server::run(listener, config, shutdown)` with health,
 //!   reflection, gRPC-Web, limits and the graceful drain.
 //! - [`config`]: typed server configuration from flags and environment.
@@ -16,6 +18,7 @@
 //! - [`cli`]: the `arbiter` command line.
 
 pub mod api;
+pub mod cache;
 pub mod chess;
 pub mod cli;
 pub mod config;

@@ -10,6 +10,7 @@ use tonic::transport::Server;
 use tonic_health::ServingStatus;
 
 use crate::api::service::Rules;
+use crate::cache::ReplayCache;
 use crate::config::ServeConfig;
 use crate::proto::rules_service_server::RulesServiceServer;
 
@@ -51,9 +52,13 @@ pub async fn run(
     };
     let reflection_v1 = reflection().build_v1()?;
     let reflection_v1alpha = reflection().build_v1alpha()?;
-    let rules =
-        RulesServiceServer::new(Rules::new(config.limits(), config.max_concurrency as usize))
-            .max_decoding_message_size(config.max_message_bytes as usize);
+    let cache = ReplayCache::new(config.cache_bytes);
+    let rules = RulesServiceServer::new(Rules::new(
+        config.limits(),
+        config.max_concurrency as usize,
+        cache,
+    ))
+    .max_decoding_message_size(config.max_message_bytes as usize);
 
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let server = Server::builder()

@@ -11,29 +11,35 @@ use futures_util::{Stream, StreamExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::cache::ReplayCache;
 use crate::chess::Bitboard;
-use crate::chess::game::{LegalMove, replay};
+use crate::chess::game::{Replay, ReplayOptions, legal_moves_with_san, replay};
 use crate::chess::perft;
-use crate::chess::san::san_with_after;
-use crate::chess::uci::UciMove;
 use crate::proto::{self, rules_service_server::RulesService};
 
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, position_message};
 use super::{Limits, RequestError};
 
-/// The service, with its limits and the global budget of calls in flight.
+/// The service, with its limits, the global budget of calls in flight and
+/// the replay cache.
 #[derive(Clone, Debug)]
 pub struct Rules {
     limits: Limits,
     in_flight: Arc<Semaphore>,
     max_in_flight: usize,
+    cache: Option<Arc<ReplayCache>>,
 }
 
 impl Rules {
     /// A service applying `limits`, serving at most `max_in_flight` calls at
-    /// once and shedding the rest.
-    pub fn new(limits: Limits, max_in_flight: usize) -> Rules {
-        Rules { limits, in_flight: Arc::new(Semaphore::new(max_in_flight)), max_in_flight }
+    /// once and shedding the rest, replaying through `cache` if there is one.
+    pub fn new(limits: Limits, max_in_flight: usize, cache: Option<ReplayCache>) -> Rules {
+        Rules {
+            limits,
+            in_flight: Arc::new(Semaphore::new(max_in_flight)),
+            max_in_flight,
+            cache: cache.map(Arc::new),
+        }
     }
 
     /// A permit for one call, or RESOURCE_EXHAUSTED at once when all are taken.
@@ -61,15 +67,24 @@ async fn run<T: Send + 'static>(
     }
 }
 
-fn validate(game: GameRequest) -> proto::ValidateGameResponse {
-    let GameRequest { start, moves, options } = game;
-    proto::ValidateGameResponse::from(&replay(start, &moves, &options))
+/// Replays a game, through the cache when there is one.
+fn replay_game(game: &GameRequest, options: &ReplayOptions, cache: Option<&ReplayCache>) -> Replay {
+    let GameRequest { start, moves, options: _ } = game;
+    match cache {
+        Some(cache) => cache.replay(start.clone(), moves, options),
+        None => replay(start.clone(), moves, options),
+    }
+}
+
+fn validate(game: GameRequest, cache: Option<Arc<ReplayCache>>) -> proto::ValidateGameResponse {
+    proto::ValidateGameResponse::from(&replay_game(&game, &game.options, cache.as_deref()))
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
 async fn answer(
     request: proto::ValidateGamesRequest,
     limits: Limits,
+    cache: Option<Arc<ReplayCache>>,
 ) -> Result<proto::ValidateGamesResponse, Status> {
     let proto::ValidateGamesRequest { id, game } = request;
     let checked = match game {
@@ -79,7 +94,8 @@ async fn answer(
     let result = match checked {
         Ok(game) => {
             let heavy = game.moves.len() > limits.blocking_moves;
-            proto::validate_games_response::Result::Game(run(heavy, move || validate(game)).await?)
+            let verdict = run(heavy, move || validate(game, cache)).await?;
+            proto::validate_games_response::Result::Game(verdict)
         }
         Err(err) => proto::validate_games_response::Result::Error(err.to_game_error()),
     };
@@ -126,7 +142,8 @@ impl RulesService for Rules {
         let _permit = self.admit()?;
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let heavy = game.moves.len() > self.limits.blocking_moves;
-        Ok(Response::new(run(heavy, move || validate(game)).await?))
+        let cache = self.cache.clone();
+        Ok(Response::new(run(heavy, move || validate(game, cache)).await?))
     }
 
     type ValidateGamesStream = GameStream;
@@ -137,14 +154,15 @@ impl RulesService for Rules {
     ) -> Result<Response<GameStream>, Status> {
         let permit = self.admit()?;
         let limits = self.limits.clone();
+        let cache = self.cache.clone();
         let in_flight = limits.stream_games_in_flight;
         // `buffered` keeps request order and reads at most `in_flight` games
         // ahead: a slow reader slows the stream instead of filling memory.
         let responses = request
             .into_inner()
             .map(move |item| {
-                let limits = limits.clone();
-                async move { answer(item.map_err(super::size_limit_status)?, limits).await }
+                let (limits, cache) = (limits.clone(), cache.clone());
+                async move { answer(item.map_err(super::size_limit_status)?, limits, cache).await }
             })
             .buffered(in_flight)
             .map(move |item| {
@@ -162,21 +180,15 @@ impl RulesService for Rules {
         let LegalMovesQuery { game, from } =
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
         let heavy = game.moves.len() > self.limits.blocking_moves;
+        let cache = self.cache.clone();
         let response = run(heavy, move || {
-            let GameRequest { start, moves, options } = game;
-            let r = replay(start, &moves, &options);
-            let from = from.map_or(Bitboard::FULL, Bitboard::from);
-            let legal: Vec<LegalMove> = if r.outcome.is_over() {
+            // The legal moves are listed here, from the asked square only.
+            let options = ReplayOptions { skip_legal_moves: true, ..game.options };
+            let r = replay_game(&game, &options, cache.as_deref());
+            let legal = if r.outcome.is_over() {
                 Vec::new()
             } else {
-                r.position
-                    .legal_moves_filtered(from, Bitboard::FULL)
-                    .iter()
-                    .map(|&m| LegalMove {
-                        uci: UciMove::from_move(m),
-                        san: san_with_after(&r.position, m, &r.position.play(m)),
-                    })
-                    .collect()
+                legal_moves_with_san(&r.position, from.map_or(Bitboard::FULL, Bitboard::from))
             };
             proto::LegalMovesResponse {
                 position: Some(position_message(&r.position, &legal)),

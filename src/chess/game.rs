@@ -2,6 +2,7 @@
 //! move checked and written canonically, the final position and the
 //! outcome out.
 
+use super::bitboard::Bitboard;
 use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
 use super::movegen::Move;
 use super::outcome::{GameResult, Outcome, Termination, is_insufficient_material, win_for};
@@ -334,47 +335,134 @@ pub struct Replay {
 /// assert_eq!(r.legal_moves.len(), 29);
 /// ```
 pub fn replay<S: AsRef<str>>(start: Position, moves: &[S], options: &ReplayOptions) -> Replay {
-    let mut game = Game::new(start);
-    let mut plies = Vec::with_capacity(moves.len().saturating_sub(options.plies_from));
-    let mut illegal_move = None;
-    for (index, text) in moves.iter().enumerate() {
-        let text = text.as_ref();
-        match game.play_text(text, options.notation, options.strict) {
-            Ok(played) if index >= options.plies_from => plies.push(PlyRecord {
-                san: played.san,
-                uci: UciMove::from_move(played.mv),
-                fen_after: options.include_fens.then(|| game.position().to_string()),
-                canonical_input: played.canonical_input,
-            }),
-            Ok(_) => {}
-            Err(Illegal { reason, message }) => {
-                illegal_move = Some(IllegalMove { index, text: text.to_owned(), reason, message });
-                break;
-            }
-        }
-    }
-    finish(game, plies, illegal_move, options)
+    let mut replayed = Replayed::new(start);
+    let tail = replayed.extend(moves, options);
+    replayed.answer(tail, options)
 }
 
-fn finish(
+/// A replay that can be taken further: the game so far and every move
+/// accepted on the way. A caller that keeps it (the service's cache) checks
+/// a longer move list by playing only the moves that follow.
+///
+/// ```
+/// use arbiter::chess::game::{replay, Replayed, ReplayOptions};
+/// let options = ReplayOptions::default();
+/// let mut replayed = Replayed::new(Default::default());
+/// replayed.extend(&["e4", "e5"], &options);
+/// let tail = replayed.extend(&["Nf3"], &options);
+/// assert_eq!(replayed.answer(tail, &options), replay(Default::default(), &["e4", "e5", "Nf3"], &options));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Replayed {
     game: Game,
-    plies: Vec<PlyRecord>,
+    plies: Vec<Played>,
+}
+
+/// What [`Replayed::extend`] found beyond the moves already played: the
+/// first illegal move, and the FENs the options ask for.
+#[derive(Clone, Debug, Default)]
+pub struct Extension {
     illegal_move: Option<IllegalMove>,
-    options: &ReplayOptions,
-) -> Replay {
-    let outcome = game.outcome();
-    let position = game.position;
-    let legal_moves = if options.skip_legal_moves || outcome.is_over() {
-        Vec::new()
-    } else {
-        position
-            .legal_moves()
-            .into_iter()
-            .map(|m| LegalMove {
-                uci: UciMove::from_move(m),
-                san: san_with_after(&position, m, &position.play(m)),
+    /// FENs after the plies from `max(plies_from, first new ply)` on.
+    fens: Vec<String>,
+}
+
+impl Extension {
+    /// The first illegal move of the extension, if any.
+    pub fn illegal_move(&self) -> Option<&IllegalMove> {
+        self.illegal_move.as_ref()
+    }
+}
+
+impl Replayed {
+    /// Nothing played yet from `start`.
+    pub fn new(start: Position) -> Replayed {
+        Replayed { game: Game::new(start), plies: Vec::new() }
+    }
+
+    /// The game as it stands.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The moves accepted so far, in order.
+    pub fn plies(&self) -> &[Played] {
+        &self.plies
+    }
+
+    /// Plays `moves`, the texts that follow the ones already played, up to
+    /// the first illegal one (whose index counts from the start of the game).
+    pub fn extend<S: AsRef<str>>(&mut self, moves: &[S], options: &ReplayOptions) -> Extension {
+        let mut tail = Extension::default();
+        self.plies.reserve(moves.len());
+        for text in moves {
+            let text = text.as_ref();
+            let index = self.plies.len();
+            match self.game.play_text(text, options.notation, options.strict) {
+                Ok(played) => {
+                    self.plies.push(played);
+                    if options.include_fens && index >= options.plies_from {
+                        tail.fens.push(self.game.position().to_string());
+                    }
+                }
+                Err(Illegal { reason, message }) => {
+                    tail.illegal_move =
+                        Some(IllegalMove { index, text: text.to_owned(), reason, message });
+                    break;
+                }
+            }
+        }
+        tail
+    }
+
+    /// The answer for the whole game, given what the last extension found.
+    /// With `include_fens`, that extension must have played every ply from
+    /// `plies_from` on (the FENs of earlier extensions are not kept).
+    ///
+    /// # Panics
+    ///
+    /// If FENs are asked for plies that `tail` did not play.
+    pub fn answer(&self, tail: Extension, options: &ReplayOptions) -> Replay {
+        let Extension { illegal_move, fens } = tail;
+        let returned = self.plies.get(options.plies_from..).unwrap_or_default();
+        let mut fens = fens.into_iter();
+        let plies = returned
+            .iter()
+            .map(|played| PlyRecord {
+                san: played.san,
+                uci: UciMove::from_move(played.mv),
+                fen_after: options
+                    .include_fens
+                    .then(|| fens.next().expect("the FEN of every returned ply")),
+                canonical_input: played.canonical_input,
             })
-            .collect()
-    };
-    Replay { plies, illegal_move, position, legal_moves, outcome }
+            .collect();
+        let outcome = self.game.outcome();
+        let position = self.game.position.clone();
+        let legal_moves = if options.skip_legal_moves || outcome.is_over() {
+            Vec::new()
+        } else {
+            legal_moves_with_san(&position, Bitboard::FULL)
+        };
+        Replay { plies, illegal_move, position, legal_moves, outcome }
+    }
+
+    /// A rough count of the bytes this replay holds, for bounded caches.
+    pub fn heap_bytes(&self) -> usize {
+        self.game.history.capacity() * std::mem::size_of::<(u64, Position)>()
+            + self.plies.capacity() * std::mem::size_of::<Played>()
+    }
+}
+
+/// The legal moves of `position` from the squares in `from`, each with its
+/// canonical SAN.
+pub fn legal_moves_with_san(position: &Position, from: Bitboard) -> Vec<LegalMove> {
+    position
+        .legal_moves_filtered(from, Bitboard::FULL)
+        .into_iter()
+        .map(|m| LegalMove {
+            uci: UciMove::from_move(m),
+            san: san_with_after(position, m, &position.play(m)),
+        })
+        .collect()
 }

@@ -1,0 +1,198 @@
+//! What the replay cache costs and saves, in process, on the work a
+//! `ValidateGame` call does beyond the transport: replay the moves, build
+//! the response (final position's legal moves with SAN included) and encode
+//! it. Two workloads, each with the cache off and on, interleaved:
+//!
+//! - **miss**: 400 distinct random games of 80 plies in SAN, each sent once,
+//!   so every request misses (a fresh cache per pass): the cache's whole
+//!   cost, lookups and insertions, with nothing to gain;
+//! - **live**: 8 random games of 300 plies, each sent as its prefixes
+//!   1..=300 with `plies_from` = the newest ply, the pattern of a platform
+//!   validating live games; the time per request is reported for prefixes
+//!   of 10–30 and 280–300 plies.
+//!
+//! Every cached response is checked byte for byte against the uncached one
+//! once, before timing.
+//!
+//! ```text
+//! cargo bench --bench cache
+//! cargo bench --bench cache -- --quick
+//! ```
+
+mod common;
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use arbiter::cache::ReplayCache;
+use arbiter::chess::Position;
+use arbiter::chess::game::{Game, Notation, ReplayOptions, replay};
+use arbiter::proto::ValidateGameResponse;
+use common::Plan;
+use prost::Message;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+const SEED: u64 = 0x0cac_4e00_0300;
+const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
+/// The prefix lengths whose requests are compared in the live workload.
+const EARLY: std::ops::RangeInclusive<usize> = 10..=30;
+const LATE: std::ops::RangeInclusive<usize> = 280..=300;
+
+impl Plan {
+    /// Games of the miss workload and of the live one.
+    fn games(self) -> (usize, usize) {
+        match self {
+            Plan::Full { .. } => (400, 8),
+            Plan::Quick { .. } => (100, 2),
+            Plan::Test => (10, 1),
+        }
+    }
+}
+
+/// A random game of exactly `plies` plies in SAN, drawn again until no rule
+/// ends it early.
+fn random_game(rng: &mut SmallRng, plies: usize) -> Vec<String> {
+    'draw: loop {
+        let mut game = Game::new(Position::default());
+        let mut san = Vec::with_capacity(plies);
+        while san.len() < plies {
+            let moves = game.position().legal_moves();
+            if moves.is_empty() || game.is_over() {
+                continue 'draw;
+            }
+            san.push(game.play(moves[rng.random_range(0..moves.len())]).to_string());
+        }
+        if !game.is_over() {
+            return san;
+        }
+    }
+}
+
+/// The work of one call beyond the transport: replay, build, encode.
+fn answer(cache: Option<&ReplayCache>, moves: &[String], options: &ReplayOptions) -> Vec<u8> {
+    let replayed = match cache {
+        Some(cache) => cache.replay(Position::default(), moves, options),
+        None => replay(Position::default(), moves, options),
+    };
+    ValidateGameResponse::from(&replayed).encode_to_vec()
+}
+
+/// One request of a workload: the moves and the options.
+struct Call {
+    moves: Vec<String>,
+    options: ReplayOptions,
+}
+
+fn miss_calls(games: &[Vec<String>]) -> Vec<Call> {
+    let options = ReplayOptions { notation: Notation::San, ..Default::default() };
+    games.iter().map(|g| Call { moves: g.clone(), options }).collect()
+}
+
+fn live_calls(games: &[Vec<String>]) -> Vec<Call> {
+    // Games advance together, as live games on a platform do.
+    let plies = games.iter().map(Vec::len).max().unwrap_or(0);
+    (1..=plies)
+        .flat_map(|len| {
+            games.iter().filter(move |g| g.len() >= len).map(move |g| Call {
+                moves: g[..len].to_vec(),
+                options: ReplayOptions {
+                    notation: Notation::San,
+                    plies_from: len - 1,
+                    ..Default::default()
+                },
+            })
+        })
+        .collect()
+}
+
+/// Time of one pass over `calls` with a fresh cache (or none), and the time
+/// spent on calls whose move lists are in `EARLY` and in `LATE`.
+fn pass(calls: &[Call], cached: bool) -> (Duration, Duration, Duration) {
+    let cache = cached.then(|| ReplayCache::new(DEFAULT_CACHE_BYTES).expect("a cache"));
+    let (mut early, mut late) = (Duration::ZERO, Duration::ZERO);
+    let started = Instant::now();
+    for call in calls {
+        let t = Instant::now();
+        black_box(answer(cache.as_ref(), &call.moves, &call.options));
+        let spent = t.elapsed();
+        if EARLY.contains(&call.moves.len()) {
+            early += spent;
+        } else if LATE.contains(&call.moves.len()) {
+            late += spent;
+        }
+    }
+    (started.elapsed(), early, late)
+}
+
+fn main() {
+    let plan = Plan::from_args();
+    let load_before = common::load_average();
+    let mut rng = SmallRng::seed_from_u64(SEED);
+    let (misses, lives) = plan.games();
+    let miss_games: Vec<_> = (0..misses).map(|_| random_game(&mut rng, 80)).collect();
+    let live_games: Vec<_> = (0..lives).map(|_| random_game(&mut rng, 300)).collect();
+    let workloads = [("miss", miss_calls(&miss_games)), ("live", live_calls(&live_games))];
+
+    // The cache never changes an answer.
+    for (name, calls) in &workloads {
+        let cache = ReplayCache::new(DEFAULT_CACHE_BYTES).expect("a cache");
+        for call in calls {
+            let cached = answer(Some(&cache), &call.moves, &call.options);
+            assert_eq!(cached, answer(None, &call.moves, &call.options), "{name} workload");
+        }
+    }
+    if let Plan::Test = plan {
+        println!("cache bench: answers checked (run with `cargo bench` to time)");
+        return;
+    }
+
+    let jobs: Vec<(usize, bool)> = (0..2).flat_map(|w| [(w, false), (w, true)]).collect();
+    for &(w, cached) in &jobs {
+        pass(&workloads[w].1, cached);
+    }
+    let mut samples = vec![Vec::new(); jobs.len()];
+    let totals = common::interleave(plan.samples(), jobs.len(), |i| {
+        let (w, cached) = jobs[i];
+        let (total, early, late) = pass(&workloads[w].1, cached);
+        samples[i].push((early, late));
+        total
+    });
+    let median = |times: Vec<Duration>| common::median_and_spread(times).0;
+    let per_call = |t: Duration, calls: usize| t.as_secs_f64() * 1e6 / calls as f64;
+
+    let mut out = String::new();
+    let _ =
+        writeln!(out, "{} samples, medians; load average before: {load_before}.\n", plan.samples());
+    out.push_str("| workload | calls | cache off µs/call | cache on µs/call | on/off |\n");
+    out.push_str("|---|---|---|---|---|\n");
+    let mut medians = Vec::new();
+    for (w, (name, calls)) in workloads.iter().enumerate() {
+        let off = median(totals[2 * w].clone());
+        let on = median(totals[2 * w + 1].clone());
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {:.2} | {:.2} | {:.3} |",
+            calls.len(),
+            per_call(off, calls.len()),
+            per_call(on, calls.len()),
+            on.as_secs_f64() / off.as_secs_f64()
+        );
+        medians.push((off, on));
+    }
+    let calls_in = |range: &std::ops::RangeInclusive<usize>| {
+        workloads[1].1.iter().filter(|c| range.contains(&c.moves.len())).count()
+    };
+    let (early_calls, late_calls) = (calls_in(&EARLY), calls_in(&LATE));
+    let _ = writeln!(out, "\nLive games, µs per call by prefix length:\n");
+    out.push_str("| cache | 10–30 plies | 280–300 plies | late/early |\n|---|---|---|---|\n");
+    for (i, label) in [(2, "off"), (3, "on")] {
+        let early = median(samples[i].iter().map(|s| s.0).collect());
+        let late = median(samples[i].iter().map(|s| s.1).collect());
+        let (e, l) = (per_call(early, early_calls), per_call(late, late_calls));
+        let _ = writeln!(out, "| {label} | {e:.2} | {l:.2} | {:.2} |", l / e);
+    }
+    print!("{out}");
+    println!("Load average after: {}.", common::load_average());
+}

@@ -1,0 +1,411 @@
+//! A bounded cache of replay state, so that a request whose move list
+//! extends one seen recently replays only the new moves.
+//!
+//! A live game re-sends its whole move list after every move; without help
+//! each request replays the game from the start. The cache keeps, for a
+//! recently answered move list, the [`Replayed`] game after its legal prefix
+//! (position, repetition history, clocks, and every accepted move with its
+//! SAN), keyed by everything that decides that state: the start position,
+//! the notation, strict mode and the move texts. A request looks for the
+//! longest of its last few prefixes that is cached, takes that entry out,
+//! plays only the moves that follow, answers, and puts the longer state
+//! back. The answer is the one a full replay gives, byte for byte:
+//!
+//! - keys are compared in full, never by hash alone (a hash can be forged
+//!   by whoever sends the moves), and the hash that spreads them is keyed
+//!   at random per process;
+//! - the options that only shape the answer (`plies_from`, FENs, legal
+//!   moves) are not part of the key; FENs are not cached, so a request that
+//!   wants FENs of plies inside the cached prefix replays from scratch.
+//!
+//! The bound is in bytes, counted from what each entry holds (key texts,
+//! history, accepted moves); `quick_cache` evicts by its CLOCK-Pro-like
+//! policy when the weight passes the bound.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::mem::size_of;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use quick_cache::sync::Cache;
+use quick_cache::{Equivalent, Lifecycle, Weighter};
+
+use crate::chess::Position;
+use crate::chess::game::{Notation, Replay, ReplayOptions, Replayed};
+
+/// Legal prefixes shorter than this are not kept: they replay in about the
+/// time a cache round trip takes, and would crowd out the long games.
+pub const MIN_PLIES: usize = 8;
+
+/// How many prefixes of a request are looked up, longest first: the whole
+/// list, then one move shorter, and so on. A live game usually extends the
+/// previous request by one or two plies.
+pub const PROBES: usize = 8;
+
+/// Counts kept by the cache; also exported as Prometheus metrics
+/// (`arbiter_cache_*`).
+#[derive(Debug, Default)]
+struct Counters {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    evictions: AtomicU64,
+}
+
+/// A snapshot of the cache's counters and size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Requests that resumed from a cached prefix.
+    pub hits: u64,
+    /// Requests that replayed from the start.
+    pub misses: u64,
+    /// Entries dropped to stay under the bound.
+    pub evictions: u64,
+    /// Weight of the entries held, in bytes.
+    pub bytes: u64,
+    /// Entries held.
+    pub entries: u64,
+}
+
+/// The replay cache, shared by every call of a server.
+pub struct ReplayCache {
+    entries: Cache<Key, Arc<Replayed>, ByBytes, ahash::RandomState, CountEvictions>,
+    /// Keyed at random: callers cannot choose moves whose hashes collide.
+    hasher: ahash::RandomState,
+    counters: Arc<Counters>,
+}
+
+impl std::fmt::Debug for ReplayCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplayCache").field("stats", &self.stats()).finish()
+    }
+}
+
+impl ReplayCache {
+    /// A cache holding at most `capacity_bytes` of replay state, or `None`
+    /// when the capacity is 0 (the cache is off).
+    pub fn new(capacity_bytes: u64) -> Option<ReplayCache> {
+        if capacity_bytes == 0 {
+            return None;
+        }
+        let counters = Arc::new(Counters::default());
+        // A 300-ply game weighs about 20 KiB; the estimate only sizes the map.
+        let estimated_items = usize::try_from(capacity_bytes / 8192).unwrap_or(usize::MAX).max(64);
+        let options = quick_cache::OptionsBuilder::new()
+            .estimated_items_capacity(estimated_items)
+            .weight_capacity(capacity_bytes)
+            .build()
+            .expect("estimated items and weight capacity are both set");
+        let entries = Cache::with_options(
+            options,
+            ByBytes,
+            ahash::RandomState::new(),
+            CountEvictions(Arc::clone(&counters)),
+        );
+        Some(ReplayCache { entries, hasher: ahash::RandomState::new(), counters })
+    }
+
+    /// Replays `moves` from `start` as [`crate::chess::game::replay`] does,
+    /// resuming from the longest cached prefix when there is one.
+    pub fn replay(&self, start: Position, moves: &[String], options: &ReplayOptions) -> Replay {
+        let id = GameId { start: &start, notation: options.notation, strict: options.strict };
+        let hashes = self.prefix_hashes(&id, moves);
+        let probe = |len: usize| Some(Probe { id, moves: &moves[..len], hash: hashes.at(len)? });
+        // FENs are not cached: with them, only a prefix that ends before the
+        // first returned ply may be resumed.
+        let longest =
+            if options.include_fens { options.plies_from.min(moves.len()) } else { moves.len() };
+        let probed = longest.saturating_sub(PROBES - 1).max(MIN_PLIES)..=longest;
+        let found = probed.clone().rev().find_map(|len| self.entries.remove(&probe(len)?));
+        let (mut replayed, resumed_key) = match found {
+            Some((key, entry)) => {
+                self.counters.hits.fetch_add(1, Ordering::Relaxed);
+                metrics::counter!("arbiter_cache_hits_total").increment(1);
+                (Arc::try_unwrap(entry).unwrap_or_else(|shared| (*shared).clone()), Some(key))
+            }
+            None => {
+                self.counters.misses.fetch_add(1, Ordering::Relaxed);
+                metrics::counter!("arbiter_cache_misses_total").increment(1);
+                (Replayed::new(start.clone()), None)
+            }
+        };
+        let resumed = replayed.plies().len();
+        let tail = replayed.extend(&moves[resumed..], options);
+        let answer = replayed.answer(tail, options);
+        let len = replayed.plies().len();
+        if len < MIN_PLIES {
+            return answer;
+        }
+        let key = match (resumed_key, probe(len)) {
+            (Some(key), _) if resumed == len => key,
+            (_, Some(probe)) if probed.contains(&len) => Key::new(probe.hash, &id, probe.moves),
+            _ => {
+                // Not looked up above: an entry may be there, and replacing it
+                // would count as an eviction.
+                let probe =
+                    Probe { id, moves: &moves[..len], hash: self.hash_of(&id, &moves[..len]) };
+                self.entries.remove(&probe);
+                Key::new(probe.hash, &id, probe.moves)
+            }
+        };
+        self.entries.insert(key, Arc::new(replayed));
+        metrics::gauge!("arbiter_cache_bytes").set(self.entries.weight() as f64);
+        metrics::gauge!("arbiter_cache_entries").set(self.entries.len() as f64);
+        answer
+    }
+
+    /// The counters and the current size.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            hits: self.counters.hits.load(Ordering::Relaxed),
+            misses: self.counters.misses.load(Ordering::Relaxed),
+            evictions: self.counters.evictions.load(Ordering::Relaxed),
+            bytes: self.entries.weight(),
+            entries: self.entries.len() as u64,
+        }
+    }
+
+    /// The largest weight the cache may hold, in bytes.
+    pub fn capacity(&self) -> u64 {
+        self.entries.capacity()
+    }
+
+    /// Hashes of the last [`PROBES`] + 1 prefixes of `moves` (the ones that
+    /// may be looked up), in one pass over the texts.
+    fn prefix_hashes(&self, id: &GameId<'_>, moves: &[String]) -> PrefixHashes {
+        let first = moves.len().saturating_sub(PROBES);
+        let mut hasher = self.hasher.build_hasher();
+        id.hash(&mut hasher);
+        let mut hashes = PrefixHashes { first, hashes: arrayvec::ArrayVec::new() };
+        for (len, text) in moves.iter().enumerate() {
+            if len >= first {
+                hashes.hashes.push(hasher.finish());
+            }
+            hash_text(&mut hasher, text);
+        }
+        hashes.hashes.push(hasher.finish());
+        hashes
+    }
+
+    /// The hash of one prefix, for a prefix outside [`Self::prefix_hashes`]'
+    /// window (a game whose illegal move comes early).
+    fn hash_of(&self, id: &GameId<'_>, moves: &[String]) -> u64 {
+        let mut hasher = self.hasher.build_hasher();
+        id.hash(&mut hasher);
+        for text in moves {
+            hash_text(&mut hasher, text);
+        }
+        hasher.finish()
+    }
+}
+
+/// Length first, so that no two lists of texts feed the same bytes.
+fn hash_text(hasher: &mut impl Hasher, text: &str) {
+    hasher.write_usize(text.len());
+    hasher.write(text.as_bytes());
+}
+
+/// Hashes of the prefixes of lengths `first..=first + hashes.len() - 1`.
+struct PrefixHashes {
+    first: usize,
+    hashes: arrayvec::ArrayVec<u64, { PROBES + 1 }>,
+}
+
+impl PrefixHashes {
+    fn at(&self, len: usize) -> Option<u64> {
+        self.hashes.get(len.checked_sub(self.first)?).copied()
+    }
+}
+
+/// What, besides the move texts, decides the state a replay reaches.
+#[derive(Clone, Copy)]
+struct GameId<'a> {
+    start: &'a Position,
+    notation: Notation,
+    strict: bool,
+}
+
+impl Hash for GameId<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // The FEN fields that matter are all in the Zobrist key but the
+        // clocks; equal keys are still compared in full.
+        state.write_u64(self.start.zobrist());
+        state.write_u32(self.start.halfmove_clock());
+        state.write_u32(self.start.fullmove_number());
+        self.notation.hash(state);
+        self.strict.hash(state);
+    }
+}
+
+/// A cached move list, owning its texts: all of them in one string, with
+/// the end of each.
+struct Key {
+    hash: u64,
+    start: Position,
+    notation: Notation,
+    strict: bool,
+    texts: Box<str>,
+    ends: Box<[u32]>,
+}
+
+impl Key {
+    fn new(hash: u64, id: &GameId<'_>, moves: &[String]) -> Key {
+        let mut texts = String::with_capacity(moves.iter().map(String::len).sum());
+        let mut ends = Vec::with_capacity(moves.len());
+        for text in moves {
+            texts.push_str(text);
+            // Requests are capped far below 4 GiB of move text.
+            ends.push(u32::try_from(texts.len()).unwrap_or(u32::MAX));
+        }
+        Key {
+            hash,
+            start: id.start.clone(),
+            notation: id.notation,
+            strict: id.strict,
+            texts: texts.into_boxed_str(),
+            ends: ends.into_boxed_slice(),
+        }
+    }
+
+    /// The texts, one by one.
+    fn moves(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(self.ends.iter()).map(|(start, &end)| &self.texts[start as usize..end as usize])
+    }
+
+    fn weight(&self) -> usize {
+        size_of::<Key>() + self.texts.len() + self.ends.len() * size_of::<u32>()
+    }
+}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        self.hash == other.hash
+            && self.start == other.start
+            && self.notation == other.notation
+            && self.strict == other.strict
+            && self.texts == other.texts
+            && self.ends == other.ends
+    }
+}
+
+impl Eq for Key {}
+
+/// A lookup of one prefix of a request, borrowing its texts.
+struct Probe<'a> {
+    id: GameId<'a>,
+    moves: &'a [String],
+    hash: u64,
+}
+
+impl Hash for Probe<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl Equivalent<Key> for Probe<'_> {
+    fn equivalent(&self, key: &Key) -> bool {
+        self.hash == key.hash
+            && *self.id.start == key.start
+            && self.id.notation == key.notation
+            && self.id.strict == key.strict
+            && self.moves.len() == key.ends.len()
+            && self.moves.iter().zip(key.moves()).all(|(a, b)| a == b)
+    }
+}
+
+/// Weighs an entry by the bytes it holds.
+#[derive(Clone, Copy)]
+struct ByBytes;
+
+/// What an entry costs beyond its key and value: the `Arc`'s counts and the
+/// cache's own slot.
+const ENTRY_OVERHEAD: usize = 64;
+
+impl Weighter<Key, Arc<Replayed>> for ByBytes {
+    fn weight(&self, key: &Key, value: &Arc<Replayed>) -> u64 {
+        let bytes = key.weight() + size_of::<Replayed>() + value.heap_bytes() + ENTRY_OVERHEAD;
+        bytes as u64
+    }
+}
+
+/// Counts evictions; the evicted entry is dropped at once.
+#[derive(Clone)]
+struct CountEvictions(Arc<Counters>);
+
+impl Lifecycle<Key, Arc<Replayed>> for CountEvictions {
+    type RequestState = ();
+
+    fn begin_request(&self) -> Self::RequestState {}
+
+    fn on_evict(&self, _state: &mut Self::RequestState, _key: Key, _value: Arc<Replayed>) {
+        self.0.evictions.fetch_add(1, Ordering::Relaxed);
+        metrics::counter!("arbiter_cache_evictions_total").increment(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::game::replay;
+
+    fn texts(moves: &[&str]) -> Vec<String> {
+        moves.iter().map(|m| (*m).to_owned()).collect()
+    }
+
+    const GAME: &[&str] =
+        &["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3"];
+
+    #[test]
+    fn an_extended_list_resumes_and_answers_as_a_full_replay() {
+        let cache = ReplayCache::new(1 << 20).unwrap();
+        let options = ReplayOptions::default();
+        for len in 1..=GAME.len() {
+            let moves = texts(&GAME[..len]);
+            let cached = cache.replay(Position::default(), &moves, &options);
+            assert_eq!(cached, replay(Position::default(), &moves, &options), "{len} plies");
+        }
+        let stats = cache.stats();
+        // Prefixes of MIN_PLIES and more are kept; each later one resumes.
+        assert_eq!(stats.hits as usize, GAME.len() - MIN_PLIES);
+        assert_eq!(stats.entries, 1, "a resumed entry is replaced, not copied");
+    }
+
+    #[test]
+    fn the_texts_are_compared_not_only_their_hash() {
+        let cache = ReplayCache::new(1 << 20).unwrap();
+        let options = ReplayOptions::default();
+        let moves = texts(&GAME[..10]);
+        cache.replay(Position::default(), &moves, &options);
+        let id = GameId { start: &Position::default(), notation: Notation::Auto, strict: false };
+        let mut other = moves.clone();
+        other[3] = "Nf6".to_owned();
+        let hash = cache.prefix_hashes(&id, &moves).at(10).unwrap();
+        // The right hash with other texts does not match.
+        assert!(cache.entries.peek(&Probe { id, moves: &other, hash }).is_none());
+        assert!(cache.entries.peek(&Probe { id, moves: &moves, hash }).is_some());
+    }
+
+    #[test]
+    fn fens_inside_the_cached_prefix_are_replayed() {
+        let cache = ReplayCache::new(1 << 20).unwrap();
+        let moves = texts(GAME);
+        cache.replay(Position::default(), &moves[..10], &ReplayOptions::default());
+        for plies_from in [0, 9, 10, 12] {
+            let options = ReplayOptions { include_fens: true, plies_from, ..Default::default() };
+            let cached = cache.replay(Position::default(), &moves, &options);
+            assert_eq!(cached, replay(Position::default(), &moves, &options), "from {plies_from}");
+        }
+    }
+
+    #[test]
+    fn a_zero_capacity_is_no_cache() {
+        assert!(ReplayCache::new(0).is_none());
+    }
+}

@@ -1,0 +1,174 @@
+//! The replay cache never changes an answer: random workloads of live games
+//! (growing prefixes), random jumps, mixed notations and options, injected
+//! illegal moves and a bound small enough to evict all the time give
+//! byte-identical responses with the cache and without it, and the cache
+//! stays under its bound.
+
+use arbiter::cache::{CacheStats, ReplayCache};
+use arbiter::chess::game::{Notation, ReplayOptions, replay};
+use arbiter::chess::san::san_with_after;
+use arbiter::chess::uci::UciMove;
+use arbiter::chess::{Position, Role};
+use arbiter::proto;
+use prost::Message;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+/// Start positions: the standard one, Kiwipete, and one with an en-passant
+/// capture to make.
+const STARTS: &[&str] = &[
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+];
+
+/// A game as every notation writes it: canonical SAN, a lenient SAN form,
+/// and UCI, move by move.
+struct Game {
+    start: Position,
+    san: Vec<String>,
+    lenient: Vec<String>,
+    uci: Vec<String>,
+}
+
+/// A random game of up to `plies` plies; `shuffle` games prefer quiet piece
+/// moves, so positions repeat and the clocks run.
+fn random_game(rng: &mut SmallRng, plies: usize, shuffle: bool) -> Game {
+    let start: Position = STARTS[rng.random_range(0..STARTS.len())].parse().unwrap();
+    let mut game = Game { start: start.clone(), san: vec![], lenient: vec![], uci: vec![] };
+    let mut pos = start;
+    for _ in 0..plies {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let quiet: Vec<_> = moves
+            .iter()
+            .copied()
+            .filter(|m| pos.role_at(m.from()) != Some(Role::Pawn) && pos.piece_at(m.to()).is_none())
+            .collect();
+        let m = if shuffle && !quiet.is_empty() && rng.random_bool(0.9) {
+            quiet[rng.random_range(0..quiet.len())]
+        } else {
+            moves[rng.random_range(0..moves.len())]
+        };
+        let after = pos.play(m);
+        let san = san_with_after(&pos, m, &after).to_string();
+        let lenient = match rng.random_range(0..3) {
+            0 => san.trim_end_matches(['+', '#']).to_owned(),
+            1 => format!("{san}!"),
+            _ => san.replace("O-O", "0-0"),
+        };
+        game.san.push(san);
+        game.lenient.push(lenient);
+        game.uci.push(UciMove::from_move(m).to_string());
+        pos = after;
+    }
+    game
+}
+
+/// One request of the workload.
+struct Request {
+    start: Position,
+    moves: Vec<String>,
+    options: ReplayOptions,
+}
+
+/// Sends each game as growing prefixes (steps of 1–3 plies, sometimes a
+/// jump back or ahead), in one notation per game with a few requests in
+/// another, random answer options, and now and then an illegal token.
+fn workload(seed: u64, games: usize, requests: usize) -> Vec<Request> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let pool: Vec<Game> = (0..games)
+        .map(|i| {
+            let plies = rng.random_range(10..220);
+            random_game(&mut rng, plies, i % 3 == 0)
+        })
+        .collect();
+    let notations = [Notation::Auto, Notation::San, Notation::Uci];
+    let mut sent = vec![0usize; games];
+    let mut notation: Vec<Notation> =
+        (0..games).map(|_| notations[rng.random_range(0..3)]).collect();
+    (0..requests)
+        .map(|_| {
+            let g = rng.random_range(0..games);
+            let game = &pool[g];
+            sent[g] = match rng.random_range(0..20) {
+                0 => rng.random_range(0..=game.san.len()),
+                _ => (sent[g] + rng.random_range(1..=3)).min(game.san.len()),
+            };
+            if rng.random_range(0..30) == 0 {
+                notation[g] = notations[rng.random_range(0..3)];
+            }
+            let len = sent[g];
+            let mut moves: Vec<String> = (0..len)
+                .map(|i| match notation[g] {
+                    Notation::Uci => game.uci[i].clone(),
+                    Notation::San => game.lenient[i].clone(),
+                    Notation::Auto if i % 2 == 0 => game.uci[i].clone(),
+                    Notation::Auto => game.san[i].clone(),
+                })
+                .collect();
+            if len > 0 && rng.random_range(0..8) == 0 {
+                let at = rng.random_range(0..len);
+                moves
+                    .insert(at, ["Ke9", "Qxh8", "e1g1", "O-O-O", "a3a4", "Nf3"][at % 6].to_owned());
+            }
+            let options = ReplayOptions {
+                notation: notation[g],
+                strict: rng.random_range(0..10) == 0,
+                include_fens: rng.random_range(0..6) == 0,
+                skip_legal_moves: rng.random_bool(0.5),
+                plies_from: match rng.random_range(0..4) {
+                    0 => 0,
+                    1 => rng.random_range(0..=len),
+                    _ => len.saturating_sub(1),
+                },
+            };
+            Request { start: game.start.clone(), moves, options }
+        })
+        .collect()
+}
+
+/// Answers the workload with a cache of `capacity` bytes, checking every
+/// answer against the uncached one byte for byte and the cache's weight
+/// against its bound after every request.
+fn run(seed: u64, capacity: u64, games: usize, requests: usize) -> CacheStats {
+    let cache = ReplayCache::new(capacity).expect("a cache");
+    for (i, request) in workload(seed, games, requests).iter().enumerate() {
+        let Request { start, moves, options } = request;
+        let cached =
+            proto::ValidateGameResponse::from(&cache.replay(start.clone(), moves, options));
+        let direct = proto::ValidateGameResponse::from(&replay(start.clone(), moves, options));
+        assert_eq!(
+            cached.encode_to_vec(),
+            direct.encode_to_vec(),
+            "request {i} (seed {seed}): {} moves, {options:?}",
+            moves.len()
+        );
+        let stats = cache.stats();
+        assert!(stats.bytes <= cache.capacity(), "request {i}: {stats:?} over {capacity}");
+    }
+    cache.stats()
+}
+
+#[test]
+fn a_roomy_cache_answers_as_a_full_replay_and_mostly_resumes() {
+    let stats = run(1, 64 << 20, 40, 6000);
+    assert_eq!(stats.evictions, 0, "{stats:?}");
+    assert!(stats.hits > 3000, "live games should mostly resume: {stats:?}");
+}
+
+#[test]
+fn a_tiny_cache_evicts_all_the_time_and_still_answers_right() {
+    let stats = run(2, 48 << 10, 60, 6000);
+    assert!(stats.evictions > 100, "{stats:?}");
+    assert!(stats.hits > 0, "{stats:?}");
+}
+
+#[test]
+fn many_seeds_of_short_workloads_agree() {
+    for seed in 10..30 {
+        run(seed, 1 << 20, 6, 400);
+    }
+}
