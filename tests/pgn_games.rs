@@ -9,15 +9,17 @@
 
 #[allow(dead_code)]
 mod common;
+#[path = "common/pgn.rs"]
+mod pgn;
 
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use arbiter::chess::Position;
 use arbiter::chess::game::{Game, Notation, ReplayOptions, replay};
 use arbiter::chess::illegal::IllegalReason;
 use arbiter::chess::outcome::{GameResult, Termination};
 use common::TestResult;
+use pgn::{PgnGame, parse_pgn};
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom as _;
 use rand::{Rng, SeedableRng};
@@ -29,186 +31,6 @@ const PGN_FILES: [&str; 2] = ["pgn/scalachess/FWWRC.pgn", "pgn/shakmaty/lichess_
 
 /// Failures listed in a panic message; the rest are only counted.
 const MAX_REPORTED: usize = 20;
-
-/// One game of a PGN file: its tags and the SAN tokens of its main line.
-#[derive(Clone, Debug, Default)]
-struct PgnGame {
-    /// Where the game starts in the file (1-based line), for messages.
-    line: usize,
-    tags: Vec<(String, String)>,
-    moves: Vec<String>,
-    /// The result token closing the movetext, if any.
-    result_token: Option<String>,
-}
-
-impl PgnGame {
-    fn tag(&self, name: &str) -> Option<&str> {
-        self.tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
-    }
-
-    fn label(&self, source: &str) -> String {
-        let site = self.tag("Site").unwrap_or("?");
-        let round = self.tag("Round").unwrap_or("?");
-        format!("{source}:{} (site {site}, round {round})", self.line)
-    }
-
-    fn start(&self) -> Position {
-        match self.tag("FEN") {
-            Some(fen) => fen.parse().unwrap_or_else(|e| panic!("bad FEN tag {fen:?}: {e}")),
-            None => Position::default(),
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.tags.is_empty() && self.moves.is_empty() && self.result_token.is_none()
-    }
-}
-
-const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
-
-/// A minimal PGN reader: tag pairs, movetext with `{}` and `;` comments,
-/// `%` escape lines, nested `()` variations, NAGs, move numbers and result
-/// tokens. Only the main line's SAN tokens are kept (with `!`/`?` glyphs
-/// removed, `+`/`#` kept).
-fn parse_pgn(text: &str) -> Vec<PgnGame> {
-    let mut games = Vec::new();
-    let mut game = PgnGame { line: 1, ..PgnGame::default() };
-    let mut in_movetext = false;
-    let mut depth = 0usize;
-    let mut line = 1;
-    // Tag sections end at a blank line; some exports have no movetext at
-    // all, so a tag after a blank line also starts a new game.
-    let mut line_has_content = false;
-    let mut blank_since_tag = false;
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    let finish = |game: &mut PgnGame, games: &mut Vec<PgnGame>, line: usize| {
-        let done = std::mem::replace(game, PgnGame { line, ..PgnGame::default() });
-        if !done.is_empty() {
-            games.push(done);
-        }
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        let at_line_start = i == 0 || chars[i - 1] == '\n';
-        if !c.is_whitespace() {
-            line_has_content = true;
-        }
-        match c {
-            '\n' => {
-                blank_since_tag |= !line_has_content;
-                line_has_content = false;
-                line += 1;
-                i += 1;
-            }
-            _ if c.is_whitespace() => i += 1,
-            '%' if at_line_start => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            ';' => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '{' => {
-                while i < chars.len() && chars[i] != '}' {
-                    line += usize::from(chars[i] == '\n');
-                    i += 1;
-                }
-                i += 1;
-            }
-            '(' => {
-                depth += 1;
-                i += 1;
-            }
-            ')' => {
-                depth = depth.saturating_sub(1);
-                i += 1;
-            }
-            '[' if depth == 0 => {
-                if in_movetext || (blank_since_tag && !game.tags.is_empty()) {
-                    // Tags after movetext without a result token, or after a
-                    // finished tag section: a new game.
-                    finish(&mut game, &mut games, line);
-                    in_movetext = false;
-                }
-                if game.is_empty() {
-                    game.line = line;
-                }
-                i += 1;
-                let mut name = String::new();
-                while i < chars.len() && !chars[i].is_whitespace() && chars[i] != ']' {
-                    name.push(chars[i]);
-                    i += 1;
-                }
-                while i < chars.len() && chars[i] != '"' && chars[i] != ']' {
-                    i += 1;
-                }
-                let mut value = String::new();
-                if i < chars.len() && chars[i] == '"' {
-                    i += 1;
-                    while i < chars.len() && chars[i] != '"' {
-                        if chars[i] == '\\' && i + 1 < chars.len() {
-                            i += 1;
-                        }
-                        value.push(chars[i]);
-                        i += 1;
-                    }
-                }
-                while i < chars.len() && chars[i] != ']' {
-                    i += 1;
-                }
-                i += 1;
-                game.tags.push((name, value));
-                blank_since_tag = false;
-            }
-            _ => {
-                let start = i;
-                while i < chars.len()
-                    && !chars[i].is_whitespace()
-                    && !matches!(chars[i], '{' | '}' | '(' | ')' | ';' | '[' | ']')
-                {
-                    i += 1;
-                }
-                if i == start {
-                    // A stray closing bracket or brace.
-                    i += 1;
-                    continue;
-                }
-                let token: String = chars[start..i].iter().collect();
-                if depth > 0 {
-                    continue;
-                }
-                in_movetext = true;
-                if RESULTS.contains(&token.as_str()) {
-                    game.result_token = Some(token);
-                    finish(&mut game, &mut games, line);
-                    in_movetext = false;
-                    continue;
-                }
-                if token.starts_with('$') {
-                    continue;
-                }
-                // Move numbers, possibly glued to the move: `12.`, `12...`, `12.e4`.
-                let token = if token.starts_with(|c: char| c.is_ascii_digit())
-                    && token.contains('.')
-                {
-                    token.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start_matches('.')
-                } else {
-                    token.as_str()
-                };
-                let token = token.trim_end_matches(['!', '?']);
-                if !token.is_empty() {
-                    game.moves.push(token.to_owned());
-                }
-            }
-        }
-    }
-    finish(&mut game, &mut games, line);
-    games
-}
 
 #[test]
 fn pgn_reader_reads_the_awkward_parts() {
@@ -222,7 +44,7 @@ fn pgn_reader_reads_the_awkward_parts() {
     assert_eq!(games[0].tag("Event"), Some("a \"quoted\" name"));
     assert_eq!(games[0].moves, ["e4", "Kd7", "Kd6", "Ke3"]);
     assert_eq!(games[0].result_token.as_deref(), Some("1/2-1/2"));
-    assert_eq!(games[0].start().to_string(), "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+    assert_eq!(games[0].start().expect("FEN tag").to_string(), "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
     assert_eq!(games[1].moves, ["d4", "d5"]);
     assert_eq!(games[1].line, 8);
     assert_eq!(games[2].moves, ["Nf3"]);
@@ -243,8 +65,12 @@ struct Counts {
 
 /// Replays one game in strict SAN; returns the problems found.
 fn check_game(game: &PgnGame, label: &str, counts: &mut Counts) -> Vec<String> {
+    let start = match game.start() {
+        Ok(start) => start,
+        Err(err) => return vec![format!("{label}: bad FEN tag: {err}")],
+    };
     let mut problems = Vec::new();
-    let mut replayed = Game::new(game.start());
+    let mut replayed = Game::new(start);
     for (index, token) in game.moves.iter().enumerate() {
         match replayed.play_text(token, Notation::San, true) {
             Ok(played) if played.san.as_str() == token && played.canonical_input => {}
@@ -492,7 +318,7 @@ fn planted_illegal_tokens_are_found_where_planted() -> TestResult {
             ReplayOptions { notation: Notation::Auto, strict: false, ..ReplayOptions::default() },
         ];
         for options in modes {
-            let r = replay(game.start(), &moves, &options);
+            let r = replay(game.start()?, &moves, &options);
             let mode = format!("{:?} strict {}", options.notation, options.strict);
             match &r.illegal_move {
                 Some(bad) if bad.index == index && bad.text == token => {

@@ -413,3 +413,25 @@ async fn validate_games_applies_back_pressure() {
     assert_eq!(next, total);
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_live_game_gets_the_same_answers_with_and_without_the_cache() {
+    let cached = TestServer::start(&[]).await;
+    let uncached = TestServer::start(&["--cache-bytes", "0"]).await;
+    let (mut with_cache, mut without) = (cached.client().await, uncached.client().await);
+    let moves = [
+        "e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4", "Nf6", "Nc3", "a6", "Be3", "e5", "Nb3",
+        "Be6", "f3", "Be7", "Qd2", "O-O", "O-O-O", "Nbd7", "g4", "b5", "g5", "b4", "Ne2", "Ne8",
+    ];
+    for len in 1..=moves.len() {
+        let mut request = game(&moves[..len]);
+        request.plies_from = u32::try_from(len - 1).unwrap();
+        let a = with_cache.validate_game(request.clone()).await.unwrap().into_inner();
+        let b = without.validate_game(request).await.unwrap().into_inner();
+        assert_eq!(a, b, "{len} plies");
+        assert_eq!(a.plies.len(), 1);
+        assert_eq!(a.plies[0].san, moves[len - 1]);
+    }
+    cached.shutdown().await.unwrap();
+    uncached.shutdown().await.unwrap();
+}

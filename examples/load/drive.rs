@@ -1,0 +1,421 @@
+//! Sending the load: HTTP/2 connections shared round-robin by the workers,
+//! the calls of each scenario with their retries and checks, the closed loop
+//! that keeps every worker busy for a while, and what is counted.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arbiter::proto::rules_service_client::RulesServiceClient;
+use arbiter::proto::validate_games_response::Result as GameResult;
+use arbiter::proto::{
+    LegalMovesRequest, ValidateGameRequest, ValidateGamesRequest, ValidateGamesResponse,
+};
+use hdrhistogram::Histogram;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+use tonic::{Code, Status, Streaming};
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_client::HealthClient;
+
+use crate::workload::Item;
+use crate::{Error, chain};
+
+/// Largest answer accepted: far above any real one, so that the client never
+/// turns a big answer into an error of its own.
+const MAX_DECODING_BYTES: usize = 64 << 20;
+/// Distinct failures (code and message) printed per scenario; the rest are
+/// only counted.
+const PRINTED_FAILURES: usize = 20;
+/// Wrong answers printed in full per scenario.
+const PRINTED_MISMATCHES: usize = 3;
+/// Latencies above this (in µs) are recorded as this.
+const MAX_LATENCY_US: u64 = 60_000_000;
+
+/// gRPC status code names, indexed by code.
+const CODE_NAMES: [&str; 17] = [
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+];
+
+/// The name of `code`, as gRPC writes it (`RESOURCE_EXHAUSTED`).
+pub fn code_name(code: Code) -> &'static str {
+    CODE_NAMES.get(code as usize).copied().unwrap_or("UNKNOWN")
+}
+
+/// Reads a status code written as its name in any case, with `-` or `_`
+/// (`resource-exhausted`), or as its number.
+///
+/// # Errors
+///
+/// A message listing the names when `text` is none of them.
+pub fn parse_code(text: &str) -> Result<Code, String> {
+    let name = text.trim().to_ascii_uppercase().replace('-', "_");
+    let index = match name.parse::<usize>() {
+        Ok(number) => Some(number).filter(|&n| n < CODE_NAMES.len()),
+        Err(_) => CODE_NAMES.iter().position(|&known| known == name),
+    };
+    index
+        .and_then(|i| i32::try_from(i).ok())
+        .map(Code::from_i32)
+        .ok_or_else(|| format!("unknown status code {text:?}; one of {}", CODE_NAMES.join(", ")))
+}
+
+/// Codes after which a call is sent again (with `--retries`): a server going
+/// away (UNAVAILABLE), or a proxy whose upstream died mid-call (INTERNAL, as
+/// nginx answers). The calls have no side effects, so this is safe.
+fn retryable(code: Code) -> bool {
+    matches!(code, Code::Unavailable | Code::Internal)
+}
+
+/// Wait before retry `attempt` (from 1): short, growing, capped.
+fn backoff(attempt: u32) -> Duration {
+    Duration::from_millis(10 << attempt.min(5).saturating_sub(1))
+}
+
+/// The HTTP/2 connections to the server; worker `i` uses connection
+/// `i % count`.
+pub struct Connections {
+    channels: Vec<Channel>,
+}
+
+impl Connections {
+    /// Opens `count` connections to `addr`.
+    ///
+    /// # Errors
+    ///
+    /// When a connection cannot be made.
+    pub async fn open(addr: SocketAddr, count: usize) -> Result<Connections, Error> {
+        let mut channels = Vec::with_capacity(count);
+        for _ in 0..count {
+            let endpoint = Channel::from_shared(format!("http://{addr}"))?;
+            let channel = endpoint
+                .connect()
+                .await
+                .map_err(|err| format!("cannot connect to {addr}: {}", chain(&err)))?;
+            channels.push(channel);
+        }
+        Ok(Connections { channels })
+    }
+
+    fn channel(&self, worker: usize) -> Channel {
+        self.channels[worker % self.channels.len()].clone()
+    }
+
+    /// A `RulesService` client for `worker`.
+    pub fn rules(&self, worker: usize) -> RulesServiceClient<Channel> {
+        RulesServiceClient::new(self.channel(worker)).max_decoding_message_size(MAX_DECODING_BYTES)
+    }
+
+    /// A health client for `worker`.
+    pub fn health(&self, worker: usize) -> HealthClient<Channel> {
+        HealthClient::new(self.channel(worker)).max_decoding_message_size(MAX_DECODING_BYTES)
+    }
+}
+
+/// An answered call: what it carried, and what was wrong with the answer
+/// (with `--verify`).
+pub struct Answer {
+    pub games: u64,
+    pub plies: u64,
+    pub mismatch: Option<String>,
+}
+
+/// A call's end: its answer or its final status, after `attempts` sends.
+pub struct Sent {
+    pub attempts: u32,
+    pub result: Result<Answer, Status>,
+}
+
+/// Sends call `seq` of `caller` until it answers, fails with a code that is
+/// not retryable, or has been retried `retries` times.
+pub async fn send(caller: &mut impl Caller, seq: usize, retries: u32) -> Sent {
+    let mut attempts = 1;
+    loop {
+        match caller.call(seq).await {
+            Err(status) if attempts <= retries && retryable(status.code()) => {
+                tokio::time::sleep(backoff(attempts)).await;
+                attempts += 1;
+            }
+            result => return Sent { attempts, result },
+        }
+    }
+}
+
+/// What a scenario counted.
+pub struct Tally {
+    /// Latency of the calls answered OK (retries included), in µs.
+    pub latency: Histogram<u64>,
+    /// Calls by final status code.
+    pub codes: BTreeMap<&'static str, u64>,
+    /// Games and plies carried by the calls answered OK.
+    pub games: u64,
+    pub plies: u64,
+    /// Calls sent more than once.
+    pub retried: u64,
+    /// Calls that failed for good, and how often each of the first few
+    /// distinct failures (code and message) happened.
+    pub failed: u64,
+    pub failures: Vec<(String, u64)>,
+    /// Answers that differ from the rules core's, and the first few.
+    pub mismatches: u64,
+    pub mismatch_samples: Vec<String>,
+}
+
+impl Tally {
+    pub fn new() -> Tally {
+        Tally {
+            latency: Histogram::new_with_bounds(1, MAX_LATENCY_US, 3)
+                .expect("constant histogram bounds are valid"),
+            codes: BTreeMap::new(),
+            games: 0,
+            plies: 0,
+            retried: 0,
+            failed: 0,
+            failures: Vec::new(),
+            mismatches: 0,
+            mismatch_samples: Vec::new(),
+        }
+    }
+
+    /// All calls, whatever their status.
+    pub fn calls(&self) -> u64 {
+        self.codes.values().sum()
+    }
+
+    /// Calls answered OK.
+    pub fn answered(&self) -> u64 {
+        self.codes.get("OK").copied().unwrap_or(0)
+    }
+
+    pub fn record(&mut self, latency: Duration, sent: Sent) {
+        self.retried += u64::from(sent.attempts > 1);
+        match sent.result {
+            Ok(answer) => {
+                *self.codes.entry("OK").or_default() += 1;
+                let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+                self.latency.saturating_record(micros.max(1));
+                self.games += answer.games;
+                self.plies += answer.plies;
+                if let Some(mismatch) = answer.mismatch {
+                    self.mismatches += 1;
+                    if self.mismatch_samples.len() < PRINTED_MISMATCHES {
+                        self.mismatch_samples.push(mismatch);
+                    }
+                }
+            }
+            Err(status) => {
+                let code = code_name(status.code());
+                *self.codes.entry(code).or_default() += 1;
+                self.failed += 1;
+                self.add_failure(format!("{code}: {}", status.message()), 1);
+            }
+        }
+    }
+
+    /// Counts `n` more of `failure` among the first few distinct ones.
+    fn add_failure(&mut self, failure: String, n: u64) {
+        if let Some((_, count)) = self.failures.iter_mut().find(|(known, _)| *known == failure) {
+            *count += n;
+        } else if self.failures.len() < PRINTED_FAILURES {
+            self.failures.push((failure, n));
+        }
+    }
+
+    pub fn merge(&mut self, other: Tally) {
+        // Both histograms have the same bounds, so adding cannot fail.
+        let _ = self.latency.add(&other.latency);
+        for (code, n) in other.codes {
+            *self.codes.entry(code).or_default() += n;
+        }
+        self.games += other.games;
+        self.plies += other.plies;
+        self.retried += other.retried;
+        self.failed += other.failed;
+        for (failure, n) in other.failures {
+            self.add_failure(failure, n);
+        }
+        self.mismatches += other.mismatches;
+        self.mismatch_samples.extend(other.mismatch_samples);
+        self.mismatch_samples.truncate(PRINTED_MISMATCHES);
+    }
+}
+
+/// One worker's side of a closed-loop scenario: it sends call after call.
+pub trait Caller: Send + 'static {
+    /// Sends call number `seq` once and checks its answer.
+    fn call(
+        &mut self,
+        seq: usize,
+    ) -> impl std::future::Future<Output = Result<Answer, Status>> + Send;
+}
+
+/// How a closed loop runs.
+#[derive(Clone, Copy)]
+pub struct Loop {
+    pub workers: usize,
+    pub retries: u32,
+}
+
+impl Loop {
+    /// Runs `workers` callers made by `caller(worker)` for `period`: each
+    /// sends its next call as soon as the last one ended. Calls in flight at
+    /// the end are finished and counted. Returns the tally and the time until
+    /// the last call ended.
+    pub async fn run<C: Caller>(
+        self,
+        period: Duration,
+        caller: impl Fn(usize) -> C,
+    ) -> (Tally, Duration) {
+        let started = Instant::now();
+        let end = started + period;
+        let workers: Vec<_> = (0..self.workers)
+            .map(|worker| {
+                let mut caller = caller(worker);
+                let (stride, retries) = (self.workers, self.retries);
+                tokio::spawn(async move {
+                    let mut tally = Tally::new();
+                    let mut seq = worker;
+                    while Instant::now() < end {
+                        let sent_at = Instant::now();
+                        let sent = send(&mut caller, seq, retries).await;
+                        tally.record(sent_at.elapsed(), sent);
+                        seq += stride;
+                    }
+                    tally
+                })
+            })
+            .collect();
+        let mut tally = Tally::new();
+        for worker in workers {
+            match worker.await {
+                Ok(done) => tally.merge(done),
+                Err(err) => tally.record(
+                    Duration::ZERO,
+                    Sent {
+                        attempts: 1,
+                        result: Err(Status::unknown(format!("worker task failed: {err}"))),
+                    },
+                ),
+            }
+        }
+        (tally, started.elapsed())
+    }
+}
+
+/// `health`: grpc.health.v1 Check, the transport's baseline.
+pub struct HealthCaller(pub HealthClient<Channel>);
+
+impl Caller for HealthCaller {
+    async fn call(&mut self, _seq: usize) -> Result<Answer, Status> {
+        self.0.check(HealthCheckRequest { service: String::new() }).await?;
+        Ok(Answer { games: 0, plies: 0, mismatch: None })
+    }
+}
+
+/// `validate`: `ValidateGame`, cycling through the games.
+pub struct ValidateCaller {
+    pub client: RulesServiceClient<Channel>,
+    pub items: Arc<Vec<Item<ValidateGameRequest>>>,
+}
+
+impl Caller for ValidateCaller {
+    async fn call(&mut self, seq: usize) -> Result<Answer, Status> {
+        let item = &self.items[seq % self.items.len()];
+        let answer = self.client.validate_game(item.request.clone()).await?.into_inner();
+        Ok(Answer { games: 1, plies: item.plies, mismatch: item.check(&answer) })
+    }
+}
+
+/// `legal`: `LegalMoves`, cycling through the positions.
+pub struct LegalCaller {
+    pub client: RulesServiceClient<Channel>,
+    pub items: Arc<Vec<Item<LegalMovesRequest>>>,
+}
+
+impl Caller for LegalCaller {
+    async fn call(&mut self, seq: usize) -> Result<Answer, Status> {
+        let item = &self.items[seq % self.items.len()];
+        let answer = self.client.legal_moves(item.request.clone()).await?.into_inner();
+        Ok(Answer { games: 0, plies: 0, mismatch: item.check(&answer) })
+    }
+}
+
+/// An open `ValidateGames` stream: where games go, where verdicts come from.
+struct OpenStream {
+    games: mpsc::Sender<ValidateGamesRequest>,
+    verdicts: Streaming<ValidateGamesResponse>,
+}
+
+/// `stream`: `ValidateGames`, one stream per worker with one game in flight,
+/// so that it compares with `validate` at the same number of games in flight.
+/// A stream that fails is opened again for the next call.
+pub struct StreamCaller {
+    client: RulesServiceClient<Channel>,
+    items: Arc<Vec<Item<ValidateGameRequest>>>,
+    stream: Option<OpenStream>,
+}
+
+impl StreamCaller {
+    pub fn new(
+        client: RulesServiceClient<Channel>,
+        items: Arc<Vec<Item<ValidateGameRequest>>>,
+    ) -> StreamCaller {
+        StreamCaller { client, items, stream: None }
+    }
+
+    async fn open(&mut self) -> Result<OpenStream, Status> {
+        let (games, queue) = mpsc::channel(1);
+        let verdicts = self.client.validate_games(ReceiverStream::new(queue)).await?.into_inner();
+        Ok(OpenStream { games, verdicts })
+    }
+}
+
+impl Caller for StreamCaller {
+    async fn call(&mut self, seq: usize) -> Result<Answer, Status> {
+        // Taken out, and put back only when the call went well.
+        let mut open = match self.stream.take() {
+            Some(open) => open,
+            None => self.open().await?,
+        };
+        let item = &self.items[seq % self.items.len()];
+        let id = seq.to_string();
+        let request = ValidateGamesRequest { id: id.clone(), game: Some(item.request.clone()) };
+        // A send fails when the server has ended the stream: its status
+        // comes with the next read.
+        let _ = open.games.send(request).await;
+        let verdict = open
+            .verdicts
+            .message()
+            .await?
+            .ok_or_else(|| Status::unknown("the server ended the stream without an answer"))?;
+        let mismatch = match verdict.result {
+            _ if verdict.id != id => Some(format!("answer for id {:?}, sent {id:?}", verdict.id)),
+            Some(GameResult::Game(answer)) => item.check(&answer),
+            Some(GameResult::Error(error)) => {
+                let code = parse_code(&error.code).unwrap_or(Code::Unknown);
+                return Err(Status::new(code, format!("{} ({})", error.message, error.reason)));
+            }
+            None => Some(format!("answer for id {id:?} has no result")),
+        };
+        self.stream = Some(open);
+        Ok(Answer { games: 1, plies: item.plies, mismatch })
+    }
+}

@@ -1,0 +1,205 @@
+//! What the scenarios send: games (real ones from a PGN file, or seeded
+//! random legal games made with the rules core), the requests built from
+//! them, and, for `--verify`, the answers the rules core gives in process.
+
+use std::path::Path;
+
+use arbiter::api::Limits;
+use arbiter::api::convert::GameRequest;
+use arbiter::chess::Position;
+use arbiter::chess::game::{Game, replay};
+use arbiter::proto::{LegalMovesRequest, LegalMovesResponse, ValidateGameRequest};
+use arbiter::proto::{Notation, ValidateGameResponse};
+use prost::Message;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::Error;
+use crate::pgn;
+
+/// Plies of a `validate` and `stream` game.
+pub const GAME_PLIES: usize = 80;
+/// Plies of a `live` game: it is sent as its prefixes 1..=LIVE_PLIES.
+pub const LIVE_PLIES: usize = 300;
+/// Random games made when no PGN file is given.
+const RANDOM_GAMES: usize = 256;
+/// Random games that end early are thrown away; this many failures in a row
+/// means something is wrong with the generator, not bad luck.
+const MAX_ATTEMPTS: usize = 1_000;
+
+/// A game to send: its start (empty FEN: the standard start) and its moves
+/// in SAN.
+#[derive(Clone, Debug)]
+pub struct GameText {
+    pub fen: String,
+    pub moves: Vec<String>,
+}
+
+/// The games of `validate`, `stream` and `legal`, and where they came from.
+pub struct Games {
+    pub source: String,
+    pub games: Vec<GameText>,
+}
+
+impl Games {
+    /// The games of at least [`GAME_PLIES`] plies in the PGN file at `path`,
+    /// cut to that length.
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be read, a game has a bad `FEN` tag, or no game
+    /// is long enough.
+    pub fn from_pgn(path: &Path) -> Result<Games, Error> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+        let mut games = Vec::new();
+        for game in pgn::parse_pgn(&text).into_iter().filter(|g| g.moves.len() >= GAME_PLIES) {
+            if let Err(err) = game.start() {
+                return Err(format!(
+                    "{}: bad FEN tag: {err}",
+                    game.label(&path.display().to_string())
+                )
+                .into());
+            }
+            let fen = game.tag("FEN").unwrap_or_default().to_owned();
+            games.push(GameText { fen, moves: game.moves[..GAME_PLIES].to_vec() });
+        }
+        if games.is_empty() {
+            return Err(format!("{}: no game of {GAME_PLIES} plies or more", path.display()).into());
+        }
+        let source = format!("{} games from {}", games.len(), path.display());
+        Ok(Games { source, games })
+    }
+
+    /// Seeded random legal games of [`GAME_PLIES`] plies.
+    ///
+    /// # Errors
+    ///
+    /// When the generator keeps making games that end early.
+    pub fn random(seed: u64) -> Result<Games, Error> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let games = (0..RANDOM_GAMES)
+            .map(|_| Ok(GameText { fen: String::new(), moves: random_game(&mut rng, GAME_PLIES)? }))
+            .collect::<Result<_, Error>>()?;
+        let source = format!("{RANDOM_GAMES} seeded random games (seed {seed})");
+        Ok(Games { source, games })
+    }
+}
+
+/// A random legal game from the standard start that has not ended after
+/// `plies` plies. Moves that would end the game are avoided, and a game that
+/// cannot go on (say, only moves that reach the 75-move rule) is started again.
+///
+/// # Errors
+///
+/// After [`MAX_ATTEMPTS`] games that ended early.
+pub fn random_game(rng: &mut SmallRng, plies: usize) -> Result<Vec<String>, Error> {
+    'attempt: for _ in 0..MAX_ATTEMPTS {
+        let mut game = Game::new(Position::default());
+        let mut moves = Vec::with_capacity(plies);
+        while moves.len() < plies {
+            let legal = game.position().legal_moves();
+            // Try the moves from a random one on, so that the choice stays
+            // uniform among the moves that keep the game going.
+            let first = rng.random_range(0..legal.len());
+            let next = (0..legal.len()).find_map(|i| {
+                let mut after = game.clone();
+                let san = after.play(legal[(first + i) % legal.len()]);
+                (!after.outcome().is_over()).then_some((after, san))
+            });
+            let Some((after, san)) = next else { continue 'attempt };
+            game = after;
+            moves.push(san.to_string());
+        }
+        return Ok(moves);
+    }
+    Err(format!("no random game of {plies} plies in {MAX_ATTEMPTS} attempts").into())
+}
+
+/// A request and what it should get back.
+pub struct Item<R> {
+    pub request: R,
+    /// Plies the request carries, for the plies/s figure.
+    pub plies: u64,
+    /// With `--verify`: the encoded answer of the rules core in process.
+    /// Encoded, so that the many answers of `live` take little memory.
+    pub expected: Option<Vec<u8>>,
+}
+
+impl<R: std::fmt::Debug> Item<R> {
+    /// `None` when `actual` is what was expected (or nothing was), else a
+    /// description of the difference for the report.
+    pub fn check<M: Message + Default + std::fmt::Debug>(&self, actual: &M) -> Option<String> {
+        let expected = self.expected.as_deref()?;
+        if actual.encode_to_vec() == expected {
+            return None;
+        }
+        let decoded =
+            M::decode(expected).map_or_else(|err| format!("<{err}>"), |m| format!("{m:?}"));
+        Some(format!("request {:?}\n  expected {decoded}\n  got      {actual:?}", self.request))
+    }
+}
+
+/// `ValidateGame` of `game`'s first `len` moves in SAN with the final legal
+/// moves, returning the plies from `plies_from` on.
+pub fn validate_request(game: &GameText, len: usize, plies_from: usize) -> ValidateGameRequest {
+    ValidateGameRequest {
+        fen: game.fen.clone(),
+        moves: game.moves[..len].to_vec(),
+        notation: Notation::San.into(),
+        skip_legal_moves: false,
+        plies_from: u32::try_from(plies_from).unwrap_or(u32::MAX),
+        ..ValidateGameRequest::default()
+    }
+}
+
+/// What the server answers to `request`: read by the server's own request
+/// conversion, replayed by the rules core.
+fn answer(request: &ValidateGameRequest) -> Result<ValidateGameResponse, Error> {
+    let GameRequest { start, moves, options } =
+        GameRequest::from_proto(request.clone(), "", &Limits::default())
+            .map_err(|err| format!("bad request in the workload: {err}"))?;
+    Ok(ValidateGameResponse::from(&replay(start, &moves, &options)))
+}
+
+/// `request` as an [`Item`], with its expected answer when `verify`.
+///
+/// # Errors
+///
+/// When the request is one the server would refuse.
+pub fn validate_item(
+    request: ValidateGameRequest,
+    verify: bool,
+) -> Result<Item<ValidateGameRequest>, Error> {
+    let expected = verify.then(|| answer(&request)).transpose()?.map(|r| r.encode_to_vec());
+    let plies = request.moves.len() as u64;
+    Ok(Item { request, plies, expected })
+}
+
+/// `LegalMoves` after `game`'s first `len` moves, as an [`Item`]. Its
+/// expected answer is the final position, outcome and illegal move of the
+/// same moves sent to `ValidateGame`.
+///
+/// # Errors
+///
+/// When the request is one the server would refuse.
+pub fn legal_item(
+    game: &GameText,
+    len: usize,
+    verify: bool,
+) -> Result<Item<LegalMovesRequest>, Error> {
+    let expected = if verify {
+        let ValidateGameResponse { position, outcome, illegal_move, plies: _ } =
+            answer(&validate_request(game, len, len))?;
+        Some(LegalMovesResponse { position, outcome, illegal_move }.encode_to_vec())
+    } else {
+        None
+    };
+    let request = LegalMovesRequest {
+        fen: game.fen.clone(),
+        moves: game.moves[..len].to_vec(),
+        notation: Notation::San.into(),
+        ..LegalMovesRequest::default()
+    };
+    Ok(Item { request, plies: len as u64, expected })
+}
