@@ -24,6 +24,7 @@
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::mem::size_of;
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -107,16 +108,26 @@ impl ReplayCache {
     /// Replays `moves` from `start` as [`crate::chess::game::replay`] does,
     /// resuming from the longest cached prefix when there is one.
     pub fn replay(&self, start: Position, moves: &[String], options: &ReplayOptions) -> Replay {
+        let resumed = self.resume(start, moves, options);
+        self.finish(resumed, moves, options)
+    }
+
+    /// The first half of [`ReplayCache::replay`], cheap enough for any
+    /// thread: takes the state of the longest cached prefix of `moves` out
+    /// of the cache (or starts afresh), so that the caller knows how many
+    /// moves remain before it decides where to play them.
+    pub fn resume(&self, start: Position, moves: &[String], options: &ReplayOptions) -> Resumed {
         let id = GameId { start: &start, notation: options.notation, strict: options.strict };
         let hashes = self.prefix_hashes(&id, moves);
-        let probe = |len: usize| Some(Probe { id, moves: &moves[..len], hash: hashes.at(len)? });
         // FENs are not cached: with them, only a prefix that ends before the
         // first returned ply may be resumed.
         let longest =
             if options.include_fens { options.plies_from.min(moves.len()) } else { moves.len() };
         let probed = longest.saturating_sub(PROBES - 1).max(MIN_PLIES)..=longest;
-        let found = probed.clone().rev().find_map(|len| self.entries.remove(&probe(len)?));
-        let (mut replayed, resumed_key) = match found {
+        let found = probed.clone().rev().find_map(|len| {
+            self.entries.remove(&Probe { id, moves: &moves[..len], hash: hashes.at(len)? })
+        });
+        let (replayed, key) = match found {
             Some((key, entry)) => {
                 self.counters.hits.fetch_add(1, Ordering::Relaxed);
                 metrics::counter!("arbiter_cache_hits_total").increment(1);
@@ -128,19 +139,28 @@ impl ReplayCache {
                 (Replayed::new(start.clone()), None)
             }
         };
-        let resumed = replayed.plies().len();
-        let tail = replayed.extend(&moves[resumed..], options);
+        Resumed { start, replayed, key, hashes, probed }
+    }
+
+    /// The second half of [`ReplayCache::replay`]: plays the moves that
+    /// remain after `resumed` (which [`ReplayCache::resume`] gave for the
+    /// same `moves` and `options`), answers, and keeps the longer state.
+    pub fn finish(&self, resumed: Resumed, moves: &[String], options: &ReplayOptions) -> Replay {
+        let Resumed { start, mut replayed, key, hashes, probed } = resumed;
+        let done = replayed.plies().len();
+        let tail = replayed.extend(&moves[done..], options);
         let answer = replayed.answer(tail, options);
         let len = replayed.plies().len();
         if len < MIN_PLIES {
             return answer;
         }
-        let key = match (resumed_key, probe(len)) {
-            (Some(key), _) if resumed == len => key,
-            (_, Some(probe)) if probed.contains(&len) => Key::new(probe.hash, &id, probe.moves),
+        let id = GameId { start: &start, notation: options.notation, strict: options.strict };
+        let key = match (key, hashes.at(len)) {
+            (Some(key), _) if done == len => key,
+            (_, Some(hash)) if probed.contains(&len) => Key::new(hash, &id, &moves[..len]),
             _ => {
-                // Not looked up above: an entry may be there, and replacing it
-                // would count as an eviction.
+                // Not looked up by `resume`: an entry may be there, and
+                // replacing it would count as an eviction.
                 let probe =
                     Probe { id, moves: &moves[..len], hash: self.hash_of(&id, &moves[..len]) };
                 self.entries.remove(&probe);
@@ -204,7 +224,28 @@ fn hash_text(hasher: &mut impl Hasher, text: &str) {
     hasher.write(text.as_bytes());
 }
 
+/// A replay taken out of the cache (or begun afresh) by
+/// [`ReplayCache::resume`], to be finished by [`ReplayCache::finish`].
+#[derive(Debug)]
+pub struct Resumed {
+    start: Position,
+    replayed: Replayed,
+    /// The key it was cached under, if it was.
+    key: Option<Key>,
+    hashes: PrefixHashes,
+    /// The prefix lengths `resume` looked up.
+    probed: RangeInclusive<usize>,
+}
+
+impl Resumed {
+    /// How many moves are already played.
+    pub fn plies_done(&self) -> usize {
+        self.replayed.plies().len()
+    }
+}
+
 /// Hashes of the prefixes of lengths `first..=first + hashes.len() - 1`.
+#[derive(Debug)]
 struct PrefixHashes {
     first: usize,
     hashes: arrayvec::ArrayVec<u64, { PROBES + 1 }>,
@@ -238,6 +279,7 @@ impl Hash for GameId<'_> {
 
 /// A cached move list, owning its texts: all of them in one string, with
 /// the end of each.
+#[derive(Debug)]
 struct Key {
     hash: u64,
     start: Position,

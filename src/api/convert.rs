@@ -193,8 +193,10 @@ impl From<&PlyRecord> for proto::Ply {
     fn from(ply: &PlyRecord) -> proto::Ply {
         let PlyRecord { san, uci, fen_after, canonical_input } = ply;
         proto::Ply {
-            san: san.to_string(),
-            uci: uci.to_array_string().to_string(),
+            // `as_str().to_owned()`, not `to_string()`: no formatting
+            // machinery for the hundreds of short strings of a response.
+            san: san.as_str().to_owned(),
+            uci: uci.to_array_string().as_str().to_owned(),
             fen_after: fen_after.clone().unwrap_or_default(),
             canonical_input: *canonical_input,
         }
@@ -255,8 +257,8 @@ pub fn position_message(position: &Position, legal_moves: &[LegalMove]) -> proto
         legal_moves: legal_moves
             .iter()
             .map(|m| proto::LegalMove {
-                uci: m.uci.to_array_string().to_string(),
-                san: m.san.to_string(),
+                uci: m.uci.to_array_string().as_str().to_owned(),
+                san: m.san.as_str().to_owned(),
             })
             .collect(),
     }

@@ -11,7 +11,7 @@ use futures_util::{Stream, StreamExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::cache::ReplayCache;
+use crate::cache::{ReplayCache, Resumed};
 use crate::chess::Bitboard;
 use crate::chess::game::{Replay, ReplayOptions, legal_moves_with_san, replay};
 use crate::chess::perft;
@@ -67,17 +67,31 @@ async fn run<T: Send + 'static>(
     }
 }
 
-/// Replays a game, through the cache when there is one.
-fn replay_game(game: &GameRequest, options: &ReplayOptions, cache: Option<&ReplayCache>) -> Replay {
+/// Replays `game` with `options`, through the cache when there is one, and
+/// makes the answer with `respond`. The cache lookup is cheap and done here;
+/// the moves left to play after it decide whether the rest runs on the
+/// blocking pool.
+async fn replay_then<T: Send + 'static>(
+    game: GameRequest,
+    options: ReplayOptions,
+    cache: Option<Arc<ReplayCache>>,
+    limits: &Limits,
+    respond: impl FnOnce(Replay) -> T + Send + 'static,
+) -> Result<T, Status> {
     let GameRequest { start, moves, options: _ } = game;
-    match cache {
-        Some(cache) => cache.replay(start.clone(), moves, options),
-        None => replay(start.clone(), moves, options),
-    }
+    let resumed = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
+    let remaining = moves.len() - resumed.as_ref().map_or(0, Resumed::plies_done);
+    run(remaining > limits.blocking_moves, move || {
+        respond(match (cache, resumed) {
+            (Some(cache), Some(resumed)) => cache.finish(resumed, &moves, &options),
+            _ => replay(start, &moves, &options),
+        })
+    })
+    .await
 }
 
-fn validate(game: GameRequest, cache: Option<Arc<ReplayCache>>) -> proto::ValidateGameResponse {
-    proto::ValidateGameResponse::from(&replay_game(&game, &game.options, cache.as_deref()))
+fn validate_response(replay: Replay) -> proto::ValidateGameResponse {
+    proto::ValidateGameResponse::from(&replay)
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
@@ -93,8 +107,8 @@ async fn answer(
     };
     let result = match checked {
         Ok(game) => {
-            let heavy = game.moves.len() > limits.blocking_moves;
-            let verdict = run(heavy, move || validate(game, cache)).await?;
+            let options = game.options;
+            let verdict = replay_then(game, options, cache, &limits, validate_response).await?;
             proto::validate_games_response::Result::Game(verdict)
         }
         Err(err) => proto::validate_games_response::Result::Error(err.to_game_error()),
@@ -141,9 +155,8 @@ impl RulesService for Rules {
     ) -> Result<Response<proto::ValidateGameResponse>, Status> {
         let _permit = self.admit()?;
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
-        let heavy = game.moves.len() > self.limits.blocking_moves;
-        let cache = self.cache.clone();
-        Ok(Response::new(run(heavy, move || validate(game, cache)).await?))
+        let (options, cache) = (game.options, self.cache.clone());
+        Ok(Response::new(replay_then(game, options, cache, &self.limits, validate_response).await?))
     }
 
     type ValidateGamesStream = GameStream;
@@ -179,12 +192,9 @@ impl RulesService for Rules {
         let _permit = self.admit()?;
         let LegalMovesQuery { game, from } =
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
-        let heavy = game.moves.len() > self.limits.blocking_moves;
-        let cache = self.cache.clone();
-        let response = run(heavy, move || {
-            // The legal moves are listed here, from the asked square only.
-            let options = ReplayOptions { skip_legal_moves: true, ..game.options };
-            let r = replay_game(&game, &options, cache.as_deref());
+        // The legal moves are listed here, from the asked square only.
+        let options = ReplayOptions { skip_legal_moves: true, ..game.options };
+        let response = replay_then(game, options, self.cache.clone(), &self.limits, move |r| {
             let legal = if r.outcome.is_over() {
                 Vec::new()
             } else {
