@@ -131,6 +131,11 @@ def check_file(path):
         p.check(c["readinessProbe"]["grpc"].get("service") == SERVICE_NAME,
                 f"readinessProbe does not ask for {SERVICE_NAME}")
 
+    workers = [e for e in c.get("env", []) if e["name"] == "TOKIO_WORKER_THREADS"]
+    p.check(len(workers) == 1 and workers[0].get("valueFrom", {}).get("resourceFieldRef", {})
+            .get("resource") == "requests.cpu",
+            "TOKIO_WORKER_THREADS not bound to the CPU request (one worker per node CPU otherwise)")
+
     resources = c.get("resources", {})
     requests, limits = resources.get("requests", {}), resources.get("limits", {})
     p.check({"cpu", "memory"} <= requests.keys(), "cpu and memory requests missing")
