@@ -540,11 +540,13 @@ def cache_affinity(args, replicas, checks):
             r.stop()
             r.start()
         proxy = Nginx(args.nginx, args.work, replicas, hash_header=hashed).start()
+        cpu_before = sum(cpu_s(r.proc.pid) for r in replicas)
         try:
             calls, seconds, problems = live_games(proxy.address, stubs, args.live_games,
                                                   args.live_plies, args.live_concurrency)
         finally:
             proxy.stop()
+        cpu_us = (sum(cpu_s(r.proc.pid) for r in replicas) - cpu_before) * 1e6 / max(1, calls)
         hits = sum(r.metric("arbiter_cache_hits_total") or 0 for r in replicas)
         misses = sum(r.metric("arbiter_cache_misses_total") or 0 for r in replicas)
         rate = hits / (hits + misses) if hits + misses else 0.0
@@ -553,13 +555,14 @@ def cache_affinity(args, replicas, checks):
         games_seen = [len({a["game"] for a in proxy.attempts() if a["upstreams"]
                            and a["upstreams"][-1] == r.address and a["game"] not in ("", "-")})
                       for r in replicas]
-        rows.append((name, calls / seconds, hits, misses, rate, games_seen))
+        rows.append((name, calls / seconds, hits, misses, rate, games_seen, cpu_us))
     log(f"cache affinity: {args.live_games} live games of up to {args.live_plies} plies, "
         f"{args.live_concurrency} at a time, each move re-sending the whole game:")
-    print("| balancing | calls/s | cache hits | misses | hit rate | games seen per replica |")
-    print("|---|---|---|---|---|---|")
-    for name, cps, hits, misses, rate, seen in rows:
-        print(f"| {name} | {cps:.0f} | {hits:.0f} | {misses:.0f} | {rate:.1%} | {seen} |")
+    print("| balancing | calls/s | cache hits | misses | hit rate | games seen per replica "
+          "| replica CPU µs/call |")
+    print("|---|--:|--:|--:|--:|---|--:|")
+    for name, cps, hits, misses, rate, seen, cpu_us in rows:
+        print(f"| {name} | {cps:.0f} | {hits:.0f} | {misses:.0f} | {rate:.1%} | {seen} | {cpu_us:.0f} |")
     hashed_seen = rows[1][5]
     checks.check(sum(hashed_seen) == args.live_games,
                  "with consistent hashing every game stayed on one replica")
