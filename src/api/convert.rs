@@ -264,6 +264,18 @@ pub fn position_message(position: &Position, legal_moves: &[LegalMove]) -> proto
     }
 }
 
+impl From<Termination> for proto::Termination {
+    fn from(termination: Termination) -> proto::Termination {
+        match termination {
+            Termination::Checkmate => proto::Termination::Checkmate,
+            Termination::Stalemate => proto::Termination::Stalemate,
+            Termination::InsufficientMaterial => proto::Termination::InsufficientMaterial,
+            Termination::SeventyFiveMoveRule => proto::Termination::SeventyFiveMoveRule,
+            Termination::FivefoldRepetition => proto::Termination::FivefoldRepetition,
+        }
+    }
+}
+
 impl From<&Outcome> for proto::Outcome {
     fn from(outcome: &Outcome) -> proto::Outcome {
         proto::Outcome {
@@ -273,14 +285,10 @@ impl From<&Outcome> for proto::Outcome {
                 GameResult::BlackWins => proto::GameResult::BlackWins,
                 GameResult::Draw => proto::GameResult::Draw,
             } as i32,
-            termination: match outcome.termination {
-                None => proto::Termination::Unspecified,
-                Some(Termination::Checkmate) => proto::Termination::Checkmate,
-                Some(Termination::Stalemate) => proto::Termination::Stalemate,
-                Some(Termination::InsufficientMaterial) => proto::Termination::InsufficientMaterial,
-                Some(Termination::SeventyFiveMoveRule) => proto::Termination::SeventyFiveMoveRule,
-                Some(Termination::FivefoldRepetition) => proto::Termination::FivefoldRepetition,
-            } as i32,
+            termination: outcome
+                .termination
+                .map_or(proto::Termination::Unspecified, proto::Termination::from)
+                as i32,
             claimable_draws: outcome
                 .claimable_draws()
                 .map(|draw| match draw {
