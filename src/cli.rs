@@ -14,6 +14,7 @@ use crate::chess::{Position, perft};
 use crate::config::ServeConfig;
 use crate::proto;
 use crate::report::ValidateGameResponse;
+use crate::telemetry::Telemetry;
 
 /// Arbiter: the Laws of Chess as a service.
 ///
@@ -122,14 +123,6 @@ fn run_serve(config: ServeConfig) -> ExitCode {
         eprintln!("arbiter: invalid configuration: {err}");
         return ExitCode::from(2);
     }
-    let _ = tracing_subscriber::fmt()
-        .with_writer(io::stderr)
-        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .try_init();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -137,7 +130,18 @@ fn run_serve(config: ServeConfig) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(async {
+    // The OTLP exporter's connection lives on the runtime.
+    let telemetry = match runtime.block_on(async { Telemetry::init(config.log_format) }) {
+        Ok(telemetry) => telemetry,
+        Err(err) => {
+            eprintln!("arbiter: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    if telemetry.exports_traces() {
+        tracing::info!("exporting traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT is set)");
+    }
+    let code = runtime.block_on(async {
         let listener = match tokio::net::TcpListener::bind(config.listen).await {
             Ok(listener) => listener,
             Err(err) => {
@@ -145,7 +149,9 @@ fn run_serve(config: ServeConfig) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        tracing::info!(listen = %config.listen, "serving arbiter.v1.RulesService");
+        // The bound address, so that `--listen 127.0.0.1:0` says its port.
+        let listen = listener.local_addr().unwrap_or(config.listen);
+        tracing::info!(%listen, "serving arbiter.v1.RulesService");
         match crate::server::run(listener, config, crate::server::shutdown_signal()).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
@@ -153,7 +159,10 @@ fn run_serve(config: ServeConfig) -> ExitCode {
                 ExitCode::FAILURE
             }
         }
-    })
+    });
+    // Outside block_on: the exporter needs the runtime's threads to flush.
+    telemetry.shutdown();
+    code
 }
 
 fn parse_fen(fen: Option<&str>) -> Result<Position, ExitCode> {

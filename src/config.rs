@@ -5,12 +5,22 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::telemetry::LogFormat;
+
 /// Settings of `arbiter serve`. Every flag has an `ARBITER_*` twin.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ServeConfig {
     /// Address the gRPC server listens on.
     #[arg(long, env = "ARBITER_LISTEN", default_value = "0.0.0.0:50051")]
     pub listen: SocketAddr,
+
+    /// Address of the Prometheus endpoint (`GET /metrics`, plain HTTP).
+    #[arg(long, env = "ARBITER_METRICS_LISTEN", default_value = "0.0.0.0:9090")]
+    pub metrics_listen: SocketAddr,
+
+    /// Log line format on standard error; `RUST_LOG` filters the lines.
+    #[arg(long, env = "ARBITER_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
 
     /// Largest request message accepted, in bytes (larger: RESOURCE_EXHAUSTED).
     #[arg(long, env = "ARBITER_MAX_MESSAGE_BYTES", default_value_t = 4 << 20,

@@ -13,6 +13,8 @@
 //!   extending a recently seen move list replay only the new moves.
 //! - [`server`]: `server::run(listener, config, shutdown)` with health,
 //!   reflection, gRPC-Web, limits and the graceful drain.
+//! - [`telemetry`]: logs, Prometheus metrics with the tower layer that counts
+//!   every call, and opt-in OpenTelemetry traces over OTLP.
 //! - [`config`]: typed server configuration from flags and environment.
 //! - [`tls`]: the TLS and mutual-TLS files of the server, checked at start-up.
 //! - [`report`]: the proto3 JSON form of a response, for the command line.
@@ -26,4 +28,5 @@ pub mod config;
 pub mod proto;
 pub mod report;
 pub mod server;
+pub mod telemetry;
 pub mod tls;

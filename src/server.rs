@@ -2,6 +2,7 @@
 //! limits, and a graceful drain that ends in a hard cut-off.
 
 use std::future::Future;
+use std::net::SocketAddr;
 
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -13,6 +14,7 @@ use crate::api::service::Rules;
 use crate::cache::ReplayCache;
 use crate::config::ServeConfig;
 use crate::proto::rules_service_server::RulesServiceServer;
+use crate::telemetry::{self, RpcLayer, TelemetryError};
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +25,12 @@ pub enum ServerError {
     /// The transport failed.
     #[error("transport: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// The metrics address could not be bound.
+    #[error("cannot listen on {addr} for metrics: {source}")]
+    MetricsListen { addr: SocketAddr, source: std::io::Error },
+    /// The metrics recorder could not be installed.
+    #[error("metrics: {0}")]
+    Telemetry(#[from] TelemetryError),
     /// The configuration cannot serve, e.g. a TLS file changed since the
     /// start-up checks.
     #[error("configuration: {0}")]
@@ -32,14 +40,54 @@ pub enum ServerError {
 /// The name health checks use for the rules service.
 pub const SERVICE_NAME: &str = "arbiter.v1.RulesService";
 
-/// Serves on `listener` until `shutdown` completes, then drains: health turns
-/// NOT_SERVING, no new connections are taken, in-flight calls have
-/// `config.drain` to finish, and whatever is still open then is cut off.
+/// Serves gRPC on `listener` and Prometheus metrics on
+/// `config.metrics_listen` until `shutdown` completes, then drains (see
+/// [`serve`]).
 ///
 /// # Errors
 ///
-/// A [`ServerError`] if reflection cannot be built or the transport fails.
+/// [`ServerError::MetricsListen`] if the metrics address cannot be bound,
+/// else as [`serve`].
 pub async fn run(
+    listener: TcpListener,
+    config: ServeConfig,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServerError> {
+    let addr = config.metrics_listen;
+    let metrics = TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServerError::MetricsListen { addr, source })?;
+    serve(listener, metrics, config, shutdown).await
+}
+
+/// Serves gRPC on `listener` and `GET /metrics` on `metrics` until
+/// `shutdown` completes, then drains: health turns NOT_SERVING, no new
+/// connections are taken, in-flight calls have `config.drain` to finish, and
+/// whatever is still open then is cut off. The metrics endpoint answers until
+/// the end of the drain. Every call passes through [`RpcLayer`], outside the
+/// service, so shed and failed calls are counted too.
+///
+/// # Errors
+///
+/// A [`ServerError`] if the metrics recorder cannot be installed, reflection
+/// cannot be built or the transport fails.
+pub async fn serve(
+    listener: TcpListener,
+    metrics: TcpListener,
+    config: ServeConfig,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServerError> {
+    let handle = telemetry::prometheus::install()?;
+    if let Ok(addr) = metrics.local_addr() {
+        tracing::info!(%addr, "Prometheus metrics at /metrics");
+    }
+    tokio::select! {
+        result = serve_grpc(listener, config, shutdown) => result,
+        never = telemetry::prometheus::serve(metrics, handle) => match never {},
+    }
+}
+
+async fn serve_grpc(
     listener: TcpListener,
     config: ServeConfig,
     shutdown: impl Future<Output = ()>,
@@ -77,6 +125,9 @@ pub async fn run(
         .max_connection_age(config.max_connection_age)
         .max_connection_age_grace(config.max_connection_age_grace)
         .layer(tonic_web::GrpcWebLayer::new())
+        // Inside gRPC-Web, so that it sees native trailers; outside the size
+        // rewrite, so that it counts the status the caller gets.
+        .layer(RpcLayer)
         .layer(tower::util::MapResponseLayer::new(crate::api::size_limit_response))
         .add_service(health_service)
         .add_service(reflection_v1)

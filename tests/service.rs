@@ -15,6 +15,8 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_types::StatusExt;
 
+// Each test binary uses part of the shared server (this one not its metrics).
+#[allow(dead_code)]
 #[path = "common/server.rs"]
 mod test_server;
 use test_server::TestServer;
@@ -239,12 +241,7 @@ async fn over_the_concurrency_limit_calls_are_shed_at_once() {
     let server = TestServer::start(&["--max-concurrency", "1"]).await;
     let mut client = server.client().await;
     // An open stream holds the only slot for as long as it is open.
-    let (tx, rx) = mpsc::channel(4);
-    let mut stream = client.validate_games(ReceiverStream::new(rx)).await.unwrap().into_inner();
-    tx.send(proto::ValidateGamesRequest { id: "a".into(), game: Some(game(&["e4"])) })
-        .await
-        .unwrap();
-    assert_eq!(stream.next().await.unwrap().unwrap().id, "a");
+    let (tx, mut stream) = test_server::hold_a_slot(&mut client).await;
     let status = client.validate_game(game(&["e4"])).await.unwrap_err();
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     drop(tx);

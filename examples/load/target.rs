@@ -53,7 +53,9 @@ impl Target {
     }
 
     /// Starts `binary serve --listen 127.0.0.1:PORT ARGS...` on a free port
-    /// and waits until its health check answers SERVING.
+    /// and waits until its health check answers SERVING. Its metrics endpoint
+    /// goes on a port of its own on 127.0.0.1 too, never the default
+    /// `0.0.0.0:9090` (`--server-arg=--metrics-listen=...` still wins).
     ///
     /// # Errors
     ///
@@ -67,6 +69,7 @@ impl Target {
             .arg("--listen")
             .arg(addr.to_string())
             .args(args)
+            .env("ARBITER_METRICS_LISTEN", "127.0.0.1:0")
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .spawn()

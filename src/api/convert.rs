@@ -193,8 +193,10 @@ impl From<&PlyRecord> for proto::Ply {
     fn from(ply: &PlyRecord) -> proto::Ply {
         let PlyRecord { san, uci, fen_after, canonical_input } = ply;
         proto::Ply {
-            san: san.to_string(),
-            uci: uci.to_array_string().to_string(),
+            // `as_str().to_owned()`, not `to_string()`: no formatting
+            // machinery for the hundreds of short strings of a response.
+            san: san.as_str().to_owned(),
+            uci: uci.to_array_string().as_str().to_owned(),
             fen_after: fen_after.clone().unwrap_or_default(),
             canonical_input: *canonical_input,
         }
@@ -255,10 +257,22 @@ pub fn position_message(position: &Position, legal_moves: &[LegalMove]) -> proto
         legal_moves: legal_moves
             .iter()
             .map(|m| proto::LegalMove {
-                uci: m.uci.to_array_string().to_string(),
-                san: m.san.to_string(),
+                uci: m.uci.to_array_string().as_str().to_owned(),
+                san: m.san.as_str().to_owned(),
             })
             .collect(),
+    }
+}
+
+impl From<Termination> for proto::Termination {
+    fn from(termination: Termination) -> proto::Termination {
+        match termination {
+            Termination::Checkmate => proto::Termination::Checkmate,
+            Termination::Stalemate => proto::Termination::Stalemate,
+            Termination::InsufficientMaterial => proto::Termination::InsufficientMaterial,
+            Termination::SeventyFiveMoveRule => proto::Termination::SeventyFiveMoveRule,
+            Termination::FivefoldRepetition => proto::Termination::FivefoldRepetition,
+        }
     }
 }
 
@@ -271,14 +285,10 @@ impl From<&Outcome> for proto::Outcome {
                 GameResult::BlackWins => proto::GameResult::BlackWins,
                 GameResult::Draw => proto::GameResult::Draw,
             } as i32,
-            termination: match outcome.termination {
-                None => proto::Termination::Unspecified,
-                Some(Termination::Checkmate) => proto::Termination::Checkmate,
-                Some(Termination::Stalemate) => proto::Termination::Stalemate,
-                Some(Termination::InsufficientMaterial) => proto::Termination::InsufficientMaterial,
-                Some(Termination::SeventyFiveMoveRule) => proto::Termination::SeventyFiveMoveRule,
-                Some(Termination::FivefoldRepetition) => proto::Termination::FivefoldRepetition,
-            } as i32,
+            termination: outcome
+                .termination
+                .map_or(proto::Termination::Unspecified, proto::Termination::from)
+                as i32,
             claimable_draws: outcome
                 .claimable_draws()
                 .map(|draw| match draw {

@@ -16,6 +16,8 @@ use crate::chess::Bitboard;
 use crate::chess::game::{Replay, ReplayOptions, legal_moves_with_san, replay};
 use crate::chess::perft;
 use crate::proto::{self, rules_service_server::RulesService};
+use crate::telemetry::GameReport;
+use crate::telemetry::prometheus::StreamGame;
 
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, position_message};
 use super::{Limits, RequestError};
@@ -67,25 +69,28 @@ async fn run<T: Send + 'static>(
     }
 }
 
-/// Replays `game` with `options`, through the cache when there is one, and
-/// makes the answer with `respond`. The cache lookup is cheap and done here;
-/// the moves left to play after it decide whether the rest runs on the
-/// blocking pool.
+/// Replays `game` with `options`, through the cache when there is one,
+/// counts it in the domain metrics and makes the answer with `respond`. The
+/// cache lookup is cheap and done here; the moves left to play after it
+/// decide whether the rest runs on the blocking pool.
 async fn replay_then<T: Send + 'static>(
     game: GameRequest,
     options: ReplayOptions,
     cache: Option<Arc<ReplayCache>>,
     limits: &Limits,
     respond: impl FnOnce(Replay) -> T + Send + 'static,
-) -> Result<T, Status> {
+) -> Result<(T, GameReport), Status> {
     let GameRequest { start, moves, options: _ } = game;
     let resumed = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
     let remaining = moves.len() - resumed.as_ref().map_or(0, Resumed::plies_done);
     run(remaining > limits.blocking_moves, move || {
-        respond(match (cache, resumed) {
+        let replay = match (cache, resumed) {
             (Some(cache), Some(resumed)) => cache.finish(resumed, &moves, &options),
             _ => replay(start, &moves, &options),
-        })
+        };
+        let report = GameReport::new(options.notation, moves.len(), &replay);
+        report.count();
+        (respond(replay), report)
     })
     .await
 }
@@ -107,8 +112,10 @@ async fn answer(
     };
     let result = match checked {
         Ok(game) => {
+            let _in_flight = StreamGame::start();
             let options = game.options;
-            let verdict = replay_then(game, options, cache, &limits, validate_response).await?;
+            let (verdict, _) =
+                replay_then(game, options, cache, &limits, validate_response).await?;
             proto::validate_games_response::Result::Game(verdict)
         }
         Err(err) => proto::validate_games_response::Result::Error(err.to_game_error()),
@@ -159,7 +166,10 @@ impl RulesService for Rules {
         let _permit = self.admit()?;
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let (options, cache) = (game.options, self.cache.clone());
-        Ok(Response::new(replay_then(game, options, cache, &self.limits, validate_response).await?))
+        let (response, report) =
+            replay_then(game, options, cache, &self.limits, validate_response).await?;
+        report.annotate(&tracing::Span::current());
+        Ok(Response::new(response))
     }
 
     type ValidateGamesStream = GameStream;
@@ -172,6 +182,8 @@ impl RulesService for Rules {
         let limits = self.limits.clone();
         let cache = self.cache.clone();
         let in_flight = limits.stream_games_in_flight;
+        let span = tracing::Span::current();
+        let mut games: i64 = 0;
         // `buffered` keeps request order and reads at most `in_flight` games
         // ahead: a slow reader slows the stream instead of filling memory.
         let responses = request
@@ -191,6 +203,8 @@ impl RulesService for Rules {
             .buffered(in_flight)
             .map(move |item| {
                 let _held = &permit;
+                games += 1;
+                span.record("arbiter.games", games);
                 item
             });
         Ok(Response::new(Box::pin(responses)))
@@ -205,19 +219,21 @@ impl RulesService for Rules {
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
         // The legal moves are listed here, from the asked square only.
         let options = ReplayOptions { skip_legal_moves: true, ..game.options };
-        let response = replay_then(game, options, self.cache.clone(), &self.limits, move |r| {
-            let legal = if r.outcome.is_over() {
-                Vec::new()
-            } else {
-                legal_moves_with_san(&r.position, from.map_or(Bitboard::FULL, Bitboard::from))
-            };
-            proto::LegalMovesResponse {
-                position: Some(position_message(&r.position, &legal)),
-                outcome: Some(proto::Outcome::from(&r.outcome)),
-                illegal_move: r.illegal_move.as_ref().map(proto::IllegalMove::from),
-            }
-        })
-        .await?;
+        let (response, report) =
+            replay_then(game, options, self.cache.clone(), &self.limits, move |r| {
+                let legal = if r.outcome.is_over() {
+                    Vec::new()
+                } else {
+                    legal_moves_with_san(&r.position, from.map_or(Bitboard::FULL, Bitboard::from))
+                };
+                proto::LegalMovesResponse {
+                    position: Some(position_message(&r.position, &legal)),
+                    outcome: Some(proto::Outcome::from(&r.outcome)),
+                    illegal_move: r.illegal_move.as_ref().map(proto::IllegalMove::from),
+                }
+            })
+            .await?;
+        report.annotate(&tracing::Span::current());
         Ok(Response::new(response))
     }
 

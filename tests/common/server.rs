@@ -1,17 +1,21 @@
-//! A real `arbiter serve` in the test process: [`server::run`] on an
-//! ephemeral port of 127.0.0.1, configured by the same flags as the binary.
+//! A real `arbiter serve` in the test process: [`server::serve`] on
+//! ephemeral ports of 127.0.0.1 (gRPC and metrics), configured by the same
+//! flags as the binary.
 //! Included by the tests that talk to the server with
 //! `#[path = "common/server.rs"] mod test_server;`.
 
 use std::net::SocketAddr;
 
 use arbiter::config::ServeConfig;
-use arbiter::proto::rules_service_client::RulesServiceClient;
+use arbiter::proto::{self, rules_service_client::RulesServiceClient};
 use clap::Parser;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::Streaming;
 use tonic::transport::Channel;
 
 #[derive(Parser)]
@@ -23,6 +27,8 @@ struct Flags {
 /// A server on an ephemeral port, stopped when `stop` is sent or dropped.
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// Where `GET /metrics` answers.
+    pub metrics_addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     handle: JoinHandle<Result<(), arbiter::server::ServerError>>,
 }
@@ -72,11 +78,13 @@ impl TestServer {
         config.validate().expect("valid test configuration");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().unwrap();
+        let metrics = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let metrics_addr = metrics.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let handle = tokio::spawn(arbiter::server::run(listener, config, async {
+        let handle = tokio::spawn(arbiter::server::serve(listener, metrics, config, async {
             let _ = stopped.await;
         }));
-        TestServer { addr, stop: Some(stop), handle }
+        TestServer { addr, metrics_addr, stop: Some(stop), handle }
     }
 
     pub async fn channel(&self) -> Channel {
@@ -107,4 +115,18 @@ impl TestServer {
         self.begin_shutdown();
         self.handle.await.expect("server task")
     }
+}
+
+/// Opens a `ValidateGames` stream and waits for the answer to its first game
+/// (`e4`, id `a`): the stream holds a slot of `--max-concurrency` until the
+/// sender is dropped and the stream has ended.
+pub async fn hold_a_slot(
+    client: &mut RulesServiceClient<Channel>,
+) -> (mpsc::Sender<proto::ValidateGamesRequest>, Streaming<proto::ValidateGamesResponse>) {
+    let (tx, rx) = mpsc::channel(4);
+    let mut stream = client.validate_games(ReceiverStream::new(rx)).await.unwrap().into_inner();
+    let game = proto::ValidateGameRequest { moves: vec!["e4".into()], ..Default::default() };
+    tx.send(proto::ValidateGamesRequest { id: "a".into(), game: Some(game) }).await.unwrap();
+    assert_eq!(stream.next().await.unwrap().unwrap().id, "a");
+    (tx, stream)
 }

@@ -1,0 +1,226 @@
+//! Prometheus metrics: the names Arbiter records, the process-wide
+//! recorder, the domain counters, and the `/metrics` endpoint.
+//!
+//! One recorder serves the whole process. The `metrics` facade has a single
+//! global recorder, and the domain code and the cache record through that
+//! facade, so a per-server recorder could not see them;
+//! `metrics::with_local_recorder` only covers code running on the calling
+//! thread, not the tasks a server spawns. [`install`] therefore installs the
+//! recorder on first use and hands every later caller the same handle:
+//! servers started in one process (tests do) share one registry, and each
+//! `/metrics` endpoint shows the process's totals, as one process per replica
+//! has in production.
+
+use std::convert::Infallible;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode, header};
+use hyper_util::rt::TokioIo;
+use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gauge};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+
+use super::{GameReport, TelemetryError};
+use crate::chess::game::Notation;
+use crate::chess::illegal::IllegalReason;
+use crate::chess::outcome::Termination;
+use crate::proto;
+
+/// gRPC calls finished, by `grpc_service`, `grpc_method` and `grpc_code`.
+pub const RPC_HANDLED: &str = "arbiter_grpc_server_handled_total";
+/// Time from request headers to the end of the response, by service and method.
+pub const RPC_DURATION: &str = "arbiter_grpc_server_handling_seconds";
+/// gRPC calls being served, by service and method.
+pub const RPC_IN_FLIGHT: &str = "arbiter_grpc_server_in_flight_calls";
+/// Moves checked (each legal move, and the illegal one that stops a game).
+pub const MOVES_VALIDATED: &str = "arbiter_moves_validated_total";
+/// Illegal moves, by `reason`.
+pub const ILLEGAL_MOVES: &str = "arbiter_illegal_moves_total";
+/// Games whose final position ends the game, by `termination`.
+pub const GAMES_FINISHED: &str = "arbiter_games_finished_total";
+/// Games asked about (ValidateGame, LegalMoves, each game of a stream), by
+/// requested `notation`.
+pub const GAME_REQUESTS: &str = "arbiter_game_requests_total";
+/// Games of `ValidateGames` streams being checked right now.
+pub const STREAM_GAMES_IN_FLIGHT: &str = "arbiter_stream_games_in_flight";
+/// Replay cache lookups answered from the cache (recorded by the cache).
+pub const CACHE_HITS: &str = "arbiter_cache_hits_total";
+/// Replay cache lookups that had to replay (recorded by the cache).
+pub const CACHE_MISSES: &str = "arbiter_cache_misses_total";
+/// Replay cache entries evicted to stay within the size bound.
+pub const CACHE_EVICTIONS: &str = "arbiter_cache_evictions_total";
+/// Weighted size of the replay cache.
+pub const CACHE_BYTES: &str = "arbiter_cache_bytes";
+/// Entries in the replay cache.
+pub const CACHE_ENTRIES: &str = "arbiter_cache_entries";
+
+/// Upper bounds of the latency buckets, in seconds: most calls take well
+/// under a millisecond, perft and long streams take seconds.
+pub const LATENCY_BUCKETS: &[f64] = &[
+    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+    1.0, 2.5, 5.0, 10.0,
+];
+
+/// How often histogram samples are folded into their buckets when nobody
+/// scrapes, so that they do not pile up.
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+static HANDLE: Mutex<Option<PrometheusHandle>> = Mutex::new(None);
+
+/// The process-wide Prometheus recorder, installed as the `metrics` global
+/// recorder on the first call; later calls return the same handle.
+///
+/// # Errors
+///
+/// [`TelemetryError::Recorder`] if some other recorder was installed first.
+pub fn install() -> Result<PrometheusHandle, TelemetryError> {
+    let mut slot = HANDLE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(handle) = slot.as_ref() {
+        return Ok(handle.clone());
+    }
+    // Buckets for every histogram: without them the exporter writes
+    // summaries, which cannot be aggregated across replicas.
+    let recorder = PrometheusBuilder::new()
+        .set_buckets(LATENCY_BUCKETS)
+        .map_err(|_| TelemetryError::Recorder)?
+        .build_recorder();
+    let handle = recorder.handle();
+    metrics::set_global_recorder(recorder).map_err(|_| TelemetryError::Recorder)?;
+    describe();
+    *slot = Some(handle.clone());
+    Ok(handle)
+}
+
+fn describe() {
+    use metrics::Unit;
+    describe_counter!(RPC_HANDLED, "gRPC calls finished, by method and status code");
+    describe_histogram!(RPC_DURATION, Unit::Seconds, "time to answer a gRPC call, by method");
+    describe_gauge!(RPC_IN_FLIGHT, "gRPC calls being served, by method");
+    describe_counter!(MOVES_VALIDATED, "moves checked: the legal ones and the first illegal one");
+    describe_counter!(ILLEGAL_MOVES, "illegal moves, by reason");
+    describe_counter!(GAMES_FINISHED, "games whose final position ends the game, by termination");
+    describe_counter!(GAME_REQUESTS, "games asked about, by requested notation");
+    describe_gauge!(STREAM_GAMES_IN_FLIGHT, "games of ValidateGames streams being checked");
+    describe_counter!(CACHE_HITS, "replay cache lookups answered from the cache");
+    describe_counter!(CACHE_MISSES, "replay cache lookups that had to replay");
+    describe_counter!(CACHE_EVICTIONS, "replay cache entries evicted to stay within the bound");
+    describe_gauge!(CACHE_BYTES, Unit::Bytes, "weighted size of the replay cache");
+    describe_gauge!(CACHE_ENTRIES, "entries in the replay cache");
+}
+
+/// The `notation` label: the notation the request asked for.
+fn notation_label(notation: Notation) -> &'static str {
+    match notation {
+        Notation::Auto => "AUTO",
+        Notation::Uci => "UCI",
+        Notation::San => "SAN",
+    }
+}
+
+/// Adds one replayed game to the domain metrics: the request by notation,
+/// the moves checked, the illegal move by reason, the ending by termination.
+pub fn count_game(game: &GameReport) {
+    counter!(GAME_REQUESTS, "notation" => notation_label(game.notation)).increment(1);
+    counter!(MOVES_VALIDATED).increment(game.checked as u64);
+    if let Some(reason) = game.illegal {
+        counter!(ILLEGAL_MOVES, "reason" => reason_label(reason)).increment(1);
+    }
+    if let Some(termination) = game.termination {
+        counter!(GAMES_FINISHED, "termination" => termination_label(termination)).increment(1);
+    }
+}
+
+/// The contract's name of an illegal-move reason, without the enum prefix.
+pub fn reason_label(reason: IllegalReason) -> &'static str {
+    let name = proto::IllegalMoveReason::from(reason).as_str_name();
+    name.strip_prefix("ILLEGAL_MOVE_REASON_").unwrap_or(name)
+}
+
+/// The contract's name of a termination, without the enum prefix.
+pub fn termination_label(termination: Termination) -> &'static str {
+    let name = proto::Termination::from(termination).as_str_name();
+    name.strip_prefix("TERMINATION_").unwrap_or(name)
+}
+
+/// Marks one game of a stream as being checked until dropped.
+#[derive(Debug)]
+pub struct StreamGame(());
+
+impl StreamGame {
+    /// Counts a stream game in [`STREAM_GAMES_IN_FLIGHT`] until dropped.
+    pub fn start() -> StreamGame {
+        gauge!(STREAM_GAMES_IN_FLIGHT).increment(1.0);
+        StreamGame(())
+    }
+}
+
+impl Drop for StreamGame {
+    fn drop(&mut self) {
+        gauge!(STREAM_GAMES_IN_FLIGHT).decrement(1.0);
+    }
+}
+
+/// Serves the Prometheus text format at `GET /metrics` on `listener` over
+/// HTTP/1.1 until the returned future is dropped, which also closes the
+/// connections it opened. It never completes on its own.
+pub async fn serve(listener: TcpListener, handle: PrometheusHandle) -> Infallible {
+    let mut connections = JoinSet::new();
+    let mut upkeep = tokio::time::interval(UPKEEP_EVERY);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(err) => {
+                        // Out of file descriptors and the like: wait instead
+                        // of spinning; the gRPC server is what matters.
+                        tracing::warn!(%err, "metrics endpoint: accept failed");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    }
+                };
+                let handle = handle.clone();
+                connections.spawn(async move {
+                    let service = hyper::service::service_fn(move |request| {
+                        let response = respond(&request, &handle);
+                        async move { Ok::<_, Infallible>(response) }
+                    });
+                    let connection = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service);
+                    if let Err(err) = connection.await {
+                        tracing::debug!(%err, "metrics endpoint: connection ended");
+                    }
+                });
+            }
+            _ = upkeep.tick() => handle.run_upkeep(),
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+}
+
+fn respond(request: &Request<Incoming>, handle: &PrometheusHandle) -> Response<Full<Bytes>> {
+    let text = |status: StatusCode, body: String| {
+        let mut response = Response::new(Full::new(Bytes::from(body)));
+        *response.status_mut() = status;
+        response
+    };
+    if request.uri().path() != "/metrics" {
+        return text(StatusCode::NOT_FOUND, "not found: metrics are at /metrics\n".to_owned());
+    }
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        let mut response = text(StatusCode::METHOD_NOT_ALLOWED, "use GET\n".to_owned());
+        response.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
+        return response;
+    }
+    let mut response = text(StatusCode::OK, handle.render());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    response
+}

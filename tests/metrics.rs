@@ -1,0 +1,220 @@
+//! The Prometheus endpoint over real HTTP: after OK, INVALID_ARGUMENT,
+//! DEADLINE_EXCEEDED, shed, cancelled and illegal-move calls, the counters, histograms and
+//! gauges carry the expected values and labels, and no request text.
+//!
+//! The metrics recorder is process-wide, so this binary has one test: no
+//! other test's calls can move its counters. It still asserts on
+//! differences between two scrapes.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use arbiter::proto;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tonic::{Code, Request};
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_client::HealthClient;
+
+#[allow(dead_code)]
+#[path = "common/server.rs"]
+mod test_server;
+use test_server::TestServer;
+
+const RULES: &str = "arbiter.v1.RulesService";
+const HANDLED: &str = "arbiter_grpc_server_handled_total";
+const BAD_FEN: &str = "8/8/8/8/8/8/8/8 w - - 0 1";
+
+/// Status line, headers (lower-case names) and body of a plain HTTP/1.1 GET.
+async fn http_get(addr: SocketAddr, path: &str) -> (u16, HashMap<String, String>, String) {
+    let mut stream = TcpStream::connect(addr).await.expect("connect to the metrics port");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).await.unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a complete HTTP response");
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    (status, headers, body.to_owned())
+}
+
+/// One scrape: every sample as `(name, labels, value)`.
+struct Scrape(Vec<(String, HashMap<String, String>, f64)>);
+
+impl Scrape {
+    async fn take(server: &TestServer) -> (Scrape, String) {
+        let (status, _, text) = http_get(server.metrics_addr, "/metrics").await;
+        assert_eq!(status, 200);
+        let samples = text
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.is_empty())
+            .map(|line| {
+                let (series, value) = line.rsplit_once(' ').expect("`series value`");
+                let (name, labels) = match series.split_once('{') {
+                    Some((name, labels)) => (name, labels.trim_end_matches('}')),
+                    None => (series, ""),
+                };
+                let labels = labels
+                    .split(',')
+                    .filter_map(|pair| pair.split_once('='))
+                    .map(|(k, v)| (k.to_owned(), v.trim_matches('"').to_owned()))
+                    .collect();
+                (name.to_owned(), labels, value.parse().expect("a number"))
+            })
+            .collect();
+        (Scrape(samples), text)
+    }
+
+    /// The sum of the samples of `name` whose labels include `labels`.
+    fn value(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
+        self.0
+            .iter()
+            .filter(|(n, l, _)| {
+                n == name && labels.iter().all(|(k, v)| l.get(*k).is_some_and(|x| x == v))
+            })
+            .map(|(_, _, value)| value)
+            .sum()
+    }
+
+    fn has(&self, name: &str, labels: &[(&str, &str)]) -> bool {
+        self.0.iter().any(|(n, l, _)| {
+            n == name && labels.iter().all(|(k, v)| l.get(*k).is_some_and(|x| x == v))
+        })
+    }
+}
+
+fn game(moves: &[&str]) -> proto::ValidateGameRequest {
+    proto::ValidateGameRequest {
+        moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        ..Default::default()
+    }
+}
+
+fn handled(method: &str, code: &str) -> [(&'static str, String); 3] {
+    [
+        ("grpc_service", RULES.to_owned()),
+        ("grpc_method", method.to_owned()),
+        ("grpc_code", code.to_owned()),
+    ]
+}
+
+#[tokio::test]
+async fn every_call_is_counted_by_method_code_and_domain() {
+    let server = TestServer::start(&["--max-concurrency", "1"]).await;
+    let mut client = server.client().await;
+    let (before, _) = Scrape::take(&server).await;
+
+    // OK: two legal moves, then a finished game, then an illegal move.
+    client.validate_game(game(&["e4", "e5"])).await.unwrap();
+    let mate = proto::ValidateGameRequest {
+        notation: proto::Notation::San as i32,
+        ..game(&["f3", "e5", "g4", "Qh4#"])
+    };
+    client.validate_game(mate).await.unwrap();
+    let r = client
+        .validate_game(game(&["e4", "e5", "Ng1-f3", "Ke7", "Bb5", "Ke6", "Bxe8", "a3"]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.illegal_move.unwrap().index, 6);
+    // INVALID_ARGUMENT.
+    let bad = proto::ValidateGameRequest { fen: BAD_FEN.into(), ..game(&["e4"]) };
+    assert_eq!(client.validate_game(bad).await.unwrap_err().code(), Code::InvalidArgument);
+    // DEADLINE_EXCEEDED: perft(6) of Kiwipete cannot finish in a second.
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let mut perft =
+        Request::new(proto::PerftRequest { fen: kiwipete.into(), depth: 6, ..Default::default() });
+    perft.metadata_mut().insert("grpc-timeout", "1S".parse().unwrap());
+    assert_eq!(client.perft(perft).await.unwrap_err().code(), Code::DeadlineExceeded);
+    // Shed: an open stream holds the only slot.
+    let (tx, stream) = test_server::hold_a_slot(&mut client).await;
+    let (during, _) = Scrape::take(&server).await;
+    let stream_labels = [("grpc_service", RULES), ("grpc_method", "ValidateGames")];
+    assert_eq!(during.value("arbiter_grpc_server_in_flight_calls", &stream_labels), 1.0);
+    let shed = client.validate_game(game(&["e4"])).await.unwrap_err();
+    assert_eq!(shed.code(), Code::ResourceExhausted);
+    // Cancelled: the client walks away from the open stream.
+    drop(stream);
+    drop(tx);
+    // Health goes through the same layer.
+    HealthClient::new(server.channel().await)
+        .check(HealthCheckRequest { service: String::new() })
+        .await
+        .unwrap();
+
+    // The server sees the reset stream a moment after the client drops it.
+    let mut after = Scrape::take(&server).await;
+    for _ in 0..100 {
+        if after.0.value(HANDLED, &[("grpc_method", "ValidateGames")]) > 0.0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        after = Scrape::take(&server).await;
+    }
+    let (after, text) = after;
+    let delta = |name: &str, labels: &[(&str, &str)]| {
+        after.value(name, labels) - before.value(name, labels)
+    };
+    let count = |method: &str, code: &str| {
+        let labels = handled(method, code);
+        let labels: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        delta(HANDLED, &labels)
+    };
+    assert_eq!(count("ValidateGame", "OK"), 3.0, "{text}");
+    assert_eq!(count("ValidateGame", "INVALID_ARGUMENT"), 1.0, "{text}");
+    assert_eq!(count("ValidateGame", "RESOURCE_EXHAUSTED"), 1.0, "{text}");
+    assert_eq!(count("ValidateGames", "CANCELLED"), 1.0, "{text}");
+    assert_eq!(count("Perft", "DEADLINE_EXCEEDED"), 1.0, "{text}");
+    let health = [("grpc_service", "grpc.health.v1.Health"), ("grpc_method", "Check")];
+    assert_eq!(delta(HANDLED, &[health[0], health[1], ("grpc_code", "OK")]), 1.0, "{text}");
+
+    // Latency: a real histogram, one observation per finished call.
+    let unary = [("grpc_service", RULES), ("grpc_method", "ValidateGame")];
+    assert_eq!(delta("arbiter_grpc_server_handling_seconds_count", &unary), 5.0, "{text}");
+    for le in ["0.00005", "0.0001", "0.001", "+Inf"] {
+        let bucket = [unary[0], unary[1], ("le", le)];
+        assert!(
+            after.has("arbiter_grpc_server_handling_seconds_bucket", &bucket),
+            "le={le}\n{text}"
+        );
+    }
+    assert_eq!(
+        delta("arbiter_grpc_server_handling_seconds_bucket", &[unary[0], unary[1], ("le", "+Inf")]),
+        5.0
+    );
+    assert_eq!(after.value("arbiter_grpc_server_in_flight_calls", &stream_labels), 0.0, "{text}");
+
+    // Domain metrics: 2 + 4 + 7 moves checked (the stream's e4 makes 14).
+    assert_eq!(delta("arbiter_moves_validated_total", &[]), 14.0, "{text}");
+    assert_eq!(delta("arbiter_illegal_moves_total", &[("reason", "PATH_BLOCKED")]), 1.0);
+    assert_eq!(delta("arbiter_games_finished_total", &[("termination", "CHECKMATE")]), 1.0);
+    assert_eq!(delta("arbiter_game_requests_total", &[("notation", "AUTO")]), 3.0);
+    assert_eq!(delta("arbiter_game_requests_total", &[("notation", "SAN")]), 1.0);
+    assert_eq!(after.value("arbiter_stream_games_in_flight", &[]), 0.0, "{text}");
+    assert!(after.has("arbiter_stream_games_in_flight", &[]), "{text}");
+    // The replay cache (on by default) records through the same registry.
+    let lookups = delta("arbiter_cache_hits_total", &[]) + delta("arbiter_cache_misses_total", &[]);
+    assert_eq!(lookups, 4.0, "{text}");
+
+    // Low cardinality: no FEN, no move text in any label.
+    assert!(!text.contains(BAD_FEN) && !text.contains("Bxe8") && !text.contains("Qh4"), "{text}");
+    for line in [
+        "# TYPE arbiter_grpc_server_handling_seconds histogram",
+        "# TYPE arbiter_grpc_server_handled_total counter",
+        "# HELP arbiter_illegal_moves_total illegal moves, by reason",
+        "# HELP arbiter_cache_misses_total replay cache lookups that had to replay",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no `{line}` in\n{text}");
+    }
+
+    let (status, headers, _) = http_get(server.metrics_addr, "/metrics").await;
+    assert_eq!(status, 200);
+    assert!(headers["content-type"].starts_with("text/plain; version=0.0.4"), "{headers:?}");
+    assert_eq!(http_get(server.metrics_addr, "/").await.0, 404);
+    server.shutdown().await.unwrap();
+}
