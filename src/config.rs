@@ -2,6 +2,7 @@
 //! validated at start-up.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::telemetry::LogFormat;
@@ -90,6 +91,26 @@ pub struct ServeConfig {
     /// rebalance across replicas (e.g. `5m`).
     #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE", default_value = "5m", value_parser = humantime::parse_duration)]
     pub max_connection_age: Duration,
+
+    /// How long calls still open on a connection past its maximum age may
+    /// go on before the connection is cut (e.g. `1m`): a stream whose client
+    /// never reads cannot hold its concurrency slot for ever.
+    #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE_GRACE", default_value = "1m", value_parser = humantime::parse_duration)]
+    pub max_connection_age_grace: Duration,
+
+    /// PEM certificate chain the server presents. With `--tls-key`, the gRPC
+    /// port speaks TLS only; without both, plaintext.
+    #[arg(long, env = "ARBITER_TLS_CERT", value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key of `--tls-cert`.
+    #[arg(long, env = "ARBITER_TLS_KEY", value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
+
+    /// PEM CA certificates for mutual TLS: clients must present a certificate
+    /// issued by one of them, or the handshake fails. Needs `--tls-cert`.
+    #[arg(long, env = "ARBITER_TLS_CLIENT_CA", value_name = "FILE")]
+    pub tls_client_ca: Option<PathBuf>,
 }
 
 /// Default budget of calls in flight per async worker thread. Measured on
@@ -106,6 +127,12 @@ pub enum ConfigError {
     /// The keepalive timeout is not shorter than the interval.
     #[error("keepalive timeout ({timeout:?}) must be shorter than the interval ({interval:?})")]
     Keepalive { interval: Duration, timeout: Duration },
+    /// One of a pair of flags that only make sense together.
+    #[error("{given} needs {missing}")]
+    Incomplete { given: &'static str, missing: &'static str },
+    /// A TLS file that cannot serve.
+    #[error("{0}")]
+    Tls(#[from] crate::tls::TlsError),
 }
 
 impl ServeConfig {
@@ -119,6 +146,7 @@ impl ServeConfig {
             ("--keepalive-interval", self.keepalive_interval),
             ("--keepalive-timeout", self.keepalive_timeout),
             ("--max-connection-age", self.max_connection_age),
+            ("--max-connection-age-grace", self.max_connection_age_grace),
         ] {
             if value.is_zero() {
                 return Err(ConfigError::ZeroDuration(name));
@@ -130,6 +158,7 @@ impl ServeConfig {
                 timeout: self.keepalive_timeout,
             });
         }
+        self.tls()?;
         Ok(())
     }
 
@@ -139,6 +168,26 @@ impl ServeConfig {
     /// the size of the machine.
     pub fn max_concurrency(&self, workers: usize) -> usize {
         self.max_concurrency.map_or(CONCURRENCY_PER_WORKER * workers.max(1), |n| n as usize)
+    }
+
+    /// The TLS settings, read from their files, or `None` for plaintext.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Incomplete`] for a certificate without a key (or the
+    /// reverse, or a client CA without both); [`ConfigError::Tls`] naming a
+    /// file that cannot be read or used.
+    pub fn tls(&self) -> Result<Option<tonic::transport::ServerTlsConfig>, ConfigError> {
+        let incomplete = |given, missing| Err(ConfigError::Incomplete { given, missing });
+        match (&self.tls_cert, &self.tls_key, &self.tls_client_ca) {
+            (Some(cert), Some(key), client_ca) => {
+                Ok(Some(crate::tls::server_config(cert, key, client_ca.as_deref())?))
+            }
+            (Some(_), None, _) => incomplete("--tls-cert", "--tls-key"),
+            (None, Some(_), _) => incomplete("--tls-key", "--tls-cert"),
+            (None, None, Some(_)) => incomplete("--tls-client-ca", "--tls-cert and --tls-key"),
+            (None, None, None) => Ok(None),
+        }
     }
 
     /// The limits the service applies to each request.

@@ -18,6 +18,7 @@
 //! - [`telemetry`]: logs, Prometheus metrics with the tower layer that counts
 //!   every call, and opt-in OpenTelemetry traces over OTLP.
 //! - [`config`]: typed server configuration from flags and environment.
+//! - [`tls`]: the TLS and mutual-TLS files of the server, checked at start-up.
 //! - [`report`]: the proto3 JSON form of a response, for the command line.
 //! - [`cli`]: the `arbiter` command line.
 
@@ -31,3 +32,4 @@ pub mod proto;
 pub mod report;
 pub mod server;
 pub mod telemetry;
+pub mod tls;

@@ -32,6 +32,10 @@ pub enum ServerError {
     /// The metrics recorder could not be installed.
     #[error("metrics: {0}")]
     Telemetry(#[from] TelemetryError),
+    /// The configuration cannot serve, e.g. a TLS file changed since the
+    /// start-up checks.
+    #[error("configuration: {0}")]
+    Config(#[from] crate::config::ConfigError),
 }
 
 /// The name health checks use for the rules service.
@@ -107,13 +111,18 @@ async fn serve_grpc(
     let workers = tokio::runtime::Handle::current().metrics().num_workers();
     let admission = AdmissionLayer::new(SERVICE_NAME, config.max_concurrency(workers));
 
+    let builder = match config.tls()? {
+        Some(tls) => Server::builder().tls_config(tls)?,
+        None => Server::builder(),
+    };
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let server = Server::builder()
+    let server = builder
         .accept_http1(true)
         .max_concurrent_streams(config.max_streams_per_connection)
         .http2_keepalive_interval(Some(config.keepalive_interval))
         .http2_keepalive_timeout(Some(config.keepalive_timeout))
         .max_connection_age(config.max_connection_age)
+        .max_connection_age_grace(config.max_connection_age_grace)
         .layer(tonic_web::GrpcWebLayer::new())
         // Inside gRPC-Web, so that it sees native trailers; outside the size
         // rewrite, so that it counts the status the caller gets.

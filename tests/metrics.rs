@@ -17,6 +17,7 @@ use tonic::{Code, Request};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
+#[allow(dead_code)]
 #[path = "common/server.rs"]
 mod test_server;
 use test_server::TestServer;

@@ -2,7 +2,6 @@
 //! code with its details, stream order and per-game errors, perft deadlines,
 //! load shedding, message size limits and the graceful drain.
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use arbiter::proto::rules_service_client::RulesServiceClient;
@@ -313,33 +312,12 @@ async fn drain_flips_health_first_finishes_in_flight_calls_then_cuts_off() {
     assert!(tokio::net::TcpStream::connect(addr).await.is_err());
 }
 
-/// Sends one gRPC-Web call over plain HTTP/1.1, as a browser or an HTTP/1
-/// proxy would, and returns the raw response.
-async fn grpc_web_call(addr: SocketAddr, method: &str, message: &[u8]) -> Vec<u8> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut body = vec![0u8];
-    body.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
-    body.extend_from_slice(message);
-    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let head = format!(
-        "POST /arbiter.v1.RulesService/{method} HTTP/1.1\r\nHost: {addr}\r\n\
-         Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    socket.write_all(head.as_bytes()).await.unwrap();
-    socket.write_all(&body).await.unwrap();
-    let mut response = Vec::new();
-    socket.read_to_end(&mut response).await.unwrap();
-    response
-}
-
 #[tokio::test]
 async fn grpc_web_over_http1() {
     use prost::Message;
     let server = TestServer::start(&[]).await;
     let message = proto::PerftRequest { depth: 2, ..Default::default() }.encode_to_vec();
-    let response = grpc_web_call(server.addr, "Perft", &message).await;
+    let response = server.grpc_web_call("Perft", &message).await;
     let text = String::from_utf8_lossy(&response);
     assert!(text.starts_with("HTTP/1.1 200"), "{text}");
     assert!(text.contains("grpc-status:0"), "{text}");
@@ -354,7 +332,7 @@ async fn grpc_web_over_http1() {
 async fn malformed_messages_are_invalid_argument_not_internal() {
     let server = TestServer::start(&[]).await;
     // Field 2 (moves), length-delimited, two bytes that are not UTF-8.
-    let response = grpc_web_call(server.addr, "ValidateGame", &[0x12, 0x02, 0xff, 0xfe]).await;
+    let response = server.grpc_web_call("ValidateGame", &[0x12, 0x02, 0xff, 0xfe]).await;
     let text = String::from_utf8_lossy(&response);
     // Trailers-only answer: the status is in the HTTP headers.
     assert!(text.contains("grpc-status: 3"), "{text}");

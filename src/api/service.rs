@@ -120,7 +120,10 @@ fn deadline<T>(request: &Request<T>) -> Option<Instant> {
         "n" => Duration::from_nanos(amount),
         _ => return None,
     };
-    let margin = (timeout / 10).min(Duration::from_millis(50));
+    // A tenth of the timeout, but at least 2 ms (timers tick in whole
+    // milliseconds), at most 50 ms, and never more than half of it.
+    let margin =
+        (timeout / 10).clamp(Duration::from_millis(2), Duration::from_millis(50)).min(timeout / 2);
     Instant::now().checked_add(timeout - margin)
 }
 
@@ -164,6 +167,14 @@ impl RulesService for Rules {
         // ahead: a slow reader slows the stream instead of filling memory.
         let responses = request
             .into_inner()
+            // tonic's `Streaming` yields a decode error again on every poll
+            // after the first: end the games at the first error, rather than
+            // rely on the transport to stop reading there.
+            .scan(false, |failed, item| {
+                let next = (!*failed).then_some(item);
+                *failed = next.as_ref().is_some_and(Result::is_err);
+                std::future::ready(next)
+            })
             .map(move |item| {
                 let (limits, cache) = (limits.clone(), cache.clone());
                 async move { answer(item.map_err(super::size_limit_status)?, limits, cache).await }
@@ -212,13 +223,25 @@ impl RulesService for Rules {
             PerftQuery::from_proto(request.into_inner(), &self.limits)?;
         let cancelled = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(Arc::clone(&cancelled));
-        let split = run(true, move || {
+        let work = run(true, move || {
             let stop = || {
                 cancelled.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)
             };
             perft::divide_until(&start, depth, &stop)
-        })
-        .await?;
+        });
+        // The worker stops itself at the deadline, but its answer still has
+        // to come back from the blocking pool: a timer here answers in time
+        // even for a deadline of a millisecond, before tonic's own
+        // `grpc-timeout` handling would answer CANCELLED. Leaving drops the
+        // guard, which stops the worker.
+        let split = match deadline {
+            Some(deadline) => tokio::select! {
+                biased;
+                split = work => split?,
+                () = tokio::time::sleep_until(deadline.into()) => None,
+            },
+            None => work.await?,
+        };
         let Some(split) = split else {
             return Err(Status::deadline_exceeded("perft stopped: the deadline passed"));
         };

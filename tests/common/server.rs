@@ -9,7 +9,8 @@ use std::net::SocketAddr;
 use arbiter::config::ServeConfig;
 use arbiter::proto::{self, rules_service_client::RulesServiceClient};
 use clap::Parser;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
@@ -32,10 +33,48 @@ pub struct TestServer {
     handle: JoinHandle<Result<(), arbiter::server::ServerError>>,
 }
 
+/// The configuration `arbiter serve` would take from these flags, unchecked.
+pub fn config(flags: &[&str]) -> ServeConfig {
+    let args = ["arbiter", "--listen", "127.0.0.1:0"].iter().chain(flags);
+    Flags::parse_from(args).config
+}
+
+/// Sends one gRPC-Web call over HTTP/1.1 on `socket` (plain TCP or TLS), as
+/// a browser or an HTTP/1 proxy would, with `headers` (e.g. `grpc-timeout`,
+/// which a tonic client would also enforce itself) and returns the raw
+/// response.
+pub async fn grpc_web_call(
+    mut socket: impl AsyncRead + AsyncWrite + Unpin,
+    host: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    message: &[u8],
+) -> Vec<u8> {
+    let mut body = vec![0u8];
+    body.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+    body.extend_from_slice(message);
+    let extra: String =
+        headers.iter().map(|(name, value)| format!("{name}: {value}\r\n")).collect();
+    let head = format!(
+        "POST /arbiter.v1.RulesService/{method} HTTP/1.1\r\nHost: {host}\r\n\
+         Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n{extra}\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    socket.write_all(head.as_bytes()).await.unwrap();
+    socket.write_all(&body).await.unwrap();
+    let mut response = Vec::new();
+    // A TLS peer may close without close_notify after `Connection: close`;
+    // what was read up to then is the whole response.
+    if let Err(err) = socket.read_to_end(&mut response).await {
+        assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof, "{err}");
+    }
+    response
+}
+
 impl TestServer {
     pub async fn start(flags: &[&str]) -> TestServer {
-        let args = ["arbiter", "--listen", "127.0.0.1:0"].iter().chain(flags);
-        let config = Flags::parse_from(args).config;
+        let config = config(flags);
         config.validate().expect("valid test configuration");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().unwrap();
@@ -58,6 +97,12 @@ impl TestServer {
 
     pub async fn client(&self) -> RulesServiceClient<Channel> {
         RulesServiceClient::new(self.channel().await)
+    }
+
+    /// One gRPC-Web call over plaintext HTTP/1.1.
+    pub async fn grpc_web_call(&self, method: &str, message: &[u8]) -> Vec<u8> {
+        let socket = TcpStream::connect(self.addr).await.expect("connect");
+        grpc_web_call(socket, &self.addr.to_string(), method, &[], message).await
     }
 
     /// Sends the shutdown signal: the server starts draining.
