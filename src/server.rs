@@ -109,7 +109,12 @@ async fn serve_grpc(
     let rules = RulesServiceServer::new(Rules::new(config.limits(), cache))
         .max_decoding_message_size(config.max_message_bytes as usize);
     let workers = tokio::runtime::Handle::current().metrics().num_workers();
-    let admission = AdmissionLayer::new(SERVICE_NAME, config.max_concurrency(workers));
+    let admission = AdmissionLayer::new(
+        SERVICE_NAME,
+        &["ValidateGames"],
+        config.max_concurrency as usize,
+        config.max_unary_calls(workers),
+    );
 
     let builder = match config.tls()? {
         Some(tls) => Server::builder().tls_config(tls)?,

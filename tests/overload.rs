@@ -1,7 +1,8 @@
-//! Overload over a real socket: a burst far over `--max-concurrency` of
-//! unary calls answered inline is shed with RESOURCE_EXHAUSTED rather than
-//! queued, every call that is admitted gets the right answer, and health and
-//! reflection keep answering while the budget is spent.
+//! Overload over a real socket: a burst far over `--max-unary-calls` of
+//! calls answered inline is shed with RESOURCE_EXHAUSTED rather than queued,
+//! every call that is admitted gets the right answer, health and reflection
+//! keep answering while the budgets are spent, and open streams do not take
+//! the unary budget.
 
 use arbiter::api::Limits;
 use arbiter::api::convert::GameRequest;
@@ -29,7 +30,7 @@ use test_server::TestServer;
 
 /// Calls in the burst, and the budget they meet.
 const BURST: usize = 3_000;
-const MAX_CONCURRENCY: &str = "4";
+const MAX_UNARY_CALLS: &str = "4";
 
 /// A seeded random game of up to `plies` plies (shorter if it ends), in
 /// SAN: long enough that every call replays a real game.
@@ -82,8 +83,8 @@ async fn a_burst_over_the_budget_is_shed_and_every_admitted_call_is_right() {
     // connection that the burst reaches the server instead of queueing in
     // the client.
     let server = TestServer::start(&[
-        "--max-concurrency",
-        MAX_CONCURRENCY,
+        "--max-unary-calls",
+        MAX_UNARY_CALLS,
         "--cache-bytes",
         "0",
         "--max-streams-per-connection",
@@ -155,5 +156,18 @@ async fn health_and_reflection_are_answered_when_the_budget_is_spent() {
     assert_eq!(health_status(probe.clone()).await, ServingStatus::Serving);
     assert!(reflected_services(probe).await.iter().any(|s| s == "grpc.health.v1.Health"));
     drop(games);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn open_streams_leave_the_unary_budget_to_unary_calls() {
+    let server = TestServer::start(&["--max-unary-calls", "1"]).await;
+    let mut client = server.client().await;
+    let held =
+        [test_server::hold_a_slot(&mut client).await, test_server::hold_a_slot(&mut client).await];
+    let game = ValidateGameRequest { moves: vec!["e4".into()], ..Default::default() };
+    let answer = client.validate_game(game).await.unwrap().into_inner();
+    assert_eq!(answer.plies[0].san, "e4");
+    drop(held);
     server.shutdown().await.unwrap();
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use futures_util::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::admission::Admitted;
 use crate::cache::{ReplayCache, Resumed};
 use crate::chess::Bitboard;
 use crate::chess::game::{Replay, ReplayOptions, legal_moves_with_san, replay};
@@ -106,7 +107,9 @@ async fn answer(
 
 /// When to give up on the deadline a client sent in `grpc-timeout`, if any:
 /// a little before it, so that the caller gets DEADLINE_EXCEEDED from us
-/// rather than the transport's own CANCELLED at the deadline itself.
+/// rather than the transport's own CANCELLED at the deadline itself. The
+/// timeout counts from admission, as tonic's timer does, not from now: the
+/// call may have waited for a worker since.
 fn deadline<T>(request: &Request<T>) -> Option<Instant> {
     let value = request.metadata().get("grpc-timeout")?.to_str().ok()?;
     let (digits, unit) = value.split_at(value.len().checked_sub(1)?);
@@ -124,7 +127,8 @@ fn deadline<T>(request: &Request<T>) -> Option<Instant> {
     // milliseconds), at most 50 ms, and never more than half of it.
     let margin =
         (timeout / 10).clamp(Duration::from_millis(2), Duration::from_millis(50)).min(timeout / 2);
-    Instant::now().checked_add(timeout - margin)
+    let admitted = request.extensions().get::<Admitted>().map_or_else(Instant::now, |a| a.0);
+    admitted.checked_add(timeout - margin)
 }
 
 /// Sets its flag when dropped: tonic drops the handler when the client goes.
