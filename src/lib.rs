@@ -11,6 +11,8 @@
 //!   the one mapping from request errors to gRPC statuses.
 //! - [`cache`]: the bounded cache of replay state that lets a request
 //!   extending a recently seen move list replay only the new moves.
+//! - [`admission`]: the budget of calls in flight; calls over it are shed
+//!   with RESOURCE_EXHAUSTED at once.
 //! - [`server`]: `server::run(listener, config, shutdown)` with health,
 //!   reflection, gRPC-Web, limits and the graceful drain.
 //! - [`telemetry`]: logs, Prometheus metrics with the tower layer that counts
@@ -20,6 +22,7 @@
 //! - [`report`]: the proto3 JSON form of a response, for the command line.
 //! - [`cli`]: the `arbiter` command line.
 
+pub mod admission;
 pub mod api;
 pub mod cache;
 pub mod chess;

@@ -10,6 +10,7 @@ use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 
+use crate::admission::AdmissionLayer;
 use crate::api::service::Rules;
 use crate::cache::ReplayCache;
 use crate::config::ServeConfig;
@@ -105,12 +106,15 @@ async fn serve_grpc(
     let reflection_v1 = reflection().build_v1()?;
     let reflection_v1alpha = reflection().build_v1alpha()?;
     let cache = ReplayCache::new(config.cache_bytes);
-    let rules = RulesServiceServer::new(Rules::new(
-        config.limits(),
+    let rules = RulesServiceServer::new(Rules::new(config.limits(), cache))
+        .max_decoding_message_size(config.max_message_bytes as usize);
+    let workers = tokio::runtime::Handle::current().metrics().num_workers();
+    let admission = AdmissionLayer::new(
+        SERVICE_NAME,
+        &["ValidateGames"],
         config.max_concurrency as usize,
-        cache,
-    ))
-    .max_decoding_message_size(config.max_message_bytes as usize);
+        config.max_unary_calls(workers),
+    );
 
     let builder = match config.tls()? {
         Some(tls) => Server::builder().tls_config(tls)?,
@@ -129,6 +133,8 @@ async fn serve_grpc(
         // rewrite, so that it counts the status the caller gets.
         .layer(RpcLayer)
         .layer(tower::util::MapResponseLayer::new(crate::api::size_limit_response))
+        // Innermost, so that the layers above see and count the shed calls.
+        .layer(admission)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

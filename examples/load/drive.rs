@@ -1,6 +1,7 @@
 //! Sending the load: HTTP/2 connections shared round-robin by the workers,
-//! the calls of each scenario with their retries and checks, the closed loop
-//! that keeps every worker busy for a while, and what is counted.
+//! the calls of each scenario with their retries and checks, the loop that
+//! keeps every worker sending for a while (closed, or open at a fixed rate),
+//! and what is counted.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -258,7 +259,7 @@ impl Tally {
     }
 }
 
-/// One worker's side of a closed-loop scenario: it sends call after call.
+/// One worker's side of a scenario: it sends call after call.
 pub trait Caller: Send + 'static {
     /// Sends call number `seq` once and checks its answer.
     fn call(
@@ -267,18 +268,26 @@ pub trait Caller: Send + 'static {
     ) -> impl std::future::Future<Output = Result<Answer, Status>> + Send;
 }
 
-/// How a closed loop runs.
+/// How the workers send their calls.
 #[derive(Clone, Copy)]
 pub struct Loop {
     pub workers: usize,
     pub retries: u32,
+    /// Open loop: calls per second over all workers, each worker sending on
+    /// a fixed schedule. `None`: closed loop, each worker sends its next call
+    /// as soon as the last one ended.
+    pub rate: Option<f64>,
 }
 
 impl Loop {
-    /// Runs `workers` callers made by `caller(worker)` for `period`: each
-    /// sends its next call as soon as the last one ended. Calls in flight at
-    /// the end are finished and counted. Returns the tally and the time until
-    /// the last call ended.
+    /// Runs `workers` callers made by `caller(worker)` for `period`. Calls
+    /// in flight at the end are finished and counted. Returns the tally and
+    /// the time until the last call ended.
+    ///
+    /// In an open loop a call's latency counts from when it was due, not
+    /// from when it was sent: a worker still waiting for its last answer
+    /// sends late, and that wait is the server's doing (no coordinated
+    /// omission).
     pub async fn run<C: Caller>(
         self,
         period: Duration,
@@ -286,18 +295,30 @@ impl Loop {
     ) -> (Tally, Duration) {
         let started = Instant::now();
         let end = started + period;
+        // Each worker sends every `pace`; their first calls are spread over
+        // one pace so that the calls of all workers come evenly.
+        let pace = self.rate.map(|rate| Duration::from_secs_f64(self.workers as f64 / rate));
         let workers: Vec<_> = (0..self.workers)
             .map(|worker| {
                 let mut caller = caller(worker);
                 let (stride, retries) = (self.workers, self.retries);
+                let first = pace.map(|pace| started + pace.mul_f64(worker as f64 / stride as f64));
                 tokio::spawn(async move {
                     let mut tally = Tally::new();
                     let mut seq = worker;
-                    while Instant::now() < end {
-                        let sent_at = Instant::now();
+                    let mut due = first;
+                    loop {
+                        let due_at = due.unwrap_or_else(Instant::now);
+                        if due_at >= end {
+                            break;
+                        }
+                        if due.is_some() {
+                            tokio::time::sleep_until(due_at.into()).await;
+                        }
                         let sent = send(&mut caller, seq, retries).await;
-                        tally.record(sent_at.elapsed(), sent);
+                        tally.record(due_at.elapsed(), sent);
                         seq += stride;
+                        due = due.zip(pace).map(|(due, pace)| due + pace);
                     }
                     tally
                 })

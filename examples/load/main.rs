@@ -1,4 +1,5 @@
-//! A closed-loop gRPC load generator for `arbiter serve`, over real sockets.
+//! A gRPC load generator for `arbiter serve`, over real sockets: closed
+//! loop by default, open loop at a fixed rate with `--rate`.
 //! The scenarios run one after another against one server, so that their
 //! figures compare side by side; see "Load testing" in the README.
 //!
@@ -71,7 +72,7 @@ impl Scenario {
     }
 }
 
-/// A closed-loop gRPC load generator for `arbiter serve`.
+/// A gRPC load generator for `arbiter serve`.
 #[derive(Debug, Parser)]
 #[command(name = "load")]
 #[command(group(ArgGroup::new("server").required(true).args(["addr", "spawn"])))]
@@ -99,9 +100,15 @@ struct Flags {
     /// Measured period of each scenario (live runs whole passes of its games).
     #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
     duration: Duration,
-    /// Calls in flight: one per worker.
+    /// Workers, each with at most one call in flight.
     #[arg(long, default_value_t = 64, value_parser = positive)]
     concurrency: usize,
+    /// Open loop: send this many calls per second in all, on a fixed
+    /// schedule spread over the workers, whatever the answers (overload
+    /// runs); latency counts from when a call was due. The live scenario
+    /// keeps its lock-step rounds.
+    #[arg(long, value_name = "CALLS_PER_S", value_parser = positive_rate)]
+    rate: Option<f64>,
     /// HTTP/2 connections the workers share round-robin.
     #[arg(long, default_value_t = 4, value_parser = positive)]
     connections: usize,
@@ -131,6 +138,13 @@ fn positive(text: &str) -> Result<usize, String> {
     match text.parse() {
         Ok(0) | Err(_) => Err(format!("{text:?} is not a positive whole number")),
         Ok(n) => Ok(n),
+    }
+}
+
+fn positive_rate(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate),
+        _ => Err(format!("{text:?} is not a positive number")),
     }
 }
 
@@ -220,6 +234,7 @@ async fn run(flags: &Flags) -> Result<bool, Error> {
         target: description,
         games: workload.source,
         concurrency: flags.concurrency,
+        rate: flags.rate,
         connections: flags.connections,
         warmup_s: flags.warmup.as_secs_f64(),
         duration_s: flags.duration.as_secs_f64(),
@@ -271,13 +286,13 @@ async fn measure(
             humantime::format_duration(flags.duration),
             flags.concurrency
         );
-        let closed = Closed { flags, target };
+        let calls = Calls { flags, target };
         let report = match scenario {
             Scenario::Health => {
-                closed.run(scenario, |w| HealthCaller(connections.health(w))).await?
+                calls.run(scenario, |w| HealthCaller(connections.health(w))).await?
             }
             Scenario::Validate => {
-                closed
+                calls
                     .run(scenario, |w| ValidateCaller {
                         client: connections.rules(w),
                         items: Arc::clone(&workload.validate),
@@ -285,14 +300,14 @@ async fn measure(
                     .await?
             }
             Scenario::Stream => {
-                closed
+                calls
                     .run(scenario, |w| {
                         StreamCaller::new(connections.rules(w), Arc::clone(&workload.validate))
                     })
                     .await?
             }
             Scenario::Legal => {
-                closed
+                calls
                     .run(scenario, |w| LegalCaller {
                         client: connections.rules(w),
                         items: Arc::clone(&workload.legal),
@@ -318,21 +333,21 @@ async fn measure(
     Ok(reports)
 }
 
-/// A closed-loop scenario: warm-up, then the measured period with the
-/// server's CPU time read around it.
-struct Closed<'a> {
+/// A scenario of independent calls: warm-up, then the measured period with
+/// the server's CPU time read around it.
+struct Calls<'a> {
     flags: &'a Flags,
     target: &'a Target,
 }
 
-impl Closed<'_> {
+impl Calls<'_> {
     async fn run<C: Caller>(
         &self,
         scenario: Scenario,
         caller: impl Fn(usize) -> C,
     ) -> Result<ScenarioReport, Error> {
         let flags = self.flags;
-        let run = Loop { workers: flags.concurrency, retries: flags.retries };
+        let run = Loop { workers: flags.concurrency, retries: flags.retries, rate: flags.rate };
         if !flags.warmup.is_zero() {
             run.run(flags.warmup, &caller).await;
         }

@@ -17,6 +17,8 @@ pub struct Report {
     pub target: String,
     pub games: String,
     pub concurrency: usize,
+    /// Open loop: calls per second sent; `None` for a closed loop.
+    pub rate: Option<f64>,
     pub connections: usize,
     pub warmup_s: f64,
     pub duration_s: f64,
@@ -41,6 +43,8 @@ pub struct ScenarioReport {
     /// Calls answered OK, and per second.
     pub calls: u64,
     pub calls_per_s: f64,
+    /// Calls shed by the server (RESOURCE_EXHAUSTED) per second.
+    pub shed_per_s: f64,
     /// Games and plies carried by OK calls, per second (where it means something).
     pub games_per_s: Option<f64>,
     pub plies_per_s: Option<f64>,
@@ -94,6 +98,7 @@ impl ScenarioReport {
             seconds,
             calls: tally.answered(),
             calls_per_s: per_second(tally.answered()),
+            shed_per_s: per_second(tally.codes.get("RESOURCE_EXHAUSTED").copied().unwrap_or(0)),
             games_per_s: carries_games.then(|| per_second(tally.games)),
             plies_per_s: carries_games.then(|| per_second(tally.plies)),
             latency_us: Latency {
@@ -154,9 +159,13 @@ impl Report {
     /// The run as Markdown: a line on the setup, the table, the live ranges.
     pub fn markdown(&self) -> String {
         let mut out = String::new();
+        let looped = match self.rate {
+            Some(rate) => format!("open loop at {rate} calls/s, "),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "Server: {}. Games: {}. Concurrency {} over {} connections; warm-up {} s, {} s measured.\n",
+            "Server: {}. Games: {}. {looped}Concurrency {} over {} connections; warm-up {} s, {} s measured.\n",
             self.target,
             self.games,
             self.concurrency,
@@ -165,18 +174,19 @@ impl Report {
             self.duration_s
         );
         out.push_str(
-            "| scenario | calls/s | games/s | plies/s | p50 µs | p99 µs | p999 µs | codes | \
+            "| scenario | calls/s | shed/s | games/s | plies/s | p50 µs | p99 µs | p999 µs | codes | \
              retried | failed | wrong | server CPU s | CPU µs/call | VmRSS MiB | VmHWM MiB |\n",
         );
-        out.push_str("|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|\n");
+        out.push_str("|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|\n");
         for s in &self.scenarios {
             let codes: Vec<String> =
                 s.codes.iter().map(|(code, n)| format!("{code} {n}")).collect();
             let _ = writeln!(
                 out,
-                "| {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 s.scenario,
                 s.calls_per_s,
+                s.shed_per_s,
                 number(s.games_per_s, 0),
                 number(s.plies_per_s, 0),
                 s.latency_us.p50,

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::{Stream, StreamExt};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::admission::Admitted;
 use crate::cache::{ReplayCache, Resumed};
 use crate::chess::Bitboard;
 use crate::chess::game::{Replay, ReplayOptions, legal_moves_with_san, replay};
@@ -22,36 +22,18 @@ use crate::telemetry::prometheus::StreamGame;
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, position_message};
 use super::{Limits, RequestError};
 
-/// The service, with its limits, the global budget of calls in flight and
-/// the replay cache.
+/// The service, with its limits and the replay cache. Calls in flight are
+/// bounded outside it, by [`crate::admission`].
 #[derive(Clone, Debug)]
 pub struct Rules {
     limits: Limits,
-    in_flight: Arc<Semaphore>,
-    max_in_flight: usize,
     cache: Option<Arc<ReplayCache>>,
 }
 
 impl Rules {
-    /// A service applying `limits`, serving at most `max_in_flight` calls at
-    /// once and shedding the rest, replaying through `cache` if there is one.
-    pub fn new(limits: Limits, max_in_flight: usize, cache: Option<ReplayCache>) -> Rules {
-        Rules {
-            limits,
-            in_flight: Arc::new(Semaphore::new(max_in_flight)),
-            max_in_flight,
-            cache: cache.map(Arc::new),
-        }
-    }
-
-    /// A permit for one call, or RESOURCE_EXHAUSTED at once when all are taken.
-    fn admit(&self) -> Result<OwnedSemaphorePermit, Status> {
-        Arc::clone(&self.in_flight).try_acquire_owned().map_err(|_| {
-            Status::resource_exhausted(format!(
-                "server busy: {} calls in flight; retry with backoff",
-                self.max_in_flight
-            ))
-        })
+    /// A service applying `limits`, replaying through `cache` if there is one.
+    pub fn new(limits: Limits, cache: Option<ReplayCache>) -> Rules {
+        Rules { limits, cache: cache.map(Arc::new) }
     }
 }
 
@@ -125,7 +107,9 @@ async fn answer(
 
 /// When to give up on the deadline a client sent in `grpc-timeout`, if any:
 /// a little before it, so that the caller gets DEADLINE_EXCEEDED from us
-/// rather than the transport's own CANCELLED at the deadline itself.
+/// rather than the transport's own CANCELLED at the deadline itself. The
+/// timeout counts from admission, as tonic's timer does, not from now: the
+/// call may have waited for a worker since.
 fn deadline<T>(request: &Request<T>) -> Option<Instant> {
     let value = request.metadata().get("grpc-timeout")?.to_str().ok()?;
     let (digits, unit) = value.split_at(value.len().checked_sub(1)?);
@@ -143,7 +127,8 @@ fn deadline<T>(request: &Request<T>) -> Option<Instant> {
     // milliseconds), at most 50 ms, and never more than half of it.
     let margin =
         (timeout / 10).clamp(Duration::from_millis(2), Duration::from_millis(50)).min(timeout / 2);
-    Instant::now().checked_add(timeout - margin)
+    let admitted = request.extensions().get::<Admitted>().map_or_else(Instant::now, |a| a.0);
+    admitted.checked_add(timeout - margin)
 }
 
 /// Sets its flag when dropped: tonic drops the handler when the client goes.
@@ -163,7 +148,6 @@ impl RulesService for Rules {
         &self,
         request: Request<proto::ValidateGameRequest>,
     ) -> Result<Response<proto::ValidateGameResponse>, Status> {
-        let _permit = self.admit()?;
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let (options, cache) = (game.options, self.cache.clone());
         let (response, report) =
@@ -178,7 +162,6 @@ impl RulesService for Rules {
         &self,
         request: Request<Streaming<proto::ValidateGamesRequest>>,
     ) -> Result<Response<GameStream>, Status> {
-        let permit = self.admit()?;
         let limits = self.limits.clone();
         let cache = self.cache.clone();
         let in_flight = limits.stream_games_in_flight;
@@ -202,7 +185,6 @@ impl RulesService for Rules {
             })
             .buffered(in_flight)
             .map(move |item| {
-                let _held = &permit;
                 games += 1;
                 span.record("arbiter.games", games);
                 item
@@ -214,7 +196,6 @@ impl RulesService for Rules {
         &self,
         request: Request<proto::LegalMovesRequest>,
     ) -> Result<Response<proto::LegalMovesResponse>, Status> {
-        let _permit = self.admit()?;
         let LegalMovesQuery { game, from } =
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
         // The legal moves are listed here, from the asked square only.
@@ -241,7 +222,6 @@ impl RulesService for Rules {
         &self,
         request: Request<proto::PerftRequest>,
     ) -> Result<Response<proto::PerftResponse>, Status> {
-        let _permit = self.admit()?;
         let deadline = deadline(&request);
         let PerftQuery { start, depth, divide } =
             PerftQuery::from_proto(request.into_inner(), &self.limits)?;
