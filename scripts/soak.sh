@@ -78,11 +78,15 @@ cache_kib() {
 base=$(rss_kib)
 
 # The three scenarios at once, each for the whole period; each load tool
-# reports its own figures at the end.
+# reports its own figures at the end. The server closes every connection at
+# --max-connection-age (5 min) plus its grace (1 min): a call dispatched as
+# its connection closes, or a ValidateGames stream still open at the end of
+# the grace, fails in the client's transport and is sent again on a new
+# connection, as a client of a pure service should (--retries).
 for scenario in live validate stream; do
     "$load" --addr "127.0.0.1:$port" --server-pid "$server" --scenario "$scenario" \
         --concurrency "$concurrency" --warmup 0s --duration "${duration}s" \
-        --allow-code resource-exhausted >"$out/load-$scenario.md" 2>"$out/load-$scenario.log" &
+        --retries 3 --allow-code resource-exhausted >"$out/load-$scenario.md" 2>"$out/load-$scenario.log" &
     pids+=($!)
 done
 

@@ -79,11 +79,20 @@ pub fn parse_code(text: &str) -> Result<Code, String> {
         .ok_or_else(|| format!("unknown status code {text:?}; one of {}", CODE_NAMES.join(", ")))
 }
 
-/// Codes after which a call is sent again (with `--retries`): a server going
-/// away (UNAVAILABLE), or a proxy whose upstream died mid-call (INTERNAL, as
-/// nginx answers). The calls have no side effects, so this is safe.
-fn retryable(code: Code) -> bool {
-    matches!(code, Code::Unavailable | Code::Internal)
+/// Failures after which a call is sent again (with `--retries`): a server
+/// going away (UNAVAILABLE), a proxy whose upstream died mid-call (INTERNAL,
+/// as nginx answers), or this client's connection failing under the call
+/// (a status made from a transport error, not one the server sent: a
+/// connection closed at `--max-connection-age` after its grace, or a call
+/// dispatched just as it closed). The calls have no side effects, so this is
+/// safe.
+fn retryable(status: &Status) -> bool {
+    use std::error::Error;
+    match status.code() {
+        Code::Unavailable | Code::Internal => true,
+        Code::Unknown | Code::Cancelled => status.source().is_some(),
+        _ => false,
+    }
 }
 
 /// Wait before retry `attempt` (from 1): short, growing, capped.
@@ -151,7 +160,7 @@ pub async fn send(caller: &mut impl Caller, seq: usize, retries: u32) -> Sent {
     let mut attempts = 1;
     loop {
         match caller.call(seq).await {
-            Err(status) if attempts <= retries && retryable(status.code()) => {
+            Err(status) if attempts <= retries && retryable(&status) => {
                 tokio::time::sleep(backoff(attempts)).await;
                 attempts += 1;
             }
