@@ -110,9 +110,12 @@ done
 ((failed == 0)) || echo "soak: a load tool failed; see $out/load-*.log" >&2
 
 # The curve: RSS at 1, 2, 5 and 10 minutes (the sample nearest each), min,
-# max and last. A series has levelled off when its last third (the cache
-# takes minutes to fill) grew by less than 5% of the idle RSS plus
-# --cache-bytes.
+# max and last. The cache takes minutes to fill (how many depends on the
+# calls/s the machine gives): RSS has levelled off when, from the first
+# sample with the cache at 95% of --cache-bytes to the end (at least a
+# minute of samples), it grew by less than 5% of the idle RSS plus
+# --cache-bytes. The rest (RSS less the cache) must not grow by more than
+# that over the last third.
 awk -F, -v base="$base" -v cache_bound="$cache_bytes" -v duration="$duration" '
     BEGIN { n = 0 }
     NR == 1 { next }
@@ -140,12 +143,19 @@ awk -F, -v base="$base" -v cache_bound="$cache_bytes" -v duration="$duration" '
         }
         min = rss[0]; for (i = 1; i < n; i++) if (rss[i] < min) min = rss[i]
         printf "RSS min %s, max %s, last %s, VmHWM %s MiB\n", mib(min), mib(max_of(rss, n - 1)), mib(rss[n - 1]), mib(hwm)
-        grew = max_of(rss, n - 1) - max_of(rss, third)
+        full = -1
+        for (i = 0; i < n; i++) if (full < 0 && cache[i] >= 0.95 * cache_bound / 1024) full = i
         rest_grew = max_of(rest, n - 1) - max_of(rest, third)
-        levelled = grew <= 0.05 * bound
         cache_within = max_of(cache, n - 1) <= cache_bound / 1024
         rest_flat = rest_grew <= 0.05 * bound
-        printf "RSS levelled off: %s (%s MiB over the last third)\n", levelled ? "yes" : "no", mib(grew)
+        if (full >= 0 && t[n - 1] - t[full] >= 60) {
+            grew = max_of(rss, n - 1) - max_of(rss, full)
+            levelled = grew <= 0.05 * bound
+            printf "RSS levelled off: %s (%s MiB from the cache full at %d s to the end)\n", levelled ? "yes" : "no", mib(grew), t[full]
+        } else {
+            levelled = 0
+            printf "RSS levelled off: not seen: the cache did not reach 95%% of --cache-bytes a minute before the end (run longer)\n"
+        }
         printf "cache within --cache-bytes: %s (max %s MiB)\n", cache_within ? "yes" : "no", mib(max_of(cache, n - 1))
         printf "the rest flat: %s (%s MiB over the last third, max %s MiB)\n", rest_flat ? "yes" : "no", mib(rest_grew), mib(max_of(rest, n - 1))
         printf "peak RSS against idle RSS + --cache-bytes (%s MiB): %+.1f MiB\n", mib(bound), (max_of(rss, n - 1) - bound) / 1024
