@@ -138,6 +138,7 @@ fn run_serve(config: ServeConfig) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    crate::listener::fit_open_files(config.max_connections);
     if telemetry.exports_traces() {
         tracing::info!("exporting traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT is set)");
     }

@@ -59,6 +59,14 @@ pub struct ServeConfig {
           value_parser = clap::value_parser!(u32).range(1..=65_536))]
     pub max_unary_calls: Option<u32>,
 
+    /// Connections open at once on the gRPC port; one more is closed on
+    /// arrival (its client sees UNAVAILABLE and can go elsewhere). At
+    /// start-up the soft limit of open files is raised to fit, up to the
+    /// hard limit.
+    #[arg(long, env = "ARBITER_MAX_CONNECTIONS", default_value_t = 1000,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_connections: u32,
+
     /// HTTP/2 streams one connection may have open at once.
     #[arg(long, env = "ARBITER_MAX_STREAMS_PER_CONNECTION", default_value_t = 128,
           value_parser = clap::value_parser!(u32).range(1..=65_536))]

@@ -15,6 +15,8 @@
 //!   with RESOURCE_EXHAUSTED at once.
 //! - [`server`]: `server::run(listener, config, shutdown)` with health,
 //!   reflection, gRPC-Web, limits and the graceful drain.
+//! - [`listener`]: the accept loop, with a bound on open connections and a
+//!   back-off when accepting fails (e.g. out of file descriptors).
 //! - [`telemetry`]: logs, Prometheus metrics with the tower layer that counts
 //!   every call, and opt-in OpenTelemetry traces over OTLP.
 //! - [`config`]: typed server configuration from flags and environment.
@@ -28,6 +30,7 @@ pub mod cache;
 pub mod chess;
 pub mod cli;
 pub mod config;
+pub mod listener;
 pub mod proto;
 pub mod report;
 pub mod server;

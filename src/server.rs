@@ -7,7 +7,6 @@ use std::net::SocketAddr;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tonic::transport::Server;
-use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 
 use crate::admission::AdmissionLayer;
@@ -139,10 +138,8 @@ async fn serve_grpc(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(rules)
-        // Serving a listener of our own, tonic applies no socket options:
-        // without TCP_NODELAY every reply waits for a delayed ACK (~40 ms).
         .serve_with_incoming_shutdown(
-            TcpIncoming::from(listener).with_nodelay(Some(true)),
+            crate::listener::incoming(listener, config.max_connections as usize),
             async {
                 let _ = stop_rx.await;
             },

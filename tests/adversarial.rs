@@ -54,12 +54,19 @@ struct Spawned {
 
 impl Spawned {
     async fn start(flags: &[&str]) -> Spawned {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        command.env("RUST_LOG", "error");
+        Spawned::start_by(command, flags).await
+    }
+
+    /// Starts the server with `command`, which runs the binary (perhaps
+    /// through a wrapper such as `prlimit`) with its environment and stderr.
+    async fn start_by(mut command: Command, flags: &[&str]) -> Spawned {
         // A port the kernel just handed out and took back: free in practice.
         let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(["serve", "--listen", &addr.to_string()])
+        let child = command
+            .args(["serve", "--listen", &addr.to_string(), "--metrics-listen", "127.0.0.1:0"])
             .args(flags)
-            .env("RUST_LOG", "error")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .spawn()
@@ -489,6 +496,44 @@ async fn the_server_survives_every_attack_with_bounded_memory() {
     let peak = server.status_field("VmHWM:");
     eprintln!("server peak RSS (VmHWM): {peak} KiB (idle at start: {idle} KiB)");
     assert!(peak < PEAK_RSS_BOUND_KIB, "peak RSS {peak} KiB");
+}
+
+/// Out of file descriptors, the server cannot accept: it waits between
+/// attempts instead of spinning, keeps serving the connections it has, and
+/// takes new ones once descriptors are free again. Each failed attempt logs
+/// one warning, so the log counts the attempts: waits of 5 ms doubling to
+/// 1 s make about ten in three seconds, where a spinning loop makes tens of
+/// thousands however loaded the machine is (CPU time would not tell: a
+/// spinning server on a busy machine may get less than half a core).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_file_descriptors_the_server_backs_off() {
+    let log = std::env::temp_dir().join(format!("arbiter-emfile-{}.log", std::process::id()));
+    // util-linux's prlimit starts the binary with at most 64 open files.
+    let mut command = Command::new("prlimit");
+    command
+        .args(["--nofile=64:64", "--", env!("CARGO_BIN_EXE_arbiter")])
+        .env("RUST_LOG", "warn")
+        .stderr(std::fs::File::create(&log).unwrap());
+    let server = Spawned::start_by(command, &[]).await;
+    assert_serving(server.addr, "at start").await;
+    let kept = RulesServiceClient::new(server.channel().await);
+    let mut raw = Vec::new();
+    for _ in 0..100 {
+        raw.push(tokio::net::TcpStream::connect(server.addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    let failed = text.lines().filter(|line| line.contains("cannot accept connections")).count();
+    assert!((1..=40).contains(&failed), "{failed} failed accepts in 3 s");
+    let mut client = kept.clone();
+    let answer = client.perft(proto::PerftRequest { depth: 2, ..Default::default() }).await;
+    assert_eq!(answer.unwrap().into_inner().nodes, 400, "on a connection it had");
+    drop(raw);
+    assert_serving(server.addr, "once descriptors are free").await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("the open files limit is too low for --max-connections"), "{text}");
+    drop(server);
+    let _ = std::fs::remove_file(&log);
 }
 
 /// A stream that is never read holds its concurrency slot only until its

@@ -43,6 +43,54 @@ async fn http_get(addr: SocketAddr, path: &str) -> (u16, HashMap<String, String>
     (status, headers, body.to_owned())
 }
 
+/// Health over a new connection.
+async fn health_check(server: &TestServer) -> Result<(), Box<dyn std::error::Error>> {
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.addr))?
+        .connect()
+        .await?;
+    HealthClient::new(channel).check(HealthCheckRequest { service: String::new() }).await?;
+    Ok(())
+}
+
+/// Scrapes until `name` reads `value` (connections close a moment after
+/// their client drops them), or fails after a generous while.
+async fn wait_for(server: &TestServer, name: &str, value: f64) -> Scrape {
+    for _ in 0..500 {
+        let (scrape, _) = Scrape::take(server).await;
+        if scrape.value(name, &[]) == value {
+            return scrape;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (_, text) = Scrape::take(server).await;
+    panic!("{name} never reached {value}:\n{text}");
+}
+
+/// With `--max-connections 3` and the test's client connected: two more
+/// connections fill the bound, the next is closed on arrival and counted,
+/// and once one closes a new client gets in.
+async fn connections_are_counted_and_bounded(server: &TestServer, before: &Scrape) {
+    const OPEN: &str = "arbiter_connections_open";
+    const REFUSED: &str = "arbiter_connections_refused_total";
+    wait_for(server, OPEN, 1.0).await;
+    let kept = [server.channel().await, server.channel().await];
+    for channel in &kept {
+        HealthClient::new(channel.clone())
+            .check(HealthCheckRequest { service: String::new() })
+            .await
+            .unwrap();
+    }
+    assert!(health_check(server).await.is_err(), "a fourth connection was served");
+    let during = wait_for(server, OPEN, 3.0).await;
+    // The client may have tried twice (tonic reconnects a channel whose
+    // connection closed before the call went out).
+    let refused = during.value(REFUSED, &[]) - before.value(REFUSED, &[]);
+    assert!(refused >= 1.0, "{refused} connections refused");
+    drop(kept);
+    wait_for(server, OPEN, 1.0).await;
+    health_check(server).await.expect("a new connection once others closed");
+}
+
 /// One scrape: every sample as `(name, labels, value)`.
 struct Scrape(Vec<(String, HashMap<String, String>, f64)>);
 
@@ -105,7 +153,7 @@ fn handled(method: &str, code: &str) -> [(&'static str, String); 3] {
 
 #[tokio::test]
 async fn every_call_is_counted_by_method_code_and_domain() {
-    let server = TestServer::start(&["--max-concurrency", "1"]).await;
+    let server = TestServer::start(&["--max-concurrency", "1", "--max-connections", "3"]).await;
     let mut client = server.client().await;
     let (before, _) = Scrape::take(&server).await;
 
@@ -208,9 +256,12 @@ async fn every_call_is_counted_by_method_code_and_domain() {
         "# TYPE arbiter_grpc_server_handled_total counter",
         "# HELP arbiter_illegal_moves_total illegal moves, by reason",
         "# HELP arbiter_cache_misses_total replay cache lookups that had to replay",
+        "# TYPE arbiter_connections_open gauge",
     ] {
         assert!(text.lines().any(|l| l == line), "no `{line}` in\n{text}");
     }
+
+    connections_are_counted_and_bounded(&server, &before).await;
 
     let (status, headers, _) = http_get(server.metrics_addr, "/metrics").await;
     assert_eq!(status, 200);

@@ -58,6 +58,10 @@ pub const CACHE_EVICTIONS: &str = "arbiter_cache_evictions_total";
 pub const CACHE_BYTES: &str = "arbiter_cache_bytes";
 /// Entries in the replay cache.
 pub const CACHE_ENTRIES: &str = "arbiter_cache_entries";
+/// Connections open on the gRPC port (recorded by [`crate::listener`]).
+pub const CONNECTIONS_OPEN: &str = "arbiter_connections_open";
+/// Connections closed on arrival because `--max-connections` were open.
+pub const CONNECTIONS_REFUSED: &str = "arbiter_connections_refused_total";
 
 /// Upper bounds of the latency buckets, in seconds: most calls take well
 /// under a millisecond, perft and long streams take seconds.
@@ -111,6 +115,11 @@ fn describe() {
     describe_counter!(CACHE_EVICTIONS, "replay cache entries evicted to stay within the bound");
     describe_gauge!(CACHE_BYTES, Unit::Bytes, "weighted size of the replay cache");
     describe_gauge!(CACHE_ENTRIES, "entries in the replay cache");
+    describe_gauge!(CONNECTIONS_OPEN, "connections open on the gRPC port");
+    describe_counter!(
+        CONNECTIONS_REFUSED,
+        "connections closed on arrival because --max-connections were open"
+    );
 }
 
 /// The `notation` label: the notation the request asked for.
