@@ -6,8 +6,8 @@ use super::bitboard::Bitboard;
 use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
 use super::movegen::Move;
 use super::outcome::{GameResult, Outcome, Termination, is_insufficient_material, win_for};
-use super::position::Position;
-use super::san::{San, SanString, san_with_after};
+use super::position::{Position, RepetitionKey};
+use super::san::{San, SanString, push_check_mark, san_with_after, san_without_mark};
 use super::uci::UciMove;
 
 /// How move texts are written.
@@ -40,9 +40,9 @@ pub enum Notation {
 #[derive(Clone, Debug)]
 pub struct Game {
     position: Position,
-    /// Positions since the last irreversible move with their hashes, the
-    /// current one last.
-    history: Vec<(u64, Position)>,
+    /// Positions since the last irreversible move as the repetition rules
+    /// compare them, the current one last.
+    history: Vec<RepetitionKey>,
     /// How often the current position has stood on the board.
     repetitions: usize,
     /// Set once a rule other than a claim has ended the game.
@@ -62,10 +62,9 @@ pub struct Played {
 impl Game {
     /// A game starting from `start` (its history starts there too).
     pub fn new(start: Position) -> Game {
-        let hash = start.zobrist();
         let mut game = Game {
-            position: start.clone(),
-            history: vec![(hash, start)],
+            history: vec![start.repetition_key()],
+            position: start,
             repetitions: 1,
             ended: None,
         };
@@ -126,22 +125,30 @@ impl Game {
 
     /// Plays the legal move `m` and returns its canonical SAN.
     pub fn play(&mut self, m: Move) -> SanString {
-        let after = self.position.play(m);
-        let san = san_with_after(&self.position, m, &after);
-        self.advance(after, san.ends_with('#'));
+        let mut san = san_without_mark(&self.position, m);
+        self.position.play_unchecked(m);
+        let mated = push_check_mark(&self.position, &mut san);
+        self.advance(mated);
         san
     }
 
-    fn advance(&mut self, after: Position, mated: bool) {
-        if after.halfmove_clock() == 0 {
+    /// Records the position just reached (`mated` if the move that led to
+    /// it mates) and what ends the game there.
+    fn advance(&mut self, mated: bool) {
+        if self.position.halfmove_clock() == 0 {
             self.history.clear();
         }
-        let hash = after.zobrist();
-        let turn_plies = self.history.iter().rev().skip(1).step_by(2);
-        self.repetitions =
-            1 + turn_plies.filter(|(h, p)| *h == hash && p.same_for_repetition(&after)).count();
-        self.history.push((hash, after.clone()));
-        self.position = after;
+        let key = self.position.repetition_key();
+        // Earlier positions with the same side to move: every second one
+        // back from the one before the last.
+        let mut repetitions = 1;
+        let mut i = self.history.len();
+        while i >= 2 {
+            i -= 2;
+            repetitions += usize::from(self.history[i] == key);
+        }
+        self.repetitions = repetitions;
+        self.history.push(key);
         self.ended = if mated {
             Some((win_for(self.position.turn()), Termination::Checkmate))
         } else {
@@ -169,22 +176,28 @@ impl Game {
         if let Some((_, termination)) = self.ended {
             return Err(game_over(termination));
         }
-        let (m, uci_form) = match self.resolve(text, notation) {
+        let (m, uci) = match self.resolve(text, notation) {
             Ok(found) => found,
             Err(illegal) => return Err(self.explain_failure(illegal)),
         };
-        let after = self.position.play(m);
-        let san = san_with_after(&self.position, m, &after);
-        let canonical_input = if uci_form {
-            text == UciMove::from_move(m).to_array_string().as_str()
-        } else {
-            text == san.as_str()
+        // A rejected move must leave the game as it was: strict mode keeps
+        // the position to put back.
+        let before = strict.then(|| self.position.clone());
+        let mut san = san_without_mark(&self.position, m);
+        self.position.play_unchecked(m);
+        let mated = push_check_mark(&self.position, &mut san);
+        let canonical_input = match uci {
+            Some(uci) => uci == UciMove::from_move(m),
+            None => text == san.as_str(),
         };
-        if strict && !canonical_input {
-            let uci = UciMove::from_move(m).to_array_string();
-            return Err(not_canonical(text, if uci_form { &uci } else { &san }));
+        if let Some(before) = before
+            && !canonical_input
+        {
+            self.position = before;
+            let canonical = UciMove::from_move(m).to_array_string();
+            return Err(not_canonical(text, if uci.is_some() { &canonical } else { &san }));
         }
-        self.advance(after, san.ends_with('#'));
+        self.advance(mated);
         Ok(Played { mv: m, san, canonical_input })
     }
 
@@ -206,18 +219,18 @@ impl Game {
         if let Some((_, termination)) = self.ended {
             return Err(game_over(termination));
         }
-        let m = match self.resolve(text, Notation::Uci) {
-            Ok((m, _)) => m,
+        let (m, uci) = match self.resolve(text, Notation::Uci) {
+            Ok(found) => found,
             Err(illegal) => return Err(self.explain_failure(illegal)),
         };
-        let uci = UciMove::from_move(m).to_array_string();
-        let canonical_input = text == uci.as_str();
+        // Read UCI writes back to the text it was read from.
+        let canonical_input = uci == Some(UciMove::from_move(m));
         if strict && !canonical_input {
-            return Err(not_canonical(text, &uci));
+            return Err(not_canonical(text, &UciMove::from_move(m).to_array_string()));
         }
-        let after = self.position.play(m);
-        let mated = after.is_check() && !after.has_legal_moves();
-        self.advance(after, mated);
+        self.position.play_unchecked(m);
+        let mated = self.position.is_check() && !self.position.has_legal_moves();
+        self.advance(mated);
         Ok((m, canonical_input))
     }
 
@@ -233,8 +246,8 @@ impl Game {
         }
     }
 
-    /// The move `text` means here, and whether it was read as UCI.
-    fn resolve(&self, text: &str, notation: Notation) -> Result<(Move, bool), Illegal> {
+    /// The move `text` means here, and the UCI it was read as, if it was.
+    fn resolve(&self, text: &str, notation: Notation) -> Result<(Move, Option<UciMove>), Illegal> {
         let pos = &self.position;
         let uci = match notation {
             Notation::San => None,
@@ -244,12 +257,12 @@ impl Game {
             })?),
         };
         if let Some(uci) = uci {
-            return uci.to_move(pos).map(|m| (m, true)).ok_or_else(|| diagnose_uci(pos, &uci));
+            return uci.to_move(pos).map(|m| (m, Some(uci))).ok_or_else(|| diagnose_uci(pos, &uci));
         }
         let san: San = text
             .parse()
             .map_err(|e| Illegal::new(IllegalReason::Unparseable, format!("{text:?} is {e}")))?;
-        san.to_move(pos).map(|m| (m, false)).map_err(|_| diagnose_san(pos, &san))
+        san.to_move(pos).map(|m| (m, None)).map_err(|_| diagnose_san(pos, &san))
     }
 }
 
@@ -449,7 +462,7 @@ impl Replayed {
 
     /// A rough count of the bytes this replay holds, for bounded caches.
     pub fn heap_bytes(&self) -> usize {
-        self.game.history.capacity() * std::mem::size_of::<(u64, Position)>()
+        self.game.history.capacity() * std::mem::size_of::<RepetitionKey>()
             + self.plies.capacity() * std::mem::size_of::<Played>()
     }
 }

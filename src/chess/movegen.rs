@@ -16,7 +16,7 @@ use arrayvec::ArrayVec;
 use super::attacks;
 use super::bitboard::Bitboard;
 use super::position::{Position, castling_squares};
-use super::types::{File, Rank, Role, Square};
+use super::types::{File, Piece, Rank, Role, Square};
 
 /// What kind of move a [`Move`] is, beyond its squares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -295,6 +295,124 @@ impl Position {
     /// ```
     pub fn is_legal(&self, m: Move) -> bool {
         self.legal_moves_filtered(m.from().into(), m.to().into()).contains(&m)
+    }
+
+    /// The pieces of `role` among `from` (of the side to move) that can
+    /// legally move to `to` by a move other than castling: the reverse of
+    /// the generator for one target square, without listing moves. Pawns
+    /// count with pushes, double steps, captures and en passant.
+    #[inline]
+    pub(crate) fn movers_to(&self, role: Role, from: Bitboard, to: Square) -> Bitboard {
+        let us = self.turn;
+        let them = !us;
+        let ours = self.by_color(us);
+        if ours.contains(to) {
+            return Bitboard::EMPTY;
+        }
+        let occupied = ours | self.by_color(them);
+        let pieces = from & self.pieces(Piece { color: us, role });
+        let king = self.king_of(us);
+        let candidates = pieces
+            & match role {
+                Role::Pawn => self.pawn_sources(to, occupied),
+                Role::Knight => attacks::knight_attacks(to),
+                Role::Bishop => attacks::bishop_attacks(to, occupied),
+                Role::Rook => attacks::rook_attacks(to, occupied),
+                Role::Queen => attacks::queen_attacks(to, occupied),
+                Role::King => {
+                    let steps = pieces & attacks::king_attacks(to);
+                    return if steps.any() && !self.is_attacked(to, them, occupied.without(king)) {
+                        steps
+                    } else {
+                        Bitboard::EMPTY
+                    };
+                }
+            };
+        if candidates.is_empty() {
+            return candidates;
+        }
+        if Some(to) == self.ep_square && role == Role::Pawn {
+            // En passant has its own legality (both pawns leave their
+            // squares); a push onto the square is an ordinary move.
+            let pushes = candidates & Bitboard::from_file(to.file());
+            return self.ordinary_movers(pushes, to, king) | (candidates & self.ep_capturers());
+        }
+        self.ordinary_movers(candidates, to, king)
+    }
+
+    /// Of `candidates`, pieces other than the king that reach `to` by how
+    /// they move, those whose move there is legal: out of check (the target
+    /// captures or blocks a single checker) and along their pin line.
+    #[inline]
+    fn ordinary_movers(&self, candidates: Bitboard, to: Square, king: Square) -> Bitboard {
+        let candidates = match self.checkers.single_square() {
+            None if self.checkers.any() => return Bitboard::EMPTY,
+            None => candidates,
+            Some(checker) => {
+                if !(attacks::between(king, checker) | checker).contains(to) {
+                    return Bitboard::EMPTY;
+                }
+                candidates - self.pinned
+            }
+        };
+        let mut legal = candidates - self.pinned;
+        for pinned in candidates & self.pinned {
+            if attacks::line(king, pinned).contains(to) {
+                legal |= pinned;
+            }
+        }
+        legal
+    }
+
+    /// Squares from which a pawn of the side to move would reach `to` by how
+    /// pawns move (ignoring legality): a capture onto an enemy piece or the
+    /// en-passant square, a push or a double step onto an empty square.
+    #[inline]
+    fn pawn_sources(&self, to: Square, occupied: Bitboard) -> Bitboard {
+        let us = self.turn;
+        if self.by_color(!us).contains(to) {
+            return attacks::pawn_attacks(!us, to);
+        }
+        let mut sources = Bitboard::EMPTY;
+        if Some(to) == self.ep_square {
+            sources = attacks::pawn_attacks(!us, to);
+        }
+        let down = us.fold(-8, 8);
+        if let Some(behind) = to.offset(down) {
+            if occupied.contains(behind) {
+                sources |= behind;
+            } else if to.rank() == Rank::Fourth.relative_to(us)
+                && let Some(start) = behind.offset(down)
+            {
+                sources |= start;
+            }
+        }
+        sources
+    }
+
+    /// The kind of the move of a piece of `role` from `from` to `to` (not
+    /// castling) asking for `promotion`, or `None` if the promotion does not
+    /// fit: compulsory to a knight, bishop, rook or queen on the last rank,
+    /// absent elsewhere.
+    #[inline]
+    pub(crate) fn move_kind(
+        &self,
+        role: Role,
+        from: Square,
+        to: Square,
+        promotion: Option<Role>,
+    ) -> Option<MoveKind> {
+        if role == Role::Pawn && to.rank() == Rank::Eighth.relative_to(self.turn) {
+            return promotion.filter(|p| Role::PROMOTIONS.contains(p)).map(MoveKind::Promotion);
+        }
+        if promotion.is_some() {
+            return None;
+        }
+        Some(if role == Role::Pawn && from.file() != to.file() && !self.occupied().contains(to) {
+            MoveKind::EnPassant
+        } else {
+            MoveKind::Normal
+        })
     }
 
     #[inline(always)]

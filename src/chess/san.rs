@@ -10,11 +10,10 @@ use std::str::FromStr;
 
 use arrayvec::ArrayString;
 
-use super::attacks;
 use super::bitboard::Bitboard;
 use super::movegen::{Move, MoveKind};
 use super::position::Position;
-use super::types::{File, Piece, Rank, Role, Square};
+use super::types::{File, Rank, Role, Square};
 
 /// Which side a castling move goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,7 +63,8 @@ pub type SanString = ArrayString<8>;
 /// Strips what may trail a move: annotations (`!`, `?`), check and mate
 /// marks, and an en-passant remark (`e.p.`, with or without a space).
 fn strip_suffixes(mut s: &str) -> &str {
-    if s.as_bytes().last().is_some_and(u8::is_ascii_digit) {
+    // Every suffix ends in `!`, `?`, `+`, `#` or `.`.
+    if s.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric) {
         return s;
     }
     loop {
@@ -97,11 +97,20 @@ impl FromStr for San {
     /// assert!("Nf9".parse::<San>().is_err());
     /// ```
     fn from_str(text: &str) -> Result<San, ParseSanError> {
-        let s = strip_suffixes(text.trim());
-        match s {
-            "O-O" | "0-0" | "o-o" => return Ok(San::Castle(CastlingSide::KingSide)),
-            "O-O-O" | "0-0-0" | "o-o-o" => return Ok(San::Castle(CastlingSide::QueenSide)),
-            _ => {}
+        // Most texts have nothing to trim: an ASCII letter, digit or sign at
+        // either end is not white space.
+        let ends = text.as_bytes().first().zip(text.as_bytes().last());
+        let trimmed = match ends {
+            Some((first, last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+            _ => text.trim(),
+        };
+        let s = strip_suffixes(trimmed);
+        if let [b'O' | b'0' | b'o', ..] = s.as_bytes() {
+            match s {
+                "O-O" | "0-0" | "o-o" => return Ok(San::Castle(CastlingSide::KingSide)),
+                "O-O-O" | "0-0-0" | "o-o-o" => return Ok(San::Castle(CastlingSide::QueenSide)),
+                _ => {}
+            }
         }
         if !s.is_ascii() {
             return Err(ParseSanError);
@@ -212,7 +221,7 @@ impl San {
     /// ```
     pub fn to_move(&self, pos: &Position) -> Result<Move, SanError> {
         let us = pos.turn();
-        let (moves, to, role, promotion) = match *self {
+        let (role, file, rank, to, promotion) = match *self {
             San::Castle(side) => {
                 let king = pos.king_of(us);
                 let moves = pos.legal_moves_filtered(king.into(), castling_rooks(pos, side));
@@ -224,31 +233,26 @@ impl San {
                 };
             }
             San::Normal { role, file, rank, to, promotion, .. } => {
-                let mut from = pos.pieces(Piece { color: us, role });
-                if let Some(f) = file {
-                    from &= Bitboard::from_file(f);
-                }
-                if let Some(r) = rank {
-                    from &= Bitboard::from_rank(r);
-                }
-                (pos.legal_moves_filtered(from, to.into()), to, role, promotion)
+                (role, file, rank, to, promotion)
             }
         };
-        let fits = |m: &&Move| {
-            m.to() == to
-                && match m.kind() {
-                    MoveKind::Normal => promotion.is_none(),
-                    MoveKind::EnPassant => role == Role::Pawn && promotion.is_none(),
-                    MoveKind::Promotion(p) => promotion == Some(p),
-                    MoveKind::Castle => false,
-                }
-        };
-        let mut candidates = moves.iter().filter(fits);
-        match (candidates.next(), candidates.next()) {
-            (Some(&m), None) => Ok(m),
-            (Some(_), Some(_)) => Err(SanError::Ambiguous),
-            (None, _) => Err(SanError::Illegal),
+        let mut from = Bitboard::FULL;
+        if let Some(f) = file {
+            from &= Bitboard::from_file(f);
         }
+        if let Some(r) = rank {
+            from &= Bitboard::from_rank(r);
+        }
+        let mut found = None;
+        for from in pos.movers_to(role, from, to) {
+            if let Some(kind) = pos.move_kind(role, from, to, promotion) {
+                if found.is_some() {
+                    return Err(SanError::Ambiguous);
+                }
+                found = Some(Move::new(from, to, kind));
+            }
+        }
+        found.ok_or(SanError::Illegal)
     }
 }
 
@@ -296,31 +300,15 @@ fn write_san(pos: &Position, m: Move, out: &mut SanString) {
             }
             push(out, role.upper_char());
             if role != Role::King {
-                // Rivals that reach `to` by how they move; legality is asked
-                // only of them, which is rare.
-                let occupied = pos.occupied();
-                let reach = match role {
-                    Role::Knight => attacks::knight_attacks(to),
-                    Role::Bishop => attacks::bishop_attacks(to, occupied),
-                    Role::Rook => attacks::rook_attacks(to, occupied),
-                    _ => attacks::queen_attacks(to, occupied),
-                };
-                let rivals = pos.pieces(Piece { color: pos.turn(), role }).without(from) & reach;
-                if rivals.any() {
-                    let others: Bitboard = pos
-                        .legal_moves_filtered(rivals, to.into())
-                        .into_iter()
-                        .filter(|o| o.kind() == MoveKind::Normal)
-                        .map(Move::from)
-                        .collect();
-                    if others.any() {
-                        if (others & Bitboard::from_file(from.file())).is_empty() {
-                            push(out, from.file().char());
-                        } else if (others & Bitboard::from_rank(from.rank())).is_empty() {
-                            push(out, from.rank().char());
-                        } else {
-                            push_square(out, from);
-                        }
+                // Other pieces of the same kind that can legally go there.
+                let others = pos.movers_to(role, Bitboard::FULL.without(from), to);
+                if others.any() {
+                    if (others & Bitboard::from_file(from.file())).is_empty() {
+                        push(out, from.file().char());
+                    } else if (others & Bitboard::from_rank(from.rank())).is_empty() {
+                        push(out, from.rank().char());
+                    } else {
+                        push_square(out, from);
                     }
                 }
             }
@@ -335,12 +323,28 @@ fn write_san(pos: &Position, m: Move, out: &mut SanString) {
 /// Canonical SAN of the legal move `m` in `pos`, given the position after it:
 /// `+` if it gives check, `#` if it mates.
 pub fn san_with_after(pos: &Position, m: Move, after: &Position) -> SanString {
+    let mut out = san_without_mark(pos, m);
+    push_check_mark(after, &mut out);
+    out
+}
+
+/// Canonical SAN of the legal move `m` in `pos`, without its check or mate
+/// mark: for callers that play the move in place and add the mark after.
+pub(crate) fn san_without_mark(pos: &Position, m: Move) -> SanString {
     let mut out = SanString::new();
     write_san(pos, m, &mut out);
-    if after.is_check() {
-        let _ = out.try_push(if after.has_legal_moves() { '+' } else { '#' });
-    }
     out
+}
+
+/// Adds `+` or `#` to `san` if the move that led to `after` gives check or
+/// mate; returns whether it mates.
+pub(crate) fn push_check_mark(after: &Position, san: &mut SanString) -> bool {
+    if !after.is_check() {
+        return false;
+    }
+    let mated = !after.has_legal_moves();
+    let _ = san.try_push(if mated { '#' } else { '+' });
+    mated
 }
 
 /// Canonical SAN of the legal move `m` in `pos`, with `+` or `#`.

@@ -6,9 +6,9 @@ use std::str::FromStr;
 
 use arrayvec::ArrayString;
 
-use super::movegen::{Move, MoveKind};
+use super::movegen::Move;
 use super::position::{Position, castling_squares};
-use super::types::{Role, Square};
+use super::types::{File, Rank, Role, Square};
 
 /// A move as UCI writes it, not yet checked against a position.
 ///
@@ -41,22 +41,21 @@ impl FromStr for UciMove {
     ///
     /// [`ParseUciError`] if the text is not of that form.
     fn from_str(s: &str) -> Result<UciMove, ParseUciError> {
-        let (squares, promotion) = match s.len() {
-            4 => (s, None),
-            5 if s.is_char_boundary(4) => {
-                let c = s[4..].chars().next().ok_or(ParseUciError)?;
-                if !c.is_ascii_lowercase() {
-                    return Err(ParseUciError);
-                }
-                (&s[..4], Some(Role::from_char(c).ok_or(ParseUciError)?))
-            }
+        let square = |file: u8, rank: u8| {
+            File::from_char(file as char)
+                .zip(Rank::from_char(rank as char))
+                .map(|(file, rank)| Square::from_coords(file, rank))
+                .ok_or(ParseUciError)
+        };
+        let (from, to, promotion) = match *s.as_bytes() {
+            [a, b, c, d] => (square(a, b)?, square(c, d)?, None),
+            [a, b, c, d, p] if p.is_ascii_lowercase() => (
+                square(a, b)?,
+                square(c, d)?,
+                Some(Role::from_char(p as char).ok_or(ParseUciError)?),
+            ),
             _ => return Err(ParseUciError),
         };
-        if !squares.is_char_boundary(2) {
-            return Err(ParseUciError);
-        }
-        let from = squares[..2].parse().map_err(|_| ParseUciError)?;
-        let to = squares[2..].parse().map_err(|_| ParseUciError)?;
         Ok(UciMove { from, to, promotion })
     }
 }
@@ -85,15 +84,22 @@ impl UciMove {
     /// assert!("g1g3".parse::<UciMove>().unwrap().to_move(&pos).is_none());
     /// ```
     pub fn to_move(&self, pos: &Position) -> Option<Move> {
+        let role = pos.role_at(self.from)?;
+        if pos.by_color(pos.turn()).contains(self.from)
+            && pos.movers_to(role, self.from.into(), self.to).any()
+        {
+            let kind = pos.move_kind(role, self.from, self.to, self.promotion)?;
+            return Some(Move::new(self.from, self.to, kind));
+        }
+        if role != Role::King || self.promotion.is_some() {
+            return None;
+        }
+        // Castling, written as the king's step or as king takes own rook.
         let moves = pos.legal_moves_filtered(self.from.into(), self.to.into());
-        moves.iter().copied().find(|m| match m.kind() {
-            MoveKind::Castle => {
-                self.promotion.is_none()
-                    && (self.to == m.to()
-                        || self.to == castling_squares(pos.turn(), m.from(), m.to()).0)
-            }
-            MoveKind::Promotion(role) => self.to == m.to() && self.promotion == Some(role),
-            MoveKind::Normal | MoveKind::EnPassant => self.to == m.to() && self.promotion.is_none(),
+        moves.iter().copied().find(|m| {
+            m.is_castle()
+                && (self.to == m.to()
+                    || self.to == castling_squares(pos.turn(), m.from(), m.to()).0)
         })
     }
 
