@@ -137,8 +137,9 @@ fn run(seed: u64, capacity: u64, games: usize, requests: usize) -> CacheStats {
     let cache = ReplayCache::new(capacity).expect("a cache");
     for (i, request) in workload(seed, games, requests).iter().enumerate() {
         let Request { start, moves, options } = request;
+        let texts = moves.iter().collect();
         let cached =
-            proto::ValidateGameResponse::from(&cache.replay(start.clone(), moves, options));
+            proto::ValidateGameResponse::from(&cache.replay(start.clone(), &texts, options));
         let direct = proto::ValidateGameResponse::from(&replay(start.clone(), moves, options));
         assert_eq!(
             cached.encode_to_vec(),

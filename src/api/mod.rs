@@ -5,6 +5,7 @@
 pub mod codec;
 pub mod convert;
 pub mod service;
+pub mod wire;
 
 use tonic::codegen::http;
 use tonic::{Code, Status};

@@ -20,7 +20,7 @@ use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::StreamGame;
 
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, position_message};
-use super::{Limits, RequestError};
+use super::{Limits, RequestError, wire};
 
 /// The service, with its limits and the replay cache. Calls in flight are
 /// bounded outside it, by [`crate::admission`].
@@ -68,7 +68,7 @@ async fn replay_then<T: Send + 'static>(
     run(remaining > limits.blocking_moves, move || {
         let replay = match (cache, resumed) {
             (Some(cache), Some(resumed)) => cache.finish(resumed, &moves, &options),
-            _ => replay(start, &moves, &options),
+            _ => replay(start, &moves.tail(0), &options),
         };
         let report = GameReport::new(options.notation, moves.len(), &replay);
         report.count();
@@ -83,11 +83,11 @@ fn validate_response(replay: Replay) -> proto::ValidateGameResponse {
 
 /// The answer to one game of a stream: a verdict or a per-game error.
 async fn answer(
-    request: proto::ValidateGamesRequest,
+    request: wire::ValidateGamesRequest,
     limits: Limits,
     cache: Option<Arc<ReplayCache>>,
 ) -> Result<proto::ValidateGamesResponse, Status> {
-    let proto::ValidateGamesRequest { id, game } = request;
+    let wire::ValidateGamesRequest { id, game } = request;
     let checked = match game {
         Some(game) => GameRequest::from_proto(game, "game", &limits),
         None => Err(RequestError::MissingField { field: "game".to_owned() }),
@@ -146,7 +146,7 @@ type GameStream = Pin<Box<dyn Stream<Item = Result<proto::ValidateGamesResponse,
 impl RulesService for Rules {
     async fn validate_game(
         &self,
-        request: Request<proto::ValidateGameRequest>,
+        request: Request<wire::ValidateGameRequest>,
     ) -> Result<Response<proto::ValidateGameResponse>, Status> {
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let (options, cache) = (game.options, self.cache.clone());
@@ -160,7 +160,7 @@ impl RulesService for Rules {
 
     async fn validate_games(
         &self,
-        request: Request<Streaming<proto::ValidateGamesRequest>>,
+        request: Request<Streaming<wire::ValidateGamesRequest>>,
     ) -> Result<Response<GameStream>, Status> {
         let limits = self.limits.clone();
         let cache = self.cache.clone();
@@ -194,7 +194,7 @@ impl RulesService for Rules {
 
     async fn legal_moves(
         &self,
-        request: Request<proto::LegalMovesRequest>,
+        request: Request<wire::LegalMovesRequest>,
     ) -> Result<Response<proto::LegalMovesResponse>, Status> {
         let LegalMovesQuery { game, from } =
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
