@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "validate_game",
                 "ValidateGame",
                 "crate::api::wire::ValidateGameRequest",
-                "crate::proto::ValidateGameResponse",
+                "crate::api::wire::ValidateGameResponse",
             )
             .build(),
         )
@@ -59,7 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "validate_games",
                 "ValidateGames",
                 "crate::api::wire::ValidateGamesRequest",
-                "crate::proto::ValidateGamesResponse",
+                "crate::api::wire::ValidateGamesResponse",
             )
             .client_streaming()
             .server_streaming()

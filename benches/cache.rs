@@ -27,6 +27,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use arbiter::api::Limits;
+use arbiter::api::codec::Encode;
 use arbiter::api::service::Rules;
 use arbiter::cache::ReplayCache;
 use arbiter::chess::Position;
@@ -79,7 +80,9 @@ fn answer(rules: &Rules, runtime: &tokio::runtime::Runtime, request: &[u8]) -> V
     let request = prost::Message::decode(request).expect("a valid request");
     let response =
         runtime.block_on(rules.validate_game(tonic::Request::new(request))).expect("an answer");
-    response.into_inner().encode_to_vec()
+    let mut bytes = Vec::new();
+    response.into_inner().encode_raw(&mut bytes);
+    bytes
 }
 
 /// One request of a workload, encoded, and its number of moves.

@@ -77,8 +77,8 @@ async fn replay_then<T: Send + 'static>(
     .await
 }
 
-fn validate_response(replay: Replay) -> proto::ValidateGameResponse {
-    proto::ValidateGameResponse::from(&replay)
+fn validate_response(replay: Replay) -> wire::ValidateGameResponse {
+    wire::ValidateGameResponse::from(replay)
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
@@ -86,7 +86,7 @@ async fn answer(
     request: wire::ValidateGamesRequest,
     limits: Limits,
     cache: Option<Arc<ReplayCache>>,
-) -> Result<proto::ValidateGamesResponse, Status> {
+) -> Result<wire::ValidateGamesResponse, Status> {
     let wire::ValidateGamesRequest { id, game } = request;
     let checked = match game {
         Some(game) => GameRequest::from_proto(game, "game", &limits),
@@ -98,11 +98,11 @@ async fn answer(
             let options = game.options;
             let (verdict, _) =
                 replay_then(game, options, cache, &limits, validate_response).await?;
-            proto::validate_games_response::Result::Game(verdict)
+            wire::GameResult::Game(verdict)
         }
-        Err(err) => proto::validate_games_response::Result::Error(err.to_game_error()),
+        Err(err) => wire::GameResult::Error(err.to_game_error()),
     };
-    Ok(proto::ValidateGamesResponse { id, result: Some(result) })
+    Ok(wire::ValidateGamesResponse { id, result })
 }
 
 /// When to give up on the deadline a client sent in `grpc-timeout`, if any:
@@ -140,14 +140,14 @@ impl Drop for CancelOnDrop {
     }
 }
 
-type GameStream = Pin<Box<dyn Stream<Item = Result<proto::ValidateGamesResponse, Status>> + Send>>;
+type GameStream = Pin<Box<dyn Stream<Item = Result<wire::ValidateGamesResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
 impl RulesService for Rules {
     async fn validate_game(
         &self,
         request: Request<wire::ValidateGameRequest>,
-    ) -> Result<Response<proto::ValidateGameResponse>, Status> {
+    ) -> Result<Response<wire::ValidateGameResponse>, Status> {
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let (options, cache) = (game.options, self.cache.clone());
         let (response, report) =

@@ -1,10 +1,14 @@
-//! The request messages the server decodes, by hand: byte for byte the
-//! contract's `ValidateGameRequest`, `ValidateGamesRequest` and
-//! `LegalMovesRequest` (the generated types in [`crate::proto`] stay the
-//! clients'), except that the repeated `moves` field decodes into one
-//! buffer with the end of each text ([`MoveTexts`]) rather than a `String`
-//! per move: a 300-ply game is one allocation instead of 300, and the
-//! replay cache compares and copies its key as two slices.
+//! The messages the server reads and writes by hand, byte for byte the
+//! contract's (the generated types in [`crate::proto`] stay the clients').
+//!
+//! - `ValidateGameRequest`, `ValidateGamesRequest` and `LegalMovesRequest`:
+//!   the repeated `moves` field decodes into one buffer with the end of
+//!   each text ([`MoveTexts`]) rather than a `String` per move, so a
+//!   300-ply game is one allocation instead of 300, and the replay cache
+//!   compares and copies its key as two slices.
+//! - `ValidateGameResponse` and `ValidateGamesResponse` are written
+//!   straight from the replay, without a `String` for every ply and legal
+//!   move.
 //!
 //! Decoding keeps prost's rules and errors: texts must be UTF-8, a
 //! malformed field fails with prost's own error, named by message and
@@ -17,6 +21,11 @@ use prost::encoding::{
     encoded_len_varint, int32, key_len, message, skip_field, string, uint32,
 };
 use prost::{DecodeError, Message};
+
+use super::codec::Encode;
+use crate::chess::Color;
+use crate::chess::game::{LegalMove, PlyRecord, Replay};
+use crate::proto;
 
 /// Move texts in one string, with the end of each.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -359,9 +368,9 @@ impl Message for LegalMovesRequest {
 }
 
 /// The same request, as a client builds it.
-impl From<crate::proto::ValidateGameRequest> for ValidateGameRequest {
-    fn from(request: crate::proto::ValidateGameRequest) -> ValidateGameRequest {
-        let crate::proto::ValidateGameRequest {
+impl From<proto::ValidateGameRequest> for ValidateGameRequest {
+    fn from(request: proto::ValidateGameRequest) -> ValidateGameRequest {
+        let proto::ValidateGameRequest {
             fen,
             moves,
             notation,
@@ -384,10 +393,202 @@ impl From<crate::proto::ValidateGameRequest> for ValidateGameRequest {
     }
 }
 
+/// `arbiter.v1.ValidateGameResponse`, written straight from the replay:
+/// the bytes of the generated message that `From<&Replay>` builds, without
+/// a `String` for every ply and every legal move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidateGameResponse {
+    replay: Replay,
+    /// The final position's FEN, written once.
+    fen: String,
+    illegal_move: Option<proto::IllegalMove>,
+    outcome: proto::Outcome,
+}
+
+impl ValidateGameResponse {
+    /// The replay this answer writes.
+    pub fn replay(&self) -> &Replay {
+        &self.replay
+    }
+}
+
+impl From<Replay> for ValidateGameResponse {
+    fn from(replay: Replay) -> ValidateGameResponse {
+        ValidateGameResponse {
+            fen: replay.position.to_string(),
+            illegal_move: replay.illegal_move.as_ref().map(proto::IllegalMove::from),
+            outcome: proto::Outcome::from(&replay.outcome),
+            replay,
+        }
+    }
+}
+
+/// The length of a string field, nothing when empty (proto3).
+fn text_len(tag: u32, text: &str) -> usize {
+    if text.is_empty() { 0 } else { nested_len(tag, text.len()) }
+}
+
+fn put_text(tag: u32, text: &str, buf: &mut impl BufMut) {
+    if !text.is_empty() {
+        put_header(tag, text.len(), buf);
+        buf.put_slice(text.as_bytes());
+    }
+}
+
+/// The length of a length-delimited field whose content is `len` bytes.
+fn nested_len(tag: u32, len: usize) -> usize {
+    key_len(tag) + encoded_len_varint(len as u64) + len
+}
+
+fn put_header(tag: u32, len: usize, buf: &mut impl BufMut) {
+    encode_key(tag, WireType::LengthDelimited, buf);
+    encode_varint(len as u64, buf);
+}
+
+/// `arbiter.v1.Ply`.
+fn ply_len(ply: &PlyRecord) -> usize {
+    let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+    text_len(1, san)
+        + text_len(2, &uci.to_array_string())
+        + text_len(3, fen_after.as_deref().unwrap_or_default())
+        + if *canonical_input { 2 } else { 0 }
+}
+
+fn put_ply(ply: &PlyRecord, buf: &mut impl BufMut) {
+    let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+    put_text(1, san, buf);
+    put_text(2, &uci.to_array_string(), buf);
+    put_text(3, fen_after.as_deref().unwrap_or_default(), buf);
+    if *canonical_input {
+        pbool::encode(4, canonical_input, buf);
+    }
+}
+
+/// `arbiter.v1.LegalMove`.
+fn legal_move_len(legal: &LegalMove) -> usize {
+    text_len(1, &legal.uci.to_array_string()) + text_len(2, &legal.san)
+}
+
+fn put_legal_move(legal: &LegalMove, buf: &mut impl BufMut) {
+    put_text(1, &legal.uci.to_array_string(), buf);
+    put_text(2, &legal.san, buf);
+}
+
+/// A `uint32` field, nothing when 0 (proto3).
+fn count_len(tag: u32, value: u32) -> usize {
+    if value == 0 { 0 } else { uint32::encoded_len(tag, &value) }
+}
+
+fn put_count(tag: u32, value: u32, buf: &mut impl BufMut) {
+    if value != 0 {
+        uint32::encode(tag, &value, buf);
+    }
+}
+
+impl ValidateGameResponse {
+    fn turn(&self) -> i32 {
+        let turn = match self.replay.position.turn() {
+            Color::White => proto::Color::White,
+            Color::Black => proto::Color::Black,
+        };
+        turn as i32
+    }
+
+    /// `arbiter.v1.Position`, as `convert::position_message` fills it.
+    fn position_len(&self) -> usize {
+        let position = &self.replay.position;
+        text_len(1, &self.fen)
+            + int32::encoded_len(2, &self.turn())
+            + if position.is_check() { 2 } else { 0 }
+            + count_len(4, position.halfmove_clock())
+            + count_len(5, position.fullmove_number())
+            + self
+                .replay
+                .legal_moves
+                .iter()
+                .map(|m| nested_len(6, legal_move_len(m)))
+                .sum::<usize>()
+    }
+
+    fn put_position(&self, buf: &mut impl BufMut) {
+        let position = &self.replay.position;
+        put_text(1, &self.fen, buf);
+        int32::encode(2, &self.turn(), buf);
+        if position.is_check() {
+            pbool::encode(3, &true, buf);
+        }
+        put_count(4, position.halfmove_clock(), buf);
+        put_count(5, position.fullmove_number(), buf);
+        for legal in &self.replay.legal_moves {
+            put_header(6, legal_move_len(legal), buf);
+            put_legal_move(legal, buf);
+        }
+    }
+}
+
+impl Encode for ValidateGameResponse {
+    fn encoded_len(&self) -> usize {
+        self.replay.plies.iter().map(|ply| nested_len(1, ply_len(ply))).sum::<usize>()
+            + self.illegal_move.as_ref().map_or(0, |bad| message::encoded_len(2, bad))
+            + nested_len(3, self.position_len())
+            + message::encoded_len(4, &self.outcome)
+    }
+
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        for ply in &self.replay.plies {
+            put_header(1, ply_len(ply), buf);
+            put_ply(ply, buf);
+        }
+        if let Some(bad) = &self.illegal_move {
+            message::encode(2, bad, buf);
+        }
+        put_header(3, self.position_len(), buf);
+        self.put_position(buf);
+        message::encode(4, &self.outcome, buf);
+    }
+}
+
+/// `arbiter.v1.ValidateGamesResponse`, its game written as
+/// [`ValidateGameResponse`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidateGamesResponse {
+    pub id: String,
+    pub result: GameResult,
+}
+
+/// The `result` of a [`ValidateGamesResponse`].
+// Games are the common case; boxing them would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum GameResult {
+    Game(ValidateGameResponse),
+    Error(proto::GameError),
+}
+
+impl Encode for ValidateGamesResponse {
+    fn encoded_len(&self) -> usize {
+        text_len(1, &self.id)
+            + match &self.result {
+                GameResult::Game(game) => nested_len(2, game.encoded_len()),
+                GameResult::Error(error) => message::encoded_len(3, error),
+            }
+    }
+
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        put_text(1, &self.id, buf);
+        match &self.result {
+            GameResult::Game(game) => {
+                put_header(2, game.encoded_len(), buf);
+                game.encode_raw(buf);
+            }
+            GameResult::Error(error) => message::encode(3, error, buf),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto;
 
     fn game() -> proto::ValidateGameRequest {
         proto::ValidateGameRequest {
@@ -410,7 +611,7 @@ mod tests {
         let decoded = ValidateGameRequest::decode(bytes.as_slice()).unwrap();
         assert_eq!(decoded, ValidateGameRequest::from(request.clone()));
         assert_eq!(decoded.moves.iter().collect::<Vec<_>>(), request.moves);
-        assert_eq!(decoded.encoded_len(), bytes.len());
+        assert_eq!(Message::encoded_len(&decoded), bytes.len());
         assert_eq!(decoded.encode_to_vec(), bytes);
 
         let stream = proto::ValidateGamesRequest { id: "7".into(), game: Some(request) };
@@ -465,5 +666,48 @@ mod tests {
         let chained = good[..at].chain(&good[at..]);
         let decoded = ValidateGameRequest::decode(chained).unwrap();
         assert_eq!(decoded, ValidateGameRequest::from(game()));
+    }
+
+    fn written(message: &impl Encode) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        message.encode_raw(&mut bytes);
+        assert_eq!(bytes.len(), message.encoded_len());
+        bytes
+    }
+
+    /// Answers are written as the generated messages write them (the
+    /// random workloads of tests/cache.rs check many more).
+    #[test]
+    fn answers_are_byte_compatible_with_the_contract() {
+        use crate::chess::game::{ReplayOptions, replay};
+        let fools_mate = ["f3", "e5", "g4", "Qh4#", "a3"];
+        let with_fens = ReplayOptions { include_fens: true, ..ReplayOptions::default() };
+        let later = ReplayOptions { plies_from: 3, skip_legal_moves: true, ..with_fens };
+        for (moves, options) in [
+            (&fools_mate[..0], ReplayOptions::default()),
+            (&fools_mate[..2], with_fens),
+            (&fools_mate[..], ReplayOptions::default()),
+            (&fools_mate[..], later),
+            (&["e4", "Ke9"][..], ReplayOptions::default()),
+        ] {
+            let replayed = replay(crate::chess::Position::default(), moves, &options);
+            let expected = proto::ValidateGameResponse::from(&replayed);
+            let game = ValidateGameResponse::from(replayed);
+            assert_eq!(written(&game), expected.encode_to_vec(), "{moves:?}");
+            let stream = ValidateGamesResponse { id: "g1".into(), result: GameResult::Game(game) };
+            let expected = proto::ValidateGamesResponse {
+                id: "g1".into(),
+                result: Some(proto::validate_games_response::Result::Game(expected)),
+            };
+            assert_eq!(written(&stream), expected.encode_to_vec());
+        }
+        let error = proto::GameError { code: "INVALID_ARGUMENT".into(), ..Default::default() };
+        let stream =
+            ValidateGamesResponse { id: String::new(), result: GameResult::Error(error.clone()) };
+        let expected = proto::ValidateGamesResponse {
+            id: String::new(),
+            result: Some(proto::validate_games_response::Result::Error(error)),
+        };
+        assert_eq!(written(&stream), expected.encode_to_vec());
     }
 }
