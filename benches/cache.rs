@@ -1,7 +1,8 @@
 //! What the replay cache costs and saves, in process, on the work a
-//! `ValidateGame` call does beyond the transport: replay the moves, build
-//! the response (final position's legal moves with SAN included) and encode
-//! it. Two workloads, each with the cache off and on, interleaved:
+//! `ValidateGame` call does beyond the transport: decode the request, replay
+//! the moves through the service's handler, build the response (final
+//! position's legal moves with SAN included) and encode it. Two workloads,
+//! each with the cache off and on, interleaved:
 //!
 //! - **miss**: 400 distinct random games of 80 plies in SAN, each sent once,
 //!   so every request misses (a fresh cache per pass): the cache's whole
@@ -25,10 +26,13 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use arbiter::api::Limits;
+use arbiter::api::codec::Encode;
+use arbiter::api::service::Rules;
 use arbiter::cache::ReplayCache;
 use arbiter::chess::Position;
-use arbiter::chess::game::{Game, Notation, ReplayOptions, replay};
-use arbiter::proto::ValidateGameResponse;
+use arbiter::chess::game::Game;
+use arbiter::proto::{self, rules_service_server::RulesService};
 use common::Plan;
 use prost::Message;
 use rand::rngs::SmallRng;
@@ -70,24 +74,35 @@ fn random_game(rng: &mut SmallRng, plies: usize) -> Vec<String> {
     }
 }
 
-/// The work of one call beyond the transport: replay, build, encode.
-fn answer(cache: Option<&ReplayCache>, moves: &[String], options: &ReplayOptions) -> Vec<u8> {
-    let replayed = match cache {
-        Some(cache) => cache.replay(Position::default(), moves, options),
-        None => replay(Position::default(), moves, options),
-    };
-    ValidateGameResponse::from(&replayed).encode_to_vec()
+/// The work of one call beyond the transport: decode, replay, build, encode.
+#[inline(never)]
+fn answer(rules: &Rules, runtime: &tokio::runtime::Runtime, request: &[u8]) -> Vec<u8> {
+    let request = prost::Message::decode(request).expect("a valid request");
+    let response =
+        runtime.block_on(rules.validate_game(tonic::Request::new(request))).expect("an answer");
+    let mut bytes = Vec::new();
+    response.into_inner().encode_raw(&mut bytes);
+    bytes
 }
 
-/// One request of a workload: the moves and the options.
+/// One request of a workload, encoded, and its number of moves.
 struct Call {
-    moves: Vec<String>,
-    options: ReplayOptions,
+    request: Vec<u8>,
+    plies: usize,
+}
+
+fn call(moves: &[String], plies_from: usize) -> Call {
+    let request = proto::ValidateGameRequest {
+        moves: moves.to_vec(),
+        notation: proto::Notation::San as i32,
+        plies_from: u32::try_from(plies_from).expect("a short game"),
+        ..Default::default()
+    };
+    Call { request: request.encode_to_vec(), plies: moves.len() }
 }
 
 fn miss_calls(games: &[Vec<String>]) -> Vec<Call> {
-    let options = ReplayOptions { notation: Notation::San, ..Default::default() };
-    games.iter().map(|g| Call { moves: g.clone(), options }).collect()
+    games.iter().map(|g| call(g, 0)).collect()
 }
 
 fn live_calls(games: &[Vec<String>]) -> Vec<Call> {
@@ -95,31 +110,37 @@ fn live_calls(games: &[Vec<String>]) -> Vec<Call> {
     let plies = games.iter().map(Vec::len).max().unwrap_or(0);
     (1..=plies)
         .flat_map(|len| {
-            games.iter().filter(move |g| g.len() >= len).map(move |g| Call {
-                moves: g[..len].to_vec(),
-                options: ReplayOptions {
-                    notation: Notation::San,
-                    plies_from: len - 1,
-                    ..Default::default()
-                },
-            })
+            games.iter().filter(move |g| g.len() >= len).map(move |g| call(&g[..len], len - 1))
         })
         .collect()
 }
 
+/// The service with a fresh cache of the default size, or none.
+fn rules(cached: bool) -> Rules {
+    Rules::new(
+        Limits::default(),
+        cached.then(|| ReplayCache::new(DEFAULT_CACHE_BYTES).expect("a cache")),
+    )
+}
+
 /// Time of one pass over `calls` with a fresh cache (or none), and the time
 /// spent on calls whose move lists are in `EARLY` and in `LATE`.
-fn pass(calls: &[Call], cached: bool) -> (Duration, Duration, Duration) {
-    let cache = cached.then(|| ReplayCache::new(DEFAULT_CACHE_BYTES).expect("a cache"));
+#[inline(never)]
+fn pass(
+    calls: &[Call],
+    cached: bool,
+    runtime: &tokio::runtime::Runtime,
+) -> (Duration, Duration, Duration) {
+    let rules = rules(cached);
     let (mut early, mut late) = (Duration::ZERO, Duration::ZERO);
     let started = Instant::now();
     for call in calls {
         let t = Instant::now();
-        black_box(answer(cache.as_ref(), &call.moves, &call.options));
+        black_box(answer(&rules, runtime, black_box(&call.request)));
         let spent = t.elapsed();
-        if EARLY.contains(&call.moves.len()) {
+        if EARLY.contains(&call.plies) {
             early += spent;
-        } else if LATE.contains(&call.moves.len()) {
+        } else if LATE.contains(&call.plies) {
             late += spent;
         }
     }
@@ -135,12 +156,14 @@ fn main() {
     let live_games: Vec<_> = (0..lives).map(|_| random_game(&mut rng, 300)).collect();
     let workloads = [("miss", miss_calls(&miss_games)), ("live", live_calls(&live_games))];
 
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     // The cache never changes an answer.
     for (name, calls) in &workloads {
-        let cache = ReplayCache::new(DEFAULT_CACHE_BYTES).expect("a cache");
+        let (plain, cached) = (rules(false), rules(true));
         for call in calls {
-            let cached = answer(Some(&cache), &call.moves, &call.options);
-            assert_eq!(cached, answer(None, &call.moves, &call.options), "{name} workload");
+            let answer = |rules| answer(rules, &runtime, &call.request);
+            assert_eq!(answer(&cached), answer(&plain), "{name} workload");
         }
     }
     if let Plan::Test = plan {
@@ -150,12 +173,12 @@ fn main() {
 
     let jobs: Vec<(usize, bool)> = (0..2).flat_map(|w| [(w, false), (w, true)]).collect();
     for &(w, cached) in &jobs {
-        pass(&workloads[w].1, cached);
+        pass(&workloads[w].1, cached, &runtime);
     }
     let mut samples = vec![Vec::new(); jobs.len()];
     let totals = common::interleave(plan.samples(), jobs.len(), |i| {
         let (w, cached) = jobs[i];
-        let (total, early, late) = pass(&workloads[w].1, cached);
+        let (total, early, late) = pass(&workloads[w].1, cached, &runtime);
         samples[i].push((early, late));
         total
     });
@@ -182,7 +205,7 @@ fn main() {
         medians.push((off, on));
     }
     let calls_in = |range: &std::ops::RangeInclusive<usize>| {
-        workloads[1].1.iter().filter(|c| range.contains(&c.moves.len())).count()
+        workloads[1].1.iter().filter(|c| range.contains(&c.plies)).count()
     };
     let (early_calls, late_calls) = (calls_in(&EARLY), calls_in(&LATE));
     let _ = writeln!(out, "\nLive games, µs per call by prefix length:\n");

@@ -24,13 +24,13 @@
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::mem::size_of;
-use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use quick_cache::sync::Cache;
 use quick_cache::{Equivalent, Lifecycle, Weighter};
 
+use crate::api::wire::MoveTexts;
 use crate::chess::Position;
 use crate::chess::game::{Notation, Replay, ReplayOptions, Replayed};
 
@@ -107,7 +107,7 @@ impl ReplayCache {
 
     /// Replays `moves` from `start` as [`crate::chess::game::replay`] does,
     /// resuming from the longest cached prefix when there is one.
-    pub fn replay(&self, start: Position, moves: &[String], options: &ReplayOptions) -> Replay {
+    pub fn replay(&self, start: Position, moves: &MoveTexts, options: &ReplayOptions) -> Replay {
         let resumed = self.resume(start, moves, options);
         self.finish(resumed, moves, options)
     }
@@ -116,16 +116,18 @@ impl ReplayCache {
     /// thread: takes the state of the longest cached prefix of `moves` out
     /// of the cache (or starts afresh), so that the caller knows how many
     /// moves remain before it decides where to play them.
-    pub fn resume(&self, start: Position, moves: &[String], options: &ReplayOptions) -> Resumed {
+    pub fn resume(&self, start: Position, moves: &MoveTexts, options: &ReplayOptions) -> Resumed {
         let id = GameId { start: &start, notation: options.notation, strict: options.strict };
-        let hashes = self.prefix_hashes(&id, moves);
         // FENs are not cached: with them, only a prefix that ends before the
         // first returned ply may be resumed.
         let longest =
             if options.include_fens { options.plies_from.min(moves.len()) } else { moves.len() };
         let probed = longest.saturating_sub(PROBES - 1).max(MIN_PLIES)..=longest;
-        let found = probed.clone().rev().find_map(|len| {
-            self.entries.remove(&Probe { id, moves: &moves[..len], hash: hashes.at(len)? })
+        let mut hashes = PrefixHashes::default();
+        let found = probed.rev().find_map(|len| {
+            let probe = self.probe(id, moves, len);
+            hashes.push((len, probe.hash));
+            self.entries.remove(&probe)
         });
         let (replayed, key) = match found {
             Some((key, entry)) => {
@@ -139,32 +141,32 @@ impl ReplayCache {
                 (Replayed::new(start.clone()), None)
             }
         };
-        Resumed { start, replayed, key, hashes, probed }
+        Resumed { start, replayed, key, hashes }
     }
 
     /// The second half of [`ReplayCache::replay`]: plays the moves that
     /// remain after `resumed` (which [`ReplayCache::resume`] gave for the
     /// same `moves` and `options`), answers, and keeps the longer state.
-    pub fn finish(&self, resumed: Resumed, moves: &[String], options: &ReplayOptions) -> Replay {
-        let Resumed { start, mut replayed, key, hashes, probed } = resumed;
+    pub fn finish(&self, resumed: Resumed, moves: &MoveTexts, options: &ReplayOptions) -> Replay {
+        let Resumed { start, mut replayed, key, hashes } = resumed;
         let done = replayed.plies().len();
-        let tail = replayed.extend(&moves[done..], options);
+        let tail = replayed.extend(&moves.tail(done), options);
         let answer = replayed.answer(tail, options);
         let len = replayed.plies().len();
         if len < MIN_PLIES {
             return answer;
         }
         let id = GameId { start: &start, notation: options.notation, strict: options.strict };
-        let key = match (key, hashes.at(len)) {
+        let looked_up = hashes.iter().find(|(probed, _)| *probed == len);
+        let key = match (key, looked_up) {
             (Some(key), _) if done == len => key,
-            (_, Some(hash)) if probed.contains(&len) => Key::new(hash, &id, &moves[..len]),
+            (_, Some(&(_, hash))) => Key::new(hash, &id, moves, len),
             _ => {
                 // Not looked up by `resume`: an entry may be there, and
                 // replacing it would count as an eviction.
-                let probe =
-                    Probe { id, moves: &moves[..len], hash: self.hash_of(&id, &moves[..len]) };
+                let probe = self.probe(id, moves, len);
                 self.entries.remove(&probe);
-                Key::new(probe.hash, &id, probe.moves)
+                Key::new(probe.hash, &id, moves, len)
             }
         };
         self.entries.insert(key, Arc::new(replayed));
@@ -189,39 +191,17 @@ impl ReplayCache {
         self.entries.capacity()
     }
 
-    /// Hashes of the last [`PROBES`] + 1 prefixes of `moves` (the ones that
-    /// may be looked up), in one pass over the texts.
-    fn prefix_hashes(&self, id: &GameId<'_>, moves: &[String]) -> PrefixHashes {
-        let first = moves.len().saturating_sub(PROBES);
+    /// The lookup of the first `len` of `moves`: its hash covers the start,
+    /// the options that decide the replay, the end of each text (so no two
+    /// lists feed the hasher the same bytes) and the texts, in two slices.
+    fn probe<'a>(&self, id: GameId<'a>, moves: &'a MoveTexts, len: usize) -> Probe<'a> {
+        let (texts, ends) = moves.prefix(len);
         let mut hasher = self.hasher.build_hasher();
         id.hash(&mut hasher);
-        let mut hashes = PrefixHashes { first, hashes: arrayvec::ArrayVec::new() };
-        for (len, text) in moves.iter().enumerate() {
-            if len >= first {
-                hashes.hashes.push(hasher.finish());
-            }
-            hash_text(&mut hasher, text);
-        }
-        hashes.hashes.push(hasher.finish());
-        hashes
+        ends.hash(&mut hasher);
+        texts.hash(&mut hasher);
+        Probe { id, texts, ends, hash: hasher.finish() }
     }
-
-    /// The hash of one prefix, for a prefix outside [`Self::prefix_hashes`]'
-    /// window (a game whose illegal move comes early).
-    fn hash_of(&self, id: &GameId<'_>, moves: &[String]) -> u64 {
-        let mut hasher = self.hasher.build_hasher();
-        id.hash(&mut hasher);
-        for text in moves {
-            hash_text(&mut hasher, text);
-        }
-        hasher.finish()
-    }
-}
-
-/// Length first, so that no two lists of texts feed the same bytes.
-fn hash_text(hasher: &mut impl Hasher, text: &str) {
-    hasher.write_usize(text.len());
-    hasher.write(text.as_bytes());
 }
 
 /// A replay taken out of the cache (or begun afresh) by
@@ -232,9 +212,8 @@ pub struct Resumed {
     replayed: Replayed,
     /// The key it was cached under, if it was.
     key: Option<Key>,
+    /// The prefix lengths `resume` looked up, with their hashes.
     hashes: PrefixHashes,
-    /// The prefix lengths `resume` looked up.
-    probed: RangeInclusive<usize>,
 }
 
 impl Resumed {
@@ -244,18 +223,8 @@ impl Resumed {
     }
 }
 
-/// Hashes of the prefixes of lengths `first..=first + hashes.len() - 1`.
-#[derive(Debug)]
-struct PrefixHashes {
-    first: usize,
-    hashes: arrayvec::ArrayVec<u64, { PROBES + 1 }>,
-}
-
-impl PrefixHashes {
-    fn at(&self, len: usize) -> Option<u64> {
-        self.hashes.get(len.checked_sub(self.first)?).copied()
-    }
-}
+/// Prefix lengths and their hashes.
+type PrefixHashes = arrayvec::ArrayVec<(usize, u64), PROBES>;
 
 /// What, besides the move texts, decides the state a replay reaches.
 #[derive(Clone, Copy)]
@@ -277,45 +246,30 @@ impl Hash for GameId<'_> {
     }
 }
 
-/// A cached move list, owning its texts: all of them in one string, with
-/// the end of each.
+/// A cached move list, owning its texts.
 #[derive(Debug)]
 struct Key {
     hash: u64,
     start: Position,
     notation: Notation,
     strict: bool,
-    texts: Box<str>,
-    ends: Box<[u32]>,
+    moves: MoveTexts,
 }
 
 impl Key {
-    fn new(hash: u64, id: &GameId<'_>, moves: &[String]) -> Key {
-        let mut texts = String::with_capacity(moves.iter().map(String::len).sum());
-        let mut ends = Vec::with_capacity(moves.len());
-        for text in moves {
-            texts.push_str(text);
-            // Requests are capped far below 4 GiB of move text.
-            ends.push(u32::try_from(texts.len()).unwrap_or(u32::MAX));
-        }
+    /// The key of the first `len` of `moves`.
+    fn new(hash: u64, id: &GameId<'_>, moves: &MoveTexts, len: usize) -> Key {
         Key {
             hash,
             start: id.start.clone(),
             notation: id.notation,
             strict: id.strict,
-            texts: texts.into_boxed_str(),
-            ends: ends.into_boxed_slice(),
+            moves: moves.truncated(len),
         }
     }
 
-    /// The texts, one by one.
-    fn moves(&self) -> impl Iterator<Item = &str> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(self.ends.iter()).map(|(start, &end)| &self.texts[start as usize..end as usize])
-    }
-
     fn weight(&self) -> usize {
-        size_of::<Key>() + self.texts.len() + self.ends.len() * size_of::<u32>()
+        size_of::<Key>() + self.moves.heap_bytes()
     }
 }
 
@@ -331,8 +285,7 @@ impl PartialEq for Key {
             && self.start == other.start
             && self.notation == other.notation
             && self.strict == other.strict
-            && self.texts == other.texts
-            && self.ends == other.ends
+            && self.moves == other.moves
     }
 }
 
@@ -341,7 +294,8 @@ impl Eq for Key {}
 /// A lookup of one prefix of a request, borrowing its texts.
 struct Probe<'a> {
     id: GameId<'a>,
-    moves: &'a [String],
+    texts: &'a str,
+    ends: &'a [u32],
     hash: u64,
 }
 
@@ -353,12 +307,13 @@ impl Hash for Probe<'_> {
 
 impl Equivalent<Key> for Probe<'_> {
     fn equivalent(&self, key: &Key) -> bool {
+        let (texts, ends) = key.moves.prefix(key.moves.len());
         self.hash == key.hash
             && *self.id.start == key.start
             && self.id.notation == key.notation
             && self.id.strict == key.strict
-            && self.moves.len() == key.ends.len()
-            && self.moves.iter().zip(key.moves()).all(|(a, b)| a == b)
+            && self.ends == ends
+            && self.texts == texts
     }
 }
 
@@ -397,8 +352,8 @@ mod tests {
     use super::*;
     use crate::chess::game::replay;
 
-    fn texts(moves: &[&str]) -> Vec<String> {
-        moves.iter().map(|m| (*m).to_owned()).collect()
+    fn texts(moves: &[&str]) -> MoveTexts {
+        moves.iter().collect()
     }
 
     const GAME: &[&str] =
@@ -411,7 +366,7 @@ mod tests {
         for len in 1..=GAME.len() {
             let moves = texts(&GAME[..len]);
             let cached = cache.replay(Position::default(), &moves, &options);
-            assert_eq!(cached, replay(Position::default(), &moves, &options), "{len} plies");
+            assert_eq!(cached, replay(Position::default(), &GAME[..len], &options), "{len} plies");
         }
         let stats = cache.stats();
         // Prefixes of MIN_PLIES and more are kept; each later one resumes.
@@ -426,23 +381,24 @@ mod tests {
         let moves = texts(&GAME[..10]);
         cache.replay(Position::default(), &moves, &options);
         let id = GameId { start: &Position::default(), notation: Notation::Auto, strict: false };
-        let mut other = moves.clone();
-        other[3] = "Nf6".to_owned();
-        let hash = cache.prefix_hashes(&id, &moves).at(10).unwrap();
+        let mut other = GAME[..10].to_vec();
+        other[3] = "Nf6";
+        let other = texts(&other);
+        let hash = cache.probe(id, &moves, 10).hash;
         // The right hash with other texts does not match.
-        assert!(cache.entries.peek(&Probe { id, moves: &other, hash }).is_none());
-        assert!(cache.entries.peek(&Probe { id, moves: &moves, hash }).is_some());
+        assert!(cache.entries.peek(&Probe { hash, ..cache.probe(id, &other, 10) }).is_none());
+        assert!(cache.entries.peek(&cache.probe(id, &moves, 10)).is_some());
     }
 
     #[test]
     fn fens_inside_the_cached_prefix_are_replayed() {
         let cache = ReplayCache::new(1 << 20).unwrap();
         let moves = texts(GAME);
-        cache.replay(Position::default(), &moves[..10], &ReplayOptions::default());
+        cache.replay(Position::default(), &texts(&GAME[..10]), &ReplayOptions::default());
         for plies_from in [0, 9, 10, 12] {
             let options = ReplayOptions { include_fens: true, plies_from, ..Default::default() };
             let cached = cache.replay(Position::default(), &moves, &options);
-            assert_eq!(cached, replay(Position::default(), &moves, &options), "from {plies_from}");
+            assert_eq!(cached, replay(Position::default(), GAME, &options), "from {plies_from}");
         }
     }
 

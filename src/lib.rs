@@ -6,9 +6,12 @@
 //! - [`chess`]: the rules core — squares and bitboards, compile-time attack
 //!   tables, positions, legal move generation, FEN and perft. It knows
 //!   nothing of networks and can be embedded on its own.
-//! - [`proto`]: the generated `arbiter.v1` contract.
-//! - [`api`]: conversion between the contract and the core, the service, and
-//!   the one mapping from request errors to gRPC statuses.
+//! - [`proto`]: the generated `arbiter.v1` contract: messages and client,
+//!   and the server, generated apart to read and write `api::wire`'s
+//!   messages for the game calls.
+//! - [`api`]: conversion between the contract and the core, the messages the
+//!   server reads and writes by hand, the service, and the one mapping from
+//!   request errors to gRPC statuses.
 //! - [`cache`]: the bounded cache of replay state that lets a request
 //!   extending a recently seen move list replay only the new moves.
 //! - [`admission`]: the budget of calls in flight; calls over it are shed

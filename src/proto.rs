@@ -7,3 +7,7 @@ tonic::include_proto!("arbiter.v1");
 
 /// The encoded `FileDescriptorSet` of `proto/`, for reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("arbiter_descriptor");
+
+// The server, generated apart from the contract's types (see build.rs): it
+// decodes the game requests as `api::wire`'s messages.
+tonic::include_proto!("arbiter.v1.RulesService");

@@ -2,8 +2,12 @@
 //! (growing prefixes), random jumps, mixed notations and options, injected
 //! illegal moves and a bound small enough to evict all the time give
 //! byte-identical responses with the cache and without it, and the cache
-//! stays under its bound.
+//! stays under its bound. The cached answers are written as the server
+//! writes them (`api::wire`), the uncached ones through the generated
+//! message: the same bytes.
 
+use arbiter::api::codec::Encode;
+use arbiter::api::wire;
 use arbiter::cache::{CacheStats, ReplayCache};
 use arbiter::chess::game::{Notation, ReplayOptions, replay};
 use arbiter::chess::san::san_with_after;
@@ -137,11 +141,13 @@ fn run(seed: u64, capacity: u64, games: usize, requests: usize) -> CacheStats {
     let cache = ReplayCache::new(capacity).expect("a cache");
     for (i, request) in workload(seed, games, requests).iter().enumerate() {
         let Request { start, moves, options } = request;
-        let cached =
-            proto::ValidateGameResponse::from(&cache.replay(start.clone(), moves, options));
+        let texts = moves.iter().collect();
+        let mut cached = Vec::new();
+        wire::ValidateGameResponse::from(cache.replay(start.clone(), &texts, options))
+            .encode_raw(&mut cached);
         let direct = proto::ValidateGameResponse::from(&replay(start.clone(), moves, options));
         assert_eq!(
-            cached.encode_to_vec(),
+            cached,
             direct.encode_to_vec(),
             "request {i} (seed {seed}): {} moves, {options:?}",
             moves.len()

@@ -47,8 +47,8 @@ fn random_game(rng: &mut SmallRng, plies: usize) -> Vec<String> {
 /// What the server must answer to `request`, from the rules core in process.
 fn expected(request: &ValidateGameRequest) -> ValidateGameResponse {
     let GameRequest { start, moves, options } =
-        GameRequest::from_proto(request.clone(), "", &Limits::default()).unwrap();
-    ValidateGameResponse::from(&replay(start, &moves, &options))
+        GameRequest::from_proto(request.clone().into(), "", &Limits::default()).unwrap();
+    ValidateGameResponse::from(&replay(start, &moves.tail(0), &options))
 }
 
 async fn health_status(channel: Channel) -> ServingStatus {

@@ -157,9 +157,9 @@ pub fn validate_request(game: &GameText, len: usize, plies_from: usize) -> Valid
 /// conversion, replayed by the rules core.
 fn answer(request: &ValidateGameRequest) -> Result<ValidateGameResponse, Error> {
     let GameRequest { start, moves, options } =
-        GameRequest::from_proto(request.clone(), "", &Limits::default())
+        GameRequest::from_proto(request.clone().into(), "", &Limits::default())
             .map_err(|err| format!("bad request in the workload: {err}"))?;
-    Ok(ValidateGameResponse::from(&replay(start, &moves, &options)))
+    Ok(ValidateGameResponse::from(&replay(start, &moves.tail(0), &options)))
 }
 
 /// `request` as an [`Item`], with its expected answer when `verify`.

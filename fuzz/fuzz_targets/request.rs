@@ -13,8 +13,9 @@ use std::sync::OnceLock;
 use arbiter::api::Limits;
 use arbiter::api::codec::ArbiterCodec;
 use arbiter::api::service::Rules;
+use arbiter::api::wire;
 use arbiter::cache::ReplayCache;
-use arbiter::proto::{self, rules_service_server::RulesService, validate_games_response};
+use arbiter::proto::{self, rules_service_server::RulesService};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use libfuzzer_sys::fuzz_target;
@@ -37,8 +38,8 @@ fn services() -> &'static (Rules, Rules) {
     static SERVICES: OnceLock<(Rules, Rules)> = OnceLock::new();
     SERVICES.get_or_init(|| {
         let limits = Limits { max_perft_depth: 3, ..Limits::default() };
-        let cached = Rules::new(limits.clone(), 4, ReplayCache::new(1 << 20));
-        (Rules::new(limits, 4, None), cached)
+        let cached = Rules::new(limits.clone(), ReplayCache::new(1 << 20));
+        (Rules::new(limits, None), cached)
     })
 }
 
@@ -47,7 +48,8 @@ fn check_error(status: &Status) {
     assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
 }
 
-fn check_game(request: &proto::ValidateGameRequest, response: &proto::ValidateGameResponse) {
+fn check_game(request: &wire::ValidateGameRequest, response: &wire::ValidateGameResponse) {
+    let response = response.replay();
     let from = request.plies_from as usize;
     let accepted = match &response.illegal_move {
         Some(bad) => {
@@ -57,7 +59,6 @@ fn check_game(request: &proto::ValidateGameRequest, response: &proto::ValidateGa
         None => request.moves.len(),
     };
     assert_eq!(response.plies.len(), accepted.saturating_sub(from));
-    assert!(response.position.is_some() && response.outcome.is_some());
 }
 
 /// A gRPC request body: each message with its 5-byte length prefix.
@@ -81,7 +82,7 @@ fn same<T: PartialEq + std::fmt::Debug>(plain: &Result<T, Status>, cached: &Resu
 }
 
 async fn unary(rules: &Rules, cached: &Rules, data: &[u8]) {
-    if let Ok(request) = proto::ValidateGameRequest::decode(data) {
+    if let Ok(request) = wire::ValidateGameRequest::decode(data) {
         let answer = rules.validate_game(Request::new(request.clone())).await;
         match &answer {
             Ok(response) => check_game(&request, response.get_ref()),
@@ -90,7 +91,7 @@ async fn unary(rules: &Rules, cached: &Rules, data: &[u8]) {
         let again = cached.validate_game(Request::new(request)).await;
         same(&answer.map(Response::into_inner), &again.map(Response::into_inner));
     }
-    if let Ok(request) = proto::LegalMovesRequest::decode(data) {
+    if let Ok(request) = wire::LegalMovesRequest::decode(data) {
         let answer = rules.legal_moves(Request::new(request.clone())).await;
         match &answer {
             Ok(response) => assert!(response.get_ref().position.is_some()),
@@ -116,10 +117,10 @@ async fn unary(rules: &Rules, cached: &Rules, data: &[u8]) {
 async fn stream(rules: &Rules, data: &[u8]) {
     let body = http_body_util::Full::new(frames(&[data, data]));
     let decoder =
-        ArbiterCodec::<proto::ValidateGamesResponse, proto::ValidateGamesRequest>::default()
+        ArbiterCodec::<wire::ValidateGamesResponse, wire::ValidateGamesRequest>::default()
             .decoder();
     let requests = Streaming::new_request(decoder, body, None, Some(1 << 20));
-    let expected = proto::ValidateGamesRequest::decode(data).ok();
+    let expected = wire::ValidateGamesRequest::decode(data).ok();
     let responses = match rules.validate_games(Request::new(requests)).await {
         Ok(responses) => responses.into_inner(),
         Err(status) => return check_error(&status),
@@ -134,11 +135,11 @@ async fn stream(rules: &Rules, data: &[u8]) {
     for answer in answers {
         let answer = answer.expect("a decodable game gets an answer");
         assert_eq!(answer.id, request.id);
-        match answer.result.expect("a result") {
-            validate_games_response::Result::Game(game) => {
+        match answer.result {
+            wire::GameResult::Game(game) => {
                 check_game(request.game.as_ref().expect("a game"), &game)
             }
-            validate_games_response::Result::Error(error) => {
+            wire::GameResult::Error(error) => {
                 assert_eq!(error.code, "INVALID_ARGUMENT");
             }
         }

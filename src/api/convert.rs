@@ -8,13 +8,14 @@ use crate::chess::outcome::{ClaimableDraw, GameResult, Outcome, Termination};
 use crate::chess::{Color, Position, Square};
 use crate::proto;
 
+use super::wire::{self, MoveTexts};
 use super::{Limits, RequestError};
 
 /// A game to replay, checked against the limits.
 #[derive(Clone, Debug)]
 pub struct GameRequest {
     pub start: Position,
-    pub moves: Vec<String>,
+    pub moves: MoveTexts,
     pub options: ReplayOptions,
 }
 
@@ -33,7 +34,7 @@ fn start_position(fen: &str, field: &str, limits: &Limits) -> Result<Position, R
     fen.parse().map_err(|error| RequestError::InvalidFen { field: field.to_owned(), error })
 }
 
-fn check_moves(moves: &[String], field: &str, limits: &Limits) -> Result<(), RequestError> {
+fn check_moves(moves: &MoveTexts, field: &str, limits: &Limits) -> Result<(), RequestError> {
     if moves.len() > limits.max_moves {
         return Err(RequestError::TooManyMoves {
             field: field.to_owned(),
@@ -76,11 +77,11 @@ impl GameRequest {
     ///
     /// A [`RequestError`] naming the first field at fault.
     pub fn from_proto(
-        request: proto::ValidateGameRequest,
+        request: wire::ValidateGameRequest,
         prefix: &str,
         limits: &Limits,
     ) -> Result<GameRequest, RequestError> {
-        let proto::ValidateGameRequest {
+        let wire::ValidateGameRequest {
             fen,
             moves,
             notation: notation_value,
@@ -120,10 +121,10 @@ impl LegalMovesQuery {
     ///
     /// A [`RequestError`] naming the first field at fault.
     pub fn from_proto(
-        request: proto::LegalMovesRequest,
+        request: wire::LegalMovesRequest,
         limits: &Limits,
     ) -> Result<LegalMovesQuery, RequestError> {
-        let proto::LegalMovesRequest { fen, moves, notation: notation_value, variant, from_square } =
+        let wire::LegalMovesRequest { fen, moves, notation: notation_value, variant, from_square } =
             request;
         standard_variant(variant, "variant")?;
         let notation = notation(notation_value, "notation")?;

@@ -1,10 +1,13 @@
 //! The gRPC face of the rules core: conversion between the `arbiter.v1`
-//! messages and the domain ([`convert`]), the service itself ([`service`]),
-//! and the one place where request errors become gRPC statuses.
+//! messages and the domain ([`convert`]), the game messages the server
+//! reads and writes by hand ([`wire`]) and their codec ([`codec`]), the
+//! service itself ([`service`]), and the one place where request errors
+//! become gRPC statuses.
 
 pub mod codec;
 pub mod convert;
 pub mod service;
+pub mod wire;
 
 use tonic::codegen::http;
 use tonic::{Code, Status};

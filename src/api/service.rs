@@ -20,7 +20,7 @@ use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::StreamGame;
 
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, position_message};
-use super::{Limits, RequestError};
+use super::{Limits, RequestError, wire};
 
 /// The service, with its limits and the replay cache. Calls in flight are
 /// bounded outside it, by [`crate::admission`].
@@ -68,7 +68,7 @@ async fn replay_then<T: Send + 'static>(
     run(remaining > limits.blocking_moves, move || {
         let replay = match (cache, resumed) {
             (Some(cache), Some(resumed)) => cache.finish(resumed, &moves, &options),
-            _ => replay(start, &moves, &options),
+            _ => replay(start, &moves.tail(0), &options),
         };
         let report = GameReport::new(options.notation, moves.len(), &replay);
         report.count();
@@ -77,17 +77,17 @@ async fn replay_then<T: Send + 'static>(
     .await
 }
 
-fn validate_response(replay: Replay) -> proto::ValidateGameResponse {
-    proto::ValidateGameResponse::from(&replay)
+fn validate_response(replay: Replay) -> wire::ValidateGameResponse {
+    wire::ValidateGameResponse::from(replay)
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
 async fn answer(
-    request: proto::ValidateGamesRequest,
+    request: wire::ValidateGamesRequest,
     limits: Limits,
     cache: Option<Arc<ReplayCache>>,
-) -> Result<proto::ValidateGamesResponse, Status> {
-    let proto::ValidateGamesRequest { id, game } = request;
+) -> Result<wire::ValidateGamesResponse, Status> {
+    let wire::ValidateGamesRequest { id, game } = request;
     let checked = match game {
         Some(game) => GameRequest::from_proto(game, "game", &limits),
         None => Err(RequestError::MissingField { field: "game".to_owned() }),
@@ -98,11 +98,11 @@ async fn answer(
             let options = game.options;
             let (verdict, _) =
                 replay_then(game, options, cache, &limits, validate_response).await?;
-            proto::validate_games_response::Result::Game(verdict)
+            wire::GameResult::Game(verdict)
         }
-        Err(err) => proto::validate_games_response::Result::Error(err.to_game_error()),
+        Err(err) => wire::GameResult::Error(err.to_game_error()),
     };
-    Ok(proto::ValidateGamesResponse { id, result: Some(result) })
+    Ok(wire::ValidateGamesResponse { id, result })
 }
 
 /// When to give up on the deadline a client sent in `grpc-timeout`, if any:
@@ -140,14 +140,14 @@ impl Drop for CancelOnDrop {
     }
 }
 
-type GameStream = Pin<Box<dyn Stream<Item = Result<proto::ValidateGamesResponse, Status>> + Send>>;
+type GameStream = Pin<Box<dyn Stream<Item = Result<wire::ValidateGamesResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
 impl RulesService for Rules {
     async fn validate_game(
         &self,
-        request: Request<proto::ValidateGameRequest>,
-    ) -> Result<Response<proto::ValidateGameResponse>, Status> {
+        request: Request<wire::ValidateGameRequest>,
+    ) -> Result<Response<wire::ValidateGameResponse>, Status> {
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let (options, cache) = (game.options, self.cache.clone());
         let (response, report) =
@@ -160,7 +160,7 @@ impl RulesService for Rules {
 
     async fn validate_games(
         &self,
-        request: Request<Streaming<proto::ValidateGamesRequest>>,
+        request: Request<Streaming<wire::ValidateGamesRequest>>,
     ) -> Result<Response<GameStream>, Status> {
         let limits = self.limits.clone();
         let cache = self.cache.clone();
@@ -194,7 +194,7 @@ impl RulesService for Rules {
 
     async fn legal_moves(
         &self,
-        request: Request<proto::LegalMovesRequest>,
+        request: Request<wire::LegalMovesRequest>,
     ) -> Result<Response<proto::LegalMovesResponse>, Status> {
         let LegalMovesQuery { game, from } =
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;

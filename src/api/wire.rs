@@ -1,0 +1,713 @@
+//! The messages the server reads and writes by hand, byte for byte the
+//! contract's (the generated types in [`crate::proto`] stay the clients').
+//!
+//! - `ValidateGameRequest`, `ValidateGamesRequest` and `LegalMovesRequest`:
+//!   the repeated `moves` field decodes into one buffer with the end of
+//!   each text ([`MoveTexts`]) rather than a `String` per move, so a
+//!   300-ply game is one allocation instead of 300, and the replay cache
+//!   compares and copies its key as two slices.
+//! - `ValidateGameResponse` and `ValidateGamesResponse` are written
+//!   straight from the replay, without a `String` for every ply and legal
+//!   move.
+//!
+//! Decoding keeps prost's rules and errors: texts must be UTF-8, a
+//! malformed field fails with prost's own error, named by message and
+//! field, so the codec answers INVALID_ARGUMENT `MALFORMED_MESSAGE` as for
+//! any generated message.
+
+use prost::bytes::{Buf, BufMut};
+use prost::encoding::{
+    DecodeContext, WireType, bool as pbool, decode_varint, encode_key, encode_varint,
+    encoded_len_varint, int32, key_len, message, skip_field, string, uint32,
+};
+use prost::{DecodeError, Message};
+
+use super::codec::Encode;
+use crate::chess::Color;
+use crate::chess::game::{LegalMove, PlyRecord, Replay};
+use crate::proto;
+
+/// Move texts in one string, with the end of each.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MoveTexts {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl MoveTexts {
+    /// How many texts.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// No texts at all.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The texts, one by one.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// The text at `index`.
+    ///
+    /// # Panics
+    ///
+    /// If `index` is not below [`MoveTexts::len`].
+    pub fn get(&self, index: usize) -> &str {
+        let start = index.checked_sub(1).map_or(0, |before| self.ends[before] as usize);
+        &self.text[start..self.ends[index] as usize]
+    }
+
+    /// The first `len` texts, as one string and the end of each.
+    ///
+    /// # Panics
+    ///
+    /// If `len` is more than [`MoveTexts::len`].
+    pub fn prefix(&self, len: usize) -> (&str, &[u32]) {
+        let end = len.checked_sub(1).map_or(0, |last| self.ends[last] as usize);
+        (&self.text[..end], &self.ends[..len])
+    }
+
+    /// The texts from `start` on, one by one, for the replay.
+    pub fn tail(&self, start: usize) -> Vec<&str> {
+        (start..self.len()).map(|i| self.get(i)).collect()
+    }
+
+    /// The first `len` texts, in a list of their own.
+    ///
+    /// # Panics
+    ///
+    /// If `len` is more than [`MoveTexts::len`].
+    pub fn truncated(&self, len: usize) -> MoveTexts {
+        let (text, ends) = self.prefix(len);
+        MoveTexts { text: text.to_owned(), ends: ends.to_vec() }
+    }
+
+    /// Bytes held on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.text.capacity() + self.ends.capacity() * size_of::<u32>()
+    }
+
+    fn push(&mut self, text: &str) {
+        self.text.push_str(text);
+        // gRPC frames a message with a 32-bit length: its texts fit.
+        self.ends.push(u32::try_from(self.text.len()).expect("a message is under 4 GiB"));
+    }
+
+    /// Decodes one more text, as prost's `string::merge` would, but into
+    /// the shared buffer. A whole, valid text in the buffer's first chunk
+    /// (always, for tonic's contiguous buffers) is copied from there;
+    /// anything else goes through prost, which copies it or gives its error.
+    fn merge(
+        &mut self,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        if wire_type == WireType::LengthDelimited {
+            let mut chunk = buf.chunk();
+            let header = chunk.len();
+            if let Ok(len) = decode_varint(&mut chunk)
+                && let Some(bytes) = usize::try_from(len).ok().and_then(|len| chunk.get(..len))
+                && let Ok(text) = std::str::from_utf8(bytes)
+            {
+                let consumed = header - chunk.len() + bytes.len();
+                self.push(text);
+                buf.advance(consumed);
+                return Ok(());
+            }
+        }
+        let mut text = String::new();
+        string::merge(wire_type, &mut text, buf, ctx)?;
+        self.push(&text);
+        Ok(())
+    }
+
+    fn encode(&self, tag: u32, buf: &mut impl BufMut) {
+        for text in self.iter() {
+            encode_key(tag, WireType::LengthDelimited, buf);
+            encode_varint(text.len() as u64, buf);
+            buf.put_slice(text.as_bytes());
+        }
+    }
+
+    fn encoded_len(&self, tag: u32) -> usize {
+        key_len(tag) * self.len()
+            + self.text.len()
+            + self.iter().map(|text| encoded_len_varint(text.len() as u64)).sum::<usize>()
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for MoveTexts {
+    fn from_iter<I: IntoIterator<Item = S>>(texts: I) -> MoveTexts {
+        let mut moves = MoveTexts::default();
+        texts.into_iter().for_each(|text| moves.push(text.as_ref()));
+        moves
+    }
+}
+
+/// Names the field at fault, as prost's generated code does.
+fn at(message: &'static str, field: &'static str) -> impl FnOnce(DecodeError) -> DecodeError {
+    move |mut error| {
+        error.push(message, field);
+        error
+    }
+}
+
+/// `arbiter.v1.ValidateGameRequest`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValidateGameRequest {
+    pub fen: String,
+    pub moves: MoveTexts,
+    pub notation: i32,
+    pub variant: i32,
+    pub strict_san: bool,
+    pub include_fens: bool,
+    pub skip_legal_moves: bool,
+    pub plies_from: u32,
+}
+
+impl Message for ValidateGameRequest {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        let ValidateGameRequest {
+            fen,
+            moves,
+            notation,
+            variant,
+            strict_san,
+            include_fens,
+            skip_legal_moves,
+            plies_from,
+        } = self;
+        if !fen.is_empty() {
+            string::encode(1, fen, buf);
+        }
+        moves.encode(2, buf);
+        if *notation != 0 {
+            int32::encode(3, notation, buf);
+        }
+        if *variant != 0 {
+            int32::encode(4, variant, buf);
+        }
+        for (tag, flag) in [(5, strict_san), (6, include_fens), (7, skip_legal_moves)] {
+            if *flag {
+                pbool::encode(tag, flag, buf);
+            }
+        }
+        if *plies_from != 0 {
+            uint32::encode(8, plies_from, buf);
+        }
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        const NAME: &str = "ValidateGameRequest";
+        match tag {
+            1 => string::merge(wire_type, &mut self.fen, buf, ctx).map_err(at(NAME, "fen")),
+            2 => self.moves.merge(wire_type, buf, ctx).map_err(at(NAME, "moves")),
+            3 => {
+                int32::merge(wire_type, &mut self.notation, buf, ctx).map_err(at(NAME, "notation"))
+            }
+            4 => int32::merge(wire_type, &mut self.variant, buf, ctx).map_err(at(NAME, "variant")),
+            5 => pbool::merge(wire_type, &mut self.strict_san, buf, ctx)
+                .map_err(at(NAME, "strict_san")),
+            6 => pbool::merge(wire_type, &mut self.include_fens, buf, ctx)
+                .map_err(at(NAME, "include_fens")),
+            7 => pbool::merge(wire_type, &mut self.skip_legal_moves, buf, ctx)
+                .map_err(at(NAME, "skip_legal_moves")),
+            8 => uint32::merge(wire_type, &mut self.plies_from, buf, ctx)
+                .map_err(at(NAME, "plies_from")),
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        let ValidateGameRequest {
+            fen,
+            moves,
+            notation,
+            variant,
+            strict_san,
+            include_fens,
+            skip_legal_moves,
+            plies_from,
+        } = self;
+        let flags =
+            [strict_san, include_fens, skip_legal_moves].into_iter().filter(|f| **f).count();
+        (if fen.is_empty() { 0 } else { string::encoded_len(1, fen) })
+            + moves.encoded_len(2)
+            + (if *notation == 0 { 0 } else { int32::encoded_len(3, notation) })
+            + (if *variant == 0 { 0 } else { int32::encoded_len(4, variant) })
+            + flags * 2
+            + (if *plies_from == 0 { 0 } else { uint32::encoded_len(8, plies_from) })
+    }
+
+    fn clear(&mut self) {
+        *self = ValidateGameRequest::default();
+    }
+}
+
+/// `arbiter.v1.ValidateGamesRequest`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValidateGamesRequest {
+    pub id: String,
+    pub game: Option<ValidateGameRequest>,
+}
+
+impl Message for ValidateGamesRequest {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        let ValidateGamesRequest { id, game } = self;
+        if !id.is_empty() {
+            string::encode(1, id, buf);
+        }
+        if let Some(game) = game {
+            message::encode(2, game, buf);
+        }
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        const NAME: &str = "ValidateGamesRequest";
+        match tag {
+            1 => string::merge(wire_type, &mut self.id, buf, ctx).map_err(at(NAME, "id")),
+            2 => message::merge(
+                wire_type,
+                self.game.get_or_insert_with(ValidateGameRequest::default),
+                buf,
+                ctx,
+            )
+            .map_err(at(NAME, "game")),
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        let ValidateGamesRequest { id, game } = self;
+        (if id.is_empty() { 0 } else { string::encoded_len(1, id) })
+            + game.as_ref().map_or(0, |game| message::encoded_len(2, game))
+    }
+
+    fn clear(&mut self) {
+        *self = ValidateGamesRequest::default();
+    }
+}
+
+/// `arbiter.v1.LegalMovesRequest`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LegalMovesRequest {
+    pub fen: String,
+    pub moves: MoveTexts,
+    pub notation: i32,
+    pub variant: i32,
+    pub from_square: String,
+}
+
+impl Message for LegalMovesRequest {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        let LegalMovesRequest { fen, moves, notation, variant, from_square } = self;
+        if !fen.is_empty() {
+            string::encode(1, fen, buf);
+        }
+        moves.encode(2, buf);
+        if *notation != 0 {
+            int32::encode(3, notation, buf);
+        }
+        if *variant != 0 {
+            int32::encode(4, variant, buf);
+        }
+        if !from_square.is_empty() {
+            string::encode(5, from_square, buf);
+        }
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        const NAME: &str = "LegalMovesRequest";
+        match tag {
+            1 => string::merge(wire_type, &mut self.fen, buf, ctx).map_err(at(NAME, "fen")),
+            2 => self.moves.merge(wire_type, buf, ctx).map_err(at(NAME, "moves")),
+            3 => {
+                int32::merge(wire_type, &mut self.notation, buf, ctx).map_err(at(NAME, "notation"))
+            }
+            4 => int32::merge(wire_type, &mut self.variant, buf, ctx).map_err(at(NAME, "variant")),
+            5 => string::merge(wire_type, &mut self.from_square, buf, ctx)
+                .map_err(at(NAME, "from_square")),
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        let LegalMovesRequest { fen, moves, notation, variant, from_square } = self;
+        (if fen.is_empty() { 0 } else { string::encoded_len(1, fen) })
+            + moves.encoded_len(2)
+            + (if *notation == 0 { 0 } else { int32::encoded_len(3, notation) })
+            + (if *variant == 0 { 0 } else { int32::encoded_len(4, variant) })
+            + (if from_square.is_empty() { 0 } else { string::encoded_len(5, from_square) })
+    }
+
+    fn clear(&mut self) {
+        *self = LegalMovesRequest::default();
+    }
+}
+
+/// The same request, as a client builds it.
+impl From<proto::ValidateGameRequest> for ValidateGameRequest {
+    fn from(request: proto::ValidateGameRequest) -> ValidateGameRequest {
+        let proto::ValidateGameRequest {
+            fen,
+            moves,
+            notation,
+            variant,
+            strict_san,
+            include_fens,
+            skip_legal_moves,
+            plies_from,
+        } = request;
+        ValidateGameRequest {
+            fen,
+            moves: moves.into_iter().collect(),
+            notation,
+            variant,
+            strict_san,
+            include_fens,
+            skip_legal_moves,
+            plies_from,
+        }
+    }
+}
+
+/// `arbiter.v1.ValidateGameResponse`, written straight from the replay:
+/// the bytes of the generated message that `From<&Replay>` builds, without
+/// a `String` for every ply and every legal move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidateGameResponse {
+    replay: Replay,
+    /// The final position's FEN, written once.
+    fen: String,
+    illegal_move: Option<proto::IllegalMove>,
+    outcome: proto::Outcome,
+}
+
+impl ValidateGameResponse {
+    /// The replay this answer writes.
+    pub fn replay(&self) -> &Replay {
+        &self.replay
+    }
+}
+
+impl From<Replay> for ValidateGameResponse {
+    fn from(replay: Replay) -> ValidateGameResponse {
+        ValidateGameResponse {
+            fen: replay.position.to_string(),
+            illegal_move: replay.illegal_move.as_ref().map(proto::IllegalMove::from),
+            outcome: proto::Outcome::from(&replay.outcome),
+            replay,
+        }
+    }
+}
+
+/// The length of a string field, nothing when empty (proto3).
+fn text_len(tag: u32, text: &str) -> usize {
+    if text.is_empty() { 0 } else { nested_len(tag, text.len()) }
+}
+
+fn put_text(tag: u32, text: &str, buf: &mut impl BufMut) {
+    if !text.is_empty() {
+        put_header(tag, text.len(), buf);
+        buf.put_slice(text.as_bytes());
+    }
+}
+
+/// The length of a length-delimited field whose content is `len` bytes.
+fn nested_len(tag: u32, len: usize) -> usize {
+    key_len(tag) + encoded_len_varint(len as u64) + len
+}
+
+fn put_header(tag: u32, len: usize, buf: &mut impl BufMut) {
+    encode_key(tag, WireType::LengthDelimited, buf);
+    encode_varint(len as u64, buf);
+}
+
+/// `arbiter.v1.Ply`.
+fn ply_len(ply: &PlyRecord) -> usize {
+    let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+    text_len(1, san)
+        + text_len(2, &uci.to_array_string())
+        + text_len(3, fen_after.as_deref().unwrap_or_default())
+        + if *canonical_input { 2 } else { 0 }
+}
+
+fn put_ply(ply: &PlyRecord, buf: &mut impl BufMut) {
+    let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+    put_text(1, san, buf);
+    put_text(2, &uci.to_array_string(), buf);
+    put_text(3, fen_after.as_deref().unwrap_or_default(), buf);
+    if *canonical_input {
+        pbool::encode(4, canonical_input, buf);
+    }
+}
+
+/// `arbiter.v1.LegalMove`.
+fn legal_move_len(legal: &LegalMove) -> usize {
+    text_len(1, &legal.uci.to_array_string()) + text_len(2, &legal.san)
+}
+
+fn put_legal_move(legal: &LegalMove, buf: &mut impl BufMut) {
+    put_text(1, &legal.uci.to_array_string(), buf);
+    put_text(2, &legal.san, buf);
+}
+
+/// A `uint32` field, nothing when 0 (proto3).
+fn count_len(tag: u32, value: u32) -> usize {
+    if value == 0 { 0 } else { uint32::encoded_len(tag, &value) }
+}
+
+fn put_count(tag: u32, value: u32, buf: &mut impl BufMut) {
+    if value != 0 {
+        uint32::encode(tag, &value, buf);
+    }
+}
+
+impl ValidateGameResponse {
+    fn turn(&self) -> i32 {
+        let turn = match self.replay.position.turn() {
+            Color::White => proto::Color::White,
+            Color::Black => proto::Color::Black,
+        };
+        turn as i32
+    }
+
+    /// `arbiter.v1.Position`, as `convert::position_message` fills it.
+    fn position_len(&self) -> usize {
+        let position = &self.replay.position;
+        text_len(1, &self.fen)
+            + int32::encoded_len(2, &self.turn())
+            + if position.is_check() { 2 } else { 0 }
+            + count_len(4, position.halfmove_clock())
+            + count_len(5, position.fullmove_number())
+            + self
+                .replay
+                .legal_moves
+                .iter()
+                .map(|m| nested_len(6, legal_move_len(m)))
+                .sum::<usize>()
+    }
+
+    fn put_position(&self, buf: &mut impl BufMut) {
+        let position = &self.replay.position;
+        put_text(1, &self.fen, buf);
+        int32::encode(2, &self.turn(), buf);
+        if position.is_check() {
+            pbool::encode(3, &true, buf);
+        }
+        put_count(4, position.halfmove_clock(), buf);
+        put_count(5, position.fullmove_number(), buf);
+        for legal in &self.replay.legal_moves {
+            put_header(6, legal_move_len(legal), buf);
+            put_legal_move(legal, buf);
+        }
+    }
+}
+
+impl Encode for ValidateGameResponse {
+    fn encoded_len(&self) -> usize {
+        self.replay.plies.iter().map(|ply| nested_len(1, ply_len(ply))).sum::<usize>()
+            + self.illegal_move.as_ref().map_or(0, |bad| message::encoded_len(2, bad))
+            + nested_len(3, self.position_len())
+            + message::encoded_len(4, &self.outcome)
+    }
+
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        for ply in &self.replay.plies {
+            put_header(1, ply_len(ply), buf);
+            put_ply(ply, buf);
+        }
+        if let Some(bad) = &self.illegal_move {
+            message::encode(2, bad, buf);
+        }
+        put_header(3, self.position_len(), buf);
+        self.put_position(buf);
+        message::encode(4, &self.outcome, buf);
+    }
+}
+
+/// `arbiter.v1.ValidateGamesResponse`, its game written as
+/// [`ValidateGameResponse`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidateGamesResponse {
+    pub id: String,
+    pub result: GameResult,
+}
+
+/// The `result` of a [`ValidateGamesResponse`].
+// Games are the common case; boxing them would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum GameResult {
+    Game(ValidateGameResponse),
+    Error(proto::GameError),
+}
+
+impl Encode for ValidateGamesResponse {
+    fn encoded_len(&self) -> usize {
+        text_len(1, &self.id)
+            + match &self.result {
+                GameResult::Game(game) => nested_len(2, game.encoded_len()),
+                GameResult::Error(error) => message::encoded_len(3, error),
+            }
+    }
+
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        put_text(1, &self.id, buf);
+        match &self.result {
+            GameResult::Game(game) => {
+                put_header(2, game.encoded_len(), buf);
+                game.encode_raw(buf);
+            }
+            GameResult::Error(error) => message::encode(3, error, buf),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game() -> proto::ValidateGameRequest {
+        proto::ValidateGameRequest {
+            fen: "8/8/8/8/8/8/8/K1k5 w - - 0 1".into(),
+            moves: ["e4", "", "Nf3", "é", &"x".repeat(200)].map(str::to_owned).to_vec(),
+            notation: 2,
+            variant: -1,
+            strict_san: true,
+            include_fens: false,
+            skip_legal_moves: true,
+            plies_from: 300,
+        }
+    }
+
+    /// The hand-written messages read and write the generated ones' bytes.
+    #[test]
+    fn requests_are_byte_compatible_with_the_contract() {
+        let request = game();
+        let bytes = request.encode_to_vec();
+        let decoded = ValidateGameRequest::decode(bytes.as_slice()).unwrap();
+        assert_eq!(decoded, ValidateGameRequest::from(request.clone()));
+        assert_eq!(decoded.moves.iter().collect::<Vec<_>>(), request.moves);
+        assert_eq!(Message::encoded_len(&decoded), bytes.len());
+        assert_eq!(decoded.encode_to_vec(), bytes);
+
+        let stream = proto::ValidateGamesRequest { id: "7".into(), game: Some(request) };
+        let bytes = stream.encode_to_vec();
+        let decoded = ValidateGamesRequest::decode(bytes.as_slice()).unwrap();
+        assert_eq!(decoded.encode_to_vec(), bytes);
+
+        let legal = proto::LegalMovesRequest {
+            fen: String::new(),
+            moves: vec!["d4".into(), "d5".into()],
+            notation: 1,
+            variant: 0,
+            from_square: "c1".into(),
+        };
+        let bytes = legal.encode_to_vec();
+        let decoded = LegalMovesRequest::decode(bytes.as_slice()).unwrap();
+        assert_eq!(decoded.moves.iter().collect::<Vec<_>>(), legal.moves);
+        assert_eq!(decoded.encode_to_vec(), bytes);
+    }
+
+    /// Bad input fails as prost's generated decoding fails, with the same
+    /// error, whether the bytes come in one chunk or many.
+    #[test]
+    fn malformed_moves_fail_as_prost_fails() {
+        let good = game().encode_to_vec();
+        let at = good.windows(3).position(|w| w == b"Nf3").unwrap();
+        let mut cases = Vec::new();
+        let mut not_utf8 = good.clone();
+        not_utf8[at] = 0xff;
+        cases.push(not_utf8);
+        cases.push(good[..at + 1].to_vec());
+        let mut long = good.clone();
+        long[at - 1] = 0x7f;
+        cases.push(long);
+        for bytes in cases {
+            let expected = proto::ValidateGameRequest::decode(bytes.as_slice()).unwrap_err();
+            let got = ValidateGameRequest::decode(bytes.as_slice()).unwrap_err();
+            assert_eq!(got.to_string(), expected.to_string());
+            // Two chunks, split inside the third text.
+            let chained = bytes[..at].chain(&bytes[at..]);
+            let got = ValidateGameRequest::decode(chained).unwrap_err();
+            assert_eq!(got.to_string(), expected.to_string());
+            let stream = proto::ValidateGamesRequest { id: String::new(), game: None };
+            let mut nested = stream.encode_to_vec();
+            nested.push(0x12);
+            prost::encoding::encode_varint(bytes.len() as u64, &mut nested);
+            nested.extend_from_slice(&bytes);
+            let expected = proto::ValidateGamesRequest::decode(nested.as_slice()).unwrap_err();
+            let got = ValidateGamesRequest::decode(nested.as_slice()).unwrap_err();
+            assert_eq!(got.to_string(), expected.to_string());
+        }
+        let chained = good[..at].chain(&good[at..]);
+        let decoded = ValidateGameRequest::decode(chained).unwrap();
+        assert_eq!(decoded, ValidateGameRequest::from(game()));
+    }
+
+    fn written(message: &impl Encode) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        message.encode_raw(&mut bytes);
+        assert_eq!(bytes.len(), message.encoded_len());
+        bytes
+    }
+
+    /// Answers are written as the generated messages write them (the
+    /// random workloads of tests/cache.rs check many more).
+    #[test]
+    fn answers_are_byte_compatible_with_the_contract() {
+        use crate::chess::game::{ReplayOptions, replay};
+        let fools_mate = ["f3", "e5", "g4", "Qh4#", "a3"];
+        let with_fens = ReplayOptions { include_fens: true, ..ReplayOptions::default() };
+        let later = ReplayOptions { plies_from: 3, skip_legal_moves: true, ..with_fens };
+        for (moves, options) in [
+            (&fools_mate[..0], ReplayOptions::default()),
+            (&fools_mate[..2], with_fens),
+            (&fools_mate[..], ReplayOptions::default()),
+            (&fools_mate[..], later),
+            (&["e4", "Ke9"][..], ReplayOptions::default()),
+        ] {
+            let replayed = replay(crate::chess::Position::default(), moves, &options);
+            let expected = proto::ValidateGameResponse::from(&replayed);
+            let game = ValidateGameResponse::from(replayed);
+            assert_eq!(written(&game), expected.encode_to_vec(), "{moves:?}");
+            let stream = ValidateGamesResponse { id: "g1".into(), result: GameResult::Game(game) };
+            let expected = proto::ValidateGamesResponse {
+                id: "g1".into(),
+                result: Some(proto::validate_games_response::Result::Game(expected)),
+            };
+            assert_eq!(written(&stream), expected.encode_to_vec());
+        }
+        let error = proto::GameError { code: "INVALID_ARGUMENT".into(), ..Default::default() };
+        let stream =
+            ValidateGamesResponse { id: String::new(), result: GameResult::Error(error.clone()) };
+        let expected = proto::ValidateGamesResponse {
+            id: String::new(),
+            result: Some(proto::validate_games_response::Result::Error(error)),
+        };
+        assert_eq!(written(&stream), expected.encode_to_vec());
+    }
+}
