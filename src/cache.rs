@@ -246,8 +246,9 @@ impl Hash for GameId<'_> {
     }
 }
 
-/// A cached move list, owning its texts.
-#[derive(Debug)]
+/// A cached move list, owning its texts. Derived equality compares every
+/// field, the hash first so that most unequal keys differ at once.
+#[derive(Debug, PartialEq, Eq)]
 struct Key {
     hash: u64,
     start: Position,
@@ -278,18 +279,6 @@ impl Hash for Key {
         state.write_u64(self.hash);
     }
 }
-
-impl PartialEq for Key {
-    fn eq(&self, other: &Key) -> bool {
-        self.hash == other.hash
-            && self.start == other.start
-            && self.notation == other.notation
-            && self.strict == other.strict
-            && self.moves == other.moves
-    }
-}
-
-impl Eq for Key {}
 
 /// A lookup of one prefix of a request, borrowing its texts.
 struct Probe<'a> {

@@ -447,8 +447,10 @@ impl Position {
 /// A position as the repetition rules see it: placement (the role boards and
 /// the white pieces determine it), side to move, castling rights, and the
 /// en-passant square only when an en-passant capture is legal. Equality is
-/// exact; the hash only makes unequal keys differ early.
-#[derive(Clone, Copy, Debug, Eq)]
+/// exact; the hash only makes unequal keys differ early: derived equality
+/// compares the fields in order, the hash first (a whole-key comparison per
+/// history entry would dominate the replay).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RepetitionKey {
     hash: u64,
     by_role: [Bitboard; 6],
@@ -456,20 +458,6 @@ pub struct RepetitionKey {
     castling: Bitboard,
     turn: Color,
     ep: Option<Square>,
-}
-
-impl PartialEq for RepetitionKey {
-    /// Compares the hashes first: most keys of a game differ there, and a
-    /// whole-key comparison per history entry would dominate the replay.
-    #[inline]
-    fn eq(&self, other: &RepetitionKey) -> bool {
-        self.hash == other.hash
-            && self.by_role == other.by_role
-            && self.white == other.white
-            && self.castling == other.castling
-            && self.turn == other.turn
-            && self.ep == other.ep
-    }
 }
 
 /// Where king and rook land when `color`'s king on `king` castles with the
