@@ -394,12 +394,16 @@ struct OpenStream {
     verdicts: Streaming<ValidateGamesResponse>,
 }
 
-/// `stream`: `ValidateGames`, one stream per worker with one game in flight,
-/// so that it compares with `validate` at the same number of games in flight.
+/// `stream`: `ValidateGames`, one stream per worker. A call is a batch of
+/// games sent back to back, and ends when all their verdicts are in: with a
+/// batch of 1 (the default) a stream has one game in flight, so that it
+/// compares with `validate` at the same number of games in flight; larger
+/// batches are how a bulk client uses a stream.
 /// A stream that fails is opened again for the next call.
 pub struct StreamCaller {
     client: RulesServiceClient<Channel>,
     items: Arc<Vec<Item<ValidateGameRequest>>>,
+    batch: usize,
     stream: Option<OpenStream>,
 }
 
@@ -407,12 +411,13 @@ impl StreamCaller {
     pub fn new(
         client: RulesServiceClient<Channel>,
         items: Arc<Vec<Item<ValidateGameRequest>>>,
+        batch: usize,
     ) -> StreamCaller {
-        StreamCaller { client, items, stream: None }
+        StreamCaller { client, items, batch, stream: None }
     }
 
     async fn open(&mut self) -> Result<OpenStream, Status> {
-        let (games, queue) = mpsc::channel(1);
+        let (games, queue) = mpsc::channel(self.batch);
         let verdicts = self.client.validate_games(ReceiverStream::new(queue)).await?.into_inner();
         Ok(OpenStream { games, verdicts })
     }
@@ -425,27 +430,59 @@ impl Caller for StreamCaller {
             Some(open) => open,
             None => self.open().await?,
         };
-        let item = &self.items[seq % self.items.len()];
-        let id = seq.to_string();
-        let request = ValidateGamesRequest { id: id.clone(), game: Some(item.request.clone()) };
-        // A send fails when the server has ended the stream: its status
-        // comes with the next read.
-        let _ = open.games.send(request).await;
-        let verdict = open
-            .verdicts
-            .message()
-            .await?
-            .ok_or_else(|| Status::unknown("the server ended the stream without an answer"))?;
-        let mismatch = match verdict.result {
-            _ if verdict.id != id => Some(format!("answer for id {:?}, sent {id:?}", verdict.id)),
-            Some(GameResult::Game(answer)) => item.check(&answer),
-            Some(GameResult::Error(error)) => {
-                let code = parse_code(&error.code).unwrap_or(Code::Unknown);
-                return Err(Status::new(code, format!("{} ({})", error.message, error.reason)));
+        let games: Vec<_> = (0..self.batch)
+            .map(|k| {
+                let n = seq * self.batch + k;
+                (n.to_string(), &self.items[n % self.items.len()])
+            })
+            .collect();
+        let requests: Vec<_> = games
+            .iter()
+            .map(|(id, item)| ValidateGamesRequest {
+                id: id.clone(),
+                game: Some(item.request.clone()),
+            })
+            .collect();
+        let sender = open.games.clone();
+        // Sent while the verdicts are read, so that neither side waits on
+        // the other's flow control. A send fails when the server has ended
+        // the stream: its status comes with the next read.
+        let send = async move {
+            for request in requests {
+                if sender.send(request).await.is_err() {
+                    break;
+                }
             }
-            None => Some(format!("answer for id {id:?} has no result")),
         };
+        let receive = async {
+            let mut answer = Answer { games: 0, plies: 0, mismatch: None };
+            for (id, item) in &games {
+                let verdict = open.verdicts.message().await?.ok_or_else(|| {
+                    Status::unknown("the server ended the stream without an answer")
+                })?;
+                let mismatch = match verdict.result {
+                    _ if verdict.id != *id => {
+                        Some(format!("answer for id {:?}, sent {id:?}", verdict.id))
+                    }
+                    Some(GameResult::Game(answer)) => item.check(&answer),
+                    Some(GameResult::Error(error)) => {
+                        let code = parse_code(&error.code).unwrap_or(Code::Unknown);
+                        return Err(Status::new(
+                            code,
+                            format!("{} ({})", error.message, error.reason),
+                        ));
+                    }
+                    None => Some(format!("answer for id {id:?} has no result")),
+                };
+                answer.games += 1;
+                answer.plies += item.plies;
+                answer.mismatch = answer.mismatch.or(mismatch);
+            }
+            Ok(answer)
+        };
+        let ((), answer) = tokio::join!(send, receive);
+        let answer = answer?;
         self.stream = Some(open);
-        Ok(Answer { games: 1, plies: item.plies, mismatch })
+        Ok(answer)
     }
 }

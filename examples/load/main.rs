@@ -109,6 +109,10 @@ struct Flags {
     /// keeps its lock-step rounds.
     #[arg(long, value_name = "CALLS_PER_S", value_parser = positive_rate)]
     rate: Option<f64>,
+    /// Games a `stream` call sends back to back on its stream before it
+    /// waits for their verdicts (1: one game in flight per stream).
+    #[arg(long, default_value_t = 1, value_parser = positive)]
+    stream_batch: usize,
     /// HTTP/2 connections the workers share round-robin.
     #[arg(long, default_value_t = 4, value_parser = positive)]
     connections: usize,
@@ -302,7 +306,11 @@ async fn measure(
             Scenario::Stream => {
                 calls
                     .run(scenario, |w| {
-                        StreamCaller::new(connections.rules(w), Arc::clone(&workload.validate))
+                        StreamCaller::new(
+                            connections.rules(w),
+                            Arc::clone(&workload.validate),
+                            flags.stream_batch,
+                        )
                     })
                     .await?
             }

@@ -2,6 +2,8 @@
 //! destructured field by field (no `..`), so a new field in the contract
 //! does not compile until it is given a meaning here.
 
+use std::fmt;
+
 use crate::chess::game::{IllegalMove, LegalMove, Notation, PlyRecord, Replay, ReplayOptions};
 use crate::chess::illegal::IllegalReason;
 use crate::chess::outcome::{ClaimableDraw, GameResult, Outcome, Termination};
@@ -20,24 +22,24 @@ pub struct GameRequest {
 }
 
 /// Reads the start position: empty means the standard start.
-fn start_position(fen: &str, field: &str, limits: &Limits) -> Result<Position, RequestError> {
+fn start_position(fen: &str, field: Field<'_>, limits: &Limits) -> Result<Position, RequestError> {
     if fen.is_empty() {
         return Ok(Position::default());
     }
     if fen.len() > limits.max_fen_bytes {
         return Err(RequestError::FenTooLong {
-            field: field.to_owned(),
+            field: field.to_string(),
             len: fen.len(),
             max: limits.max_fen_bytes,
         });
     }
-    fen.parse().map_err(|error| RequestError::InvalidFen { field: field.to_owned(), error })
+    fen.parse().map_err(|error| RequestError::InvalidFen { field: field.to_string(), error })
 }
 
-fn check_moves(moves: &MoveTexts, field: &str, limits: &Limits) -> Result<(), RequestError> {
+fn check_moves(moves: &MoveTexts, field: Field<'_>, limits: &Limits) -> Result<(), RequestError> {
     if moves.len() > limits.max_moves {
         return Err(RequestError::TooManyMoves {
-            field: field.to_owned(),
+            field: field.to_string(),
             count: moves.len(),
             max: limits.max_moves,
         });
@@ -45,28 +47,46 @@ fn check_moves(moves: &MoveTexts, field: &str, limits: &Limits) -> Result<(), Re
     Ok(())
 }
 
-fn notation(value: i32, field: &str) -> Result<Notation, RequestError> {
+fn notation(value: i32, field: Field<'_>) -> Result<Notation, RequestError> {
     match proto::Notation::try_from(value) {
         Ok(proto::Notation::Unspecified) => Ok(Notation::Auto),
         Ok(proto::Notation::Uci) => Ok(Notation::Uci),
         Ok(proto::Notation::San) => Ok(Notation::San),
-        Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_owned(), value }),
+        Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_string(), value }),
     }
 }
 
-fn standard_variant(value: i32, field: &str) -> Result<(), RequestError> {
+fn standard_variant(value: i32, field: Field<'_>) -> Result<(), RequestError> {
     match proto::Variant::try_from(value) {
         Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(()),
         Ok(proto::Variant::Chess960) => {
-            Err(RequestError::UnsupportedVariant { field: field.to_owned() })
+            Err(RequestError::UnsupportedVariant { field: field.to_string() })
         }
-        Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_owned(), value }),
+        Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_string(), value }),
     }
 }
 
-/// A field path: `fen` at the top level, `game.fen` inside a stream request.
-fn path(prefix: &str, field: &str) -> String {
-    if prefix.is_empty() { field.to_owned() } else { format!("{prefix}.{field}") }
+/// A field path: `fen` at the top level, `game.fen` inside a stream
+/// request. Written out only for an error: a stream checks four per game.
+#[derive(Clone, Copy)]
+struct Field<'a> {
+    prefix: &'a str,
+    name: &'static str,
+}
+
+impl Field<'_> {
+    const fn top(name: &'static str) -> Field<'static> {
+        Field { prefix: "", name }
+    }
+}
+
+impl fmt::Display for Field<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.prefix.is_empty() {
+            write!(f, "{}.", self.prefix)?;
+        }
+        f.write_str(self.name)
+    }
 }
 
 impl GameRequest {
@@ -91,10 +111,11 @@ impl GameRequest {
             skip_legal_moves,
             plies_from,
         } = request;
-        standard_variant(variant, &path(prefix, "variant"))?;
-        let notation = notation(notation_value, &path(prefix, "notation"))?;
-        check_moves(&moves, &path(prefix, "moves"), limits)?;
-        let start = start_position(&fen, &path(prefix, "fen"), limits)?;
+        let field = |name| Field { prefix, name };
+        standard_variant(variant, field("variant"))?;
+        let notation = notation(notation_value, field("notation"))?;
+        check_moves(&moves, field("moves"), limits)?;
+        let start = start_position(&fen, field("fen"), limits)?;
         Ok(GameRequest {
             start,
             moves,
@@ -126,10 +147,10 @@ impl LegalMovesQuery {
     ) -> Result<LegalMovesQuery, RequestError> {
         let wire::LegalMovesRequest { fen, moves, notation: notation_value, variant, from_square } =
             request;
-        standard_variant(variant, "variant")?;
-        let notation = notation(notation_value, "notation")?;
-        check_moves(&moves, "moves", limits)?;
-        let start = start_position(&fen, "fen", limits)?;
+        standard_variant(variant, Field::top("variant"))?;
+        let notation = notation(notation_value, Field::top("notation"))?;
+        check_moves(&moves, Field::top("moves"), limits)?;
+        let start = start_position(&fen, Field::top("fen"), limits)?;
         let from = match from_square.as_str() {
             "" => None,
             text => Some(text.parse().map_err(|_| RequestError::InvalidSquare {
@@ -166,7 +187,7 @@ impl PerftQuery {
         limits: &Limits,
     ) -> Result<PerftQuery, RequestError> {
         let proto::PerftRequest { fen, depth, divide, variant } = request;
-        standard_variant(variant, "variant")?;
+        standard_variant(variant, Field::top("variant"))?;
         if depth > limits.max_perft_depth {
             return Err(RequestError::DepthTooLarge {
                 field: "depth".to_owned(),
@@ -174,7 +195,7 @@ impl PerftQuery {
                 max: limits.max_perft_depth,
             });
         }
-        Ok(PerftQuery { start: start_position(&fen, "fen", limits)?, depth, divide })
+        Ok(PerftQuery { start: start_position(&fen, Field::top("fen"), limits)?, depth, divide })
     }
 }
 
@@ -198,7 +219,7 @@ impl From<&PlyRecord> for proto::Ply {
             // machinery for the hundreds of short strings of a response.
             san: san.as_str().to_owned(),
             uci: uci.to_array_string().as_str().to_owned(),
-            fen_after: fen_after.clone().unwrap_or_default(),
+            fen_after: fen_after.as_deref().unwrap_or_default().to_owned(),
             canonical_input: *canonical_input,
         }
     }
@@ -247,7 +268,7 @@ impl From<IllegalReason> for proto::IllegalMoveReason {
 /// The `Position` message of a position and its listed legal moves.
 pub fn position_message(position: &Position, legal_moves: &[LegalMove]) -> proto::Position {
     proto::Position {
-        fen: position.to_string(),
+        fen: position.fen().as_str().to_owned(),
         turn: match position.turn() {
             Color::White => proto::Color::White,
             Color::Black => proto::Color::Black,

@@ -15,6 +15,7 @@
 //! field, so the codec answers INVALID_ARGUMENT `MALFORMED_MESSAGE` as for
 //! any generated message.
 
+use arrayvec::ArrayVec;
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{
     DecodeContext, WireType, bool as pbool, decode_varint, encode_key, encode_varint,
@@ -24,6 +25,7 @@ use prost::{DecodeError, Message};
 
 use super::codec::Encode;
 use crate::chess::Color;
+use crate::chess::fen::Fen;
 use crate::chess::game::{LegalMove, PlyRecord, Replay};
 use crate::proto;
 
@@ -106,6 +108,13 @@ impl MoveTexts {
         buf: &mut impl Buf,
         ctx: DecodeContext,
     ) -> Result<(), DecodeError> {
+        if self.ends.is_empty() {
+            // The rest of the message bounds the texts; most moves take five
+            // bytes or more there (key, length, two letters or more), so a
+            // quarter of it holds the ends of most lists without growing.
+            self.text.reserve(buf.remaining());
+            self.ends.reserve(buf.remaining() / 4);
+        }
         if wire_type == WireType::LengthDelimited {
             let mut chunk = buf.chunk();
             let header = chunk.len();
@@ -400,9 +409,13 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
 pub struct ValidateGameResponse {
     replay: Replay,
     /// The final position's FEN, written once.
-    fen: String,
+    fen: Fen,
     illegal_move: Option<proto::IllegalMove>,
     outcome: proto::Outcome,
+    /// The length of `arbiter.v1.Position`'s content.
+    position_len: usize,
+    /// The length of the whole message.
+    len: usize,
 }
 
 impl ValidateGameResponse {
@@ -414,18 +427,37 @@ impl ValidateGameResponse {
 
 impl From<Replay> for ValidateGameResponse {
     fn from(replay: Replay) -> ValidateGameResponse {
-        ValidateGameResponse {
-            fen: replay.position.to_string(),
+        let mut response = ValidateGameResponse {
+            fen: replay.position.fen(),
             illegal_move: replay.illegal_move.as_ref().map(proto::IllegalMove::from),
             outcome: proto::Outcome::from(&replay.outcome),
             replay,
-        }
+            position_len: 0,
+            len: 0,
+        };
+        response.position_len = response.position_content_len();
+        response.len = response.plies_len()
+            + response.illegal_move.as_ref().map_or(0, |bad| message::encoded_len(2, bad))
+            + nested_len(3, response.position_len)
+            + message::encoded_len(4, &response.outcome);
+        response
     }
+}
+
+/// The length of a length-delimited field whose content is `len` bytes.
+fn nested_len(tag: u32, len: usize) -> usize {
+    key_len(tag) + encoded_len_varint(len as u64) + len
 }
 
 /// The length of a string field, nothing when empty (proto3).
 fn text_len(tag: u32, text: &str) -> usize {
     if text.is_empty() { 0 } else { nested_len(tag, text.len()) }
+}
+
+/// The key and length of a length-delimited field.
+fn put_header(tag: u32, len: usize, buf: &mut impl BufMut) {
+    encode_key(tag, WireType::LengthDelimited, buf);
+    encode_varint(len as u64, buf);
 }
 
 fn put_text(tag: u32, text: &str, buf: &mut impl BufMut) {
@@ -435,43 +467,76 @@ fn put_text(tag: u32, text: &str, buf: &mut impl BufMut) {
     }
 }
 
-/// The length of a length-delimited field whose content is `len` bytes.
-fn nested_len(tag: u32, len: usize) -> usize {
-    key_len(tag) + encoded_len_varint(len as u64) + len
+/// A small message of short fields (a ply, a legal move), built on the
+/// stack and written in one go: an answer has hundreds of them, and a write
+/// to tonic's buffer costs several calls and a capacity check. Its fields
+/// have tags below 16 and its content stays under 128 bytes, so every key
+/// and length takes a single byte.
+struct Short(ArrayVec<u8, 128>);
+
+impl Short {
+    /// A message with field number `tag`; its length is filled in by `put`.
+    fn new(tag: u8) -> Short {
+        let mut bytes = ArrayVec::new();
+        bytes.extend([tag << 3 | WireType::LengthDelimited as u8, 0]);
+        Short(bytes)
+    }
+
+    /// A string field, nothing when empty (proto3).
+    fn text(&mut self, tag: u8, text: &[u8]) {
+        if !text.is_empty() {
+            self.0.extend([tag << 3 | WireType::LengthDelimited as u8, text.len() as u8]);
+            self.0.try_extend_from_slice(text).expect("short fields fit in 128 bytes");
+        }
+    }
+
+    /// A bool field, nothing when false (proto3).
+    fn flag(&mut self, tag: u8, value: bool) {
+        if value {
+            self.0.extend([tag << 3 | WireType::Varint as u8, 1]);
+        }
+    }
+
+    fn put(mut self, buf: &mut impl BufMut) {
+        self.0[1] = (self.0.len() - 2) as u8;
+        buf.put_slice(&self.0);
+    }
+
+    /// The length of a string field of `len` bytes, as `text` writes it.
+    fn text_len(len: usize) -> usize {
+        if len == 0 { 0 } else { 2 + len }
+    }
 }
 
-fn put_header(tag: u32, len: usize, buf: &mut impl BufMut) {
-    encode_key(tag, WireType::LengthDelimited, buf);
-    encode_varint(len as u64, buf);
-}
-
-/// `arbiter.v1.Ply`.
+/// `arbiter.v1.Ply` as field 1 of the answer.
 fn ply_len(ply: &PlyRecord) -> usize {
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
-    text_len(1, san)
-        + text_len(2, &uci.to_array_string())
-        + text_len(3, fen_after.as_deref().unwrap_or_default())
-        + if *canonical_input { 2 } else { 0 }
+    2 + Short::text_len(san.len())
+        + Short::text_len(uci.text_len())
+        + Short::text_len(fen_after.as_ref().map_or(0, |fen| fen.len()))
+        + 2 * usize::from(*canonical_input)
 }
 
 fn put_ply(ply: &PlyRecord, buf: &mut impl BufMut) {
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
-    put_text(1, san, buf);
-    put_text(2, &uci.to_array_string(), buf);
-    put_text(3, fen_after.as_deref().unwrap_or_default(), buf);
-    if *canonical_input {
-        pbool::encode(4, canonical_input, buf);
-    }
+    let mut out = Short::new(1);
+    out.text(1, san.as_bytes());
+    out.text(2, &uci.ascii()[..uci.text_len()]);
+    out.text(3, fen_after.as_ref().map_or(&[], |fen| fen.as_bytes()));
+    out.flag(4, *canonical_input);
+    out.put(buf);
 }
 
-/// `arbiter.v1.LegalMove`.
+/// `arbiter.v1.LegalMove` as field 6 of `arbiter.v1.Position`.
 fn legal_move_len(legal: &LegalMove) -> usize {
-    text_len(1, &legal.uci.to_array_string()) + text_len(2, &legal.san)
+    2 + Short::text_len(legal.uci.text_len()) + Short::text_len(legal.san.len())
 }
 
 fn put_legal_move(legal: &LegalMove, buf: &mut impl BufMut) {
-    put_text(1, &legal.uci.to_array_string(), buf);
-    put_text(2, &legal.san, buf);
+    let mut out = Short::new(6);
+    out.text(1, &legal.uci.ascii()[..legal.uci.text_len()]);
+    out.text(2, legal.san.as_bytes());
+    out.put(buf);
 }
 
 /// A `uint32` field, nothing when 0 (proto3).
@@ -494,24 +559,24 @@ impl ValidateGameResponse {
         turn as i32
     }
 
+    fn plies_len(&self) -> usize {
+        self.replay.plies.iter().map(ply_len).sum()
+    }
+
     /// `arbiter.v1.Position`, as `convert::position_message` fills it.
-    fn position_len(&self) -> usize {
+    fn position_content_len(&self) -> usize {
         let position = &self.replay.position;
         text_len(1, &self.fen)
             + int32::encoded_len(2, &self.turn())
             + if position.is_check() { 2 } else { 0 }
             + count_len(4, position.halfmove_clock())
             + count_len(5, position.fullmove_number())
-            + self
-                .replay
-                .legal_moves
-                .iter()
-                .map(|m| nested_len(6, legal_move_len(m)))
-                .sum::<usize>()
+            + self.replay.legal_moves.iter().map(legal_move_len).sum::<usize>()
     }
 
     fn put_position(&self, buf: &mut impl BufMut) {
         let position = &self.replay.position;
+        put_header(3, self.position_len, buf);
         put_text(1, &self.fen, buf);
         int32::encode(2, &self.turn(), buf);
         if position.is_check() {
@@ -520,7 +585,6 @@ impl ValidateGameResponse {
         put_count(4, position.halfmove_clock(), buf);
         put_count(5, position.fullmove_number(), buf);
         for legal in &self.replay.legal_moves {
-            put_header(6, legal_move_len(legal), buf);
             put_legal_move(legal, buf);
         }
     }
@@ -528,21 +592,16 @@ impl ValidateGameResponse {
 
 impl Encode for ValidateGameResponse {
     fn encoded_len(&self) -> usize {
-        self.replay.plies.iter().map(|ply| nested_len(1, ply_len(ply))).sum::<usize>()
-            + self.illegal_move.as_ref().map_or(0, |bad| message::encoded_len(2, bad))
-            + nested_len(3, self.position_len())
-            + message::encoded_len(4, &self.outcome)
+        self.len
     }
 
     fn encode_raw(&self, buf: &mut impl BufMut) {
         for ply in &self.replay.plies {
-            put_header(1, ply_len(ply), buf);
             put_ply(ply, buf);
         }
         if let Some(bad) = &self.illegal_move {
             message::encode(2, bad, buf);
         }
-        put_header(3, self.position_len(), buf);
         self.put_position(buf);
         message::encode(4, &self.outcome, buf);
     }

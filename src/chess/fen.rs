@@ -5,8 +5,10 @@
 //! ([`PositionError`]): a FEN can be well formed and still describe a
 //! position no game can reach.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::str::FromStr;
+
+use arrayvec::ArrayString;
 
 use super::attacks;
 use super::bitboard::Bitboard;
@@ -348,52 +350,98 @@ fn validate_checks(pos: &Position) -> Result<(), PositionError> {
     Ok(())
 }
 
+/// The longest FEN [`Position::fen`] writes: 64 pieces and 7 slashes,
+/// side, `KQkq`, an en-passant square and two clocks of up to 10 digits,
+/// with the 5 spaces between the fields.
+pub const MAX_FEN_LEN: usize = 71 + 1 + 4 + 2 + 10 + 10 + 5;
+
+/// A FEN as [`Position::fen`] writes it, without a heap allocation.
+pub type Fen = ArrayString<MAX_FEN_LEN>;
+
+impl Position {
+    /// The FEN, written without allocating: castling as `KQkq`, the
+    /// en-passant square as recorded. Answers carry a FEN per position they
+    /// return, so this writes bytes rather than go through `fmt`.
+    ///
+    /// ```
+    /// use arbiter::chess::{fen::STARTING_FEN, Position};
+    /// assert_eq!(Position::default().fen().as_str(), STARTING_FEN);
+    /// ```
+    pub fn fen(&self) -> Fen {
+        let mut out = [0u8; MAX_FEN_LEN];
+        let mut len = 0;
+        let mut put = |byte: u8| {
+            out[len] = byte;
+            len += 1;
+        };
+        for rank in Rank::ALL.into_iter().rev() {
+            let mut empty = 0;
+            for file in File::ALL {
+                match self.piece_at(Square::from_coords(file, rank)) {
+                    Some(piece) => {
+                        if empty > 0 {
+                            put(b'0' + empty);
+                            empty = 0;
+                        }
+                        put(piece.char() as u8);
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                put(b'0' + empty);
+            }
+            put(if rank == Rank::First { b' ' } else { b'/' });
+        }
+        put(self.turn.fold(b'w', b'b'));
+        put(b' ');
+        if self.castling.is_empty() {
+            put(b'-');
+        }
+        for (sq, c) in
+            [(Square::H1, b'K'), (Square::A1, b'Q'), (Square::H8, b'k'), (Square::A8, b'q')]
+        {
+            if self.castling.contains(sq) {
+                put(c);
+            }
+        }
+        put(b' ');
+        match self.ep_square {
+            Some(ep) => {
+                put(ep.file().char() as u8);
+                put(ep.rank().char() as u8);
+            }
+            None => put(b'-'),
+        }
+        for clock in [self.halfmoves, self.fullmoves] {
+            put(b' ');
+            let mut digits = [0u8; 10];
+            let mut n = digits.len();
+            let mut rest = clock;
+            loop {
+                n -= 1;
+                digits[n] = b'0' + (rest % 10) as u8;
+                rest /= 10;
+                if rest == 0 {
+                    break;
+                }
+            }
+            digits[n..].iter().for_each(|&d| put(d));
+        }
+        let text = std::str::from_utf8(&out[..len]).expect("a FEN is ASCII");
+        ArrayString::from(text).expect("a FEN fits in MAX_FEN_LEN")
+    }
+}
+
 impl fmt::Display for Position {
-    /// Writes the FEN: castling as `KQkq`, the en-passant square as recorded.
+    /// Writes the FEN, as [`Position::fen`].
     ///
     /// ```
     /// use arbiter::chess::{fen::STARTING_FEN, Position};
     /// assert_eq!(Position::default().to_string(), STARTING_FEN);
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, rank) in Rank::ALL.iter().rev().enumerate() {
-            if i > 0 {
-                f.write_char('/')?;
-            }
-            let mut empty = 0;
-            for file in File::ALL {
-                match self.piece_at(Square::from_coords(file, *rank)) {
-                    Some(piece) => {
-                        if empty > 0 {
-                            write!(f, "{empty}")?;
-                            empty = 0;
-                        }
-                        f.write_char(piece.char())?;
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                write!(f, "{empty}")?;
-            }
-        }
-        f.write_char(' ')?;
-        f.write_char(self.turn.fold('w', 'b'))?;
-        f.write_char(' ')?;
-        if self.castling.is_empty() {
-            f.write_char('-')?;
-        }
-        for (sq, c) in [(Square::H1, 'K'), (Square::A1, 'Q'), (Square::H8, 'k'), (Square::A8, 'q')]
-        {
-            if self.castling.contains(sq) {
-                f.write_char(c)?;
-            }
-        }
-        match self.ep_square {
-            Some(ep) => write!(f, " {ep}")?,
-            None => f.write_str(" -")?,
-        }
-        write!(f, " {} {}", self.halfmoves, self.fullmoves)
+        f.write_str(&self.fen())
     }
 }
 
@@ -403,6 +451,24 @@ mod tests {
 
     fn err(fen: &str) -> FenError {
         fen.parse::<Position>().unwrap_err()
+    }
+
+    #[test]
+    fn the_longest_fen_fits() {
+        // Not a legal position: only the writer's bound is at stake.
+        let mut pos = Position::empty();
+        let knight = Piece { color: Color::White, role: Role::Knight };
+        for sq in (0..64).filter(|i| (i / 8 + i) % 2 == 0).filter_map(Square::new) {
+            pos.put(knight, sq);
+        }
+        pos.castling = [Square::A1, Square::H1, Square::A8, Square::H8].into_iter().collect();
+        pos.ep_square = Some(Square::E3);
+        (pos.halfmoves, pos.fullmoves) = (u32::MAX, u32::MAX);
+        let fen = pos.fen();
+        assert_eq!(fen.len(), MAX_FEN_LEN);
+        assert!(fen.starts_with("1N1N1N1N/N1N1N1N1/"), "{fen}");
+        assert!(fen.ends_with(" w KQkq e3 4294967295 4294967295"), "{fen}");
+        assert_eq!(pos.to_string(), fen.as_str());
     }
 
     #[test]

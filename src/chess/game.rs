@@ -3,6 +3,7 @@
 //! outcome out.
 
 use super::bitboard::Bitboard;
+use super::fen::Fen;
 use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
 use super::movegen::Move;
 use super::outcome::{GameResult, Outcome, Termination, is_insufficient_material, win_for};
@@ -299,7 +300,7 @@ pub struct ReplayOptions {
 pub struct PlyRecord {
     pub san: SanString,
     pub uci: UciMove,
-    pub fen_after: Option<String>,
+    pub fen_after: Option<Fen>,
     pub canonical_input: bool,
 }
 
@@ -377,7 +378,7 @@ pub struct Replayed {
 pub struct Extension {
     illegal_move: Option<IllegalMove>,
     /// FENs after the plies from `max(plies_from, first new ply)` on.
-    fens: Vec<String>,
+    fens: Vec<Fen>,
 }
 
 impl Extension {
@@ -415,7 +416,7 @@ impl Replayed {
                 Ok(played) => {
                     self.plies.push(played);
                     if options.include_fens && index >= options.plies_from {
-                        tail.fens.push(self.game.position().to_string());
+                        tail.fens.push(self.game.position().fen());
                     }
                 }
                 Err(Illegal { reason, message }) => {

@@ -112,14 +112,34 @@ impl UciMove {
     /// ```
     pub fn to_array_string(&self) -> ArrayString<5> {
         let mut out = ArrayString::new();
-        let squares = [self.from, self.to];
-        for c in squares.into_iter().flat_map(|sq| [sq.file().char(), sq.rank().char()]) {
-            out.push(c);
-        }
-        if let Some(role) = self.promotion {
-            out.push(role.char());
-        }
+        self.ascii()[..self.text_len()].iter().for_each(|&byte| out.push(char::from(byte)));
         out
+    }
+
+    /// The text as ASCII bytes, the first [`UciMove::text_len`] of them,
+    /// for writers of bytes.
+    ///
+    /// ```
+    /// use arbiter::chess::uci::UciMove;
+    /// let m: UciMove = "e7e8q".parse().unwrap();
+    /// assert_eq!(&m.ascii()[..m.text_len()], b"e7e8q");
+    /// ```
+    #[inline]
+    pub fn ascii(&self) -> [u8; 5] {
+        let [from, to] = [self.from, self.to];
+        [
+            from.file().char() as u8,
+            from.rank().char() as u8,
+            to.file().char() as u8,
+            to.rank().char() as u8,
+            self.promotion.map_or(0, |role| role.char() as u8),
+        ]
+    }
+
+    /// The length of the text: 4, or 5 with a promotion.
+    #[inline]
+    pub fn text_len(&self) -> usize {
+        4 + usize::from(self.promotion.is_some())
     }
 }
 
