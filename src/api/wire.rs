@@ -18,8 +18,8 @@
 use arrayvec::ArrayVec;
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{
-    DecodeContext, WireType, bool as pbool, decode_varint, encode_key, encode_varint,
-    encoded_len_varint, int32, key_len, message, skip_field, string, uint32,
+    DecodeContext, WireType, bool as pbool, encode_key, encode_varint, encoded_len_varint, int32,
+    key_len, message, skip_field, string, uint32,
 };
 use prost::{DecodeError, Message};
 
@@ -98,12 +98,16 @@ impl MoveTexts {
         self.ends.push(u32::try_from(self.text.len()).expect("a message is under 4 GiB"));
     }
 
-    /// Decodes one more text, as prost's `string::merge` would, but into
-    /// the shared buffer. A whole, valid text in the buffer's first chunk
-    /// (always, for tonic's contiguous buffers) is copied from there;
-    /// anything else goes through prost, which copies it or gives its error.
+    /// Decodes the text of field `tag`, whose key prost has just read, as
+    /// prost's `string::merge` would but into the shared buffer, and with
+    /// it the texts of the same field that follow: a move list is a run of
+    /// short texts, read here in one pass and checked as UTF-8 at once.
+    /// Anything else (a text of 128 bytes or more, one split across
+    /// chunks, invalid UTF-8) goes through prost, which copies it or gives
+    /// its error.
     fn merge(
         &mut self,
+        tag: u32,
         wire_type: WireType,
         buf: &mut impl Buf,
         ctx: DecodeContext,
@@ -115,23 +119,42 @@ impl MoveTexts {
             self.text.reserve(buf.remaining());
             self.ends.reserve(buf.remaining() / 4);
         }
-        if wire_type == WireType::LengthDelimited {
-            let mut chunk = buf.chunk();
-            let header = chunk.len();
-            if let Ok(len) = decode_varint(&mut chunk)
-                && let Some(bytes) = usize::try_from(len).ok().and_then(|len| chunk.get(..len))
-                && let Ok(text) = std::str::from_utf8(bytes)
-            {
-                let consumed = header - chunk.len() + bytes.len();
-                self.push(text);
-                buf.advance(consumed);
-                return Ok(());
-            }
+        if wire_type == WireType::LengthDelimited
+            && let Ok(key) = u8::try_from(tag << 3 | WireType::LengthDelimited as u32)
+            && self.merge_run(key, buf)
+        {
+            return Ok(());
         }
         let mut text = String::new();
         string::merge(wire_type, &mut text, buf, ctx)?;
         self.push(&text);
         Ok(())
+    }
+
+    /// Takes the run of short texts at the start of `buf`'s first chunk:
+    /// the length and bytes of the first, then key, length and bytes of
+    /// each next one while the key is `key`. Stops before the first text
+    /// that is not valid UTF-8. Returns whether it took any.
+    fn merge_run(&mut self, key: u8, buf: &mut impl Buf) -> bool {
+        let chunk = buf.chunk();
+        let mut end = 0;
+        while let Some((_, stop)) = run_text(chunk, end, key) {
+            end = stop;
+        }
+        // Keys and lengths are ASCII, so the texts of a valid run are valid,
+        // and those before the first invalid byte are.
+        let run = std::str::from_utf8(&chunk[..end]).unwrap_or_else(|error| {
+            std::str::from_utf8(&chunk[..error.valid_up_to()]).unwrap_or_default()
+        });
+        let mut taken = 0;
+        while let Some(text) = run_text(run.as_bytes(), taken, key)
+            .and_then(|(start, stop)| Some((run.get(start..stop)?, stop)))
+        {
+            self.push(text.0);
+            taken = text.1;
+        }
+        buf.advance(taken);
+        taken > 0
     }
 
     fn encode(&self, tag: u32, buf: &mut impl BufMut) {
@@ -147,6 +170,16 @@ impl MoveTexts {
             + self.text.len()
             + self.iter().map(|text| encoded_len_varint(text.len() as u64)).sum::<usize>()
     }
+}
+
+/// Where the text of the run in `bytes` at `at` lies: its length at `at`
+/// for the run's first text (whose key was read already), else `key` then
+/// the length; the length must take one byte and the text be whole.
+fn run_text(bytes: &[u8], at: usize, key: u8) -> Option<(usize, usize)> {
+    let len_at = if at == 0 { 0 } else { (*bytes.get(at)? == key).then_some(at + 1)? };
+    let len = *bytes.get(len_at).filter(|&&len| len < 0x80)? as usize;
+    let start = len_at + 1;
+    (start + len <= bytes.len()).then_some((start, start + len))
 }
 
 impl<S: AsRef<str>> FromIterator<S> for MoveTexts {
@@ -220,7 +253,7 @@ impl Message for ValidateGameRequest {
         const NAME: &str = "ValidateGameRequest";
         match tag {
             1 => string::merge(wire_type, &mut self.fen, buf, ctx).map_err(at(NAME, "fen")),
-            2 => self.moves.merge(wire_type, buf, ctx).map_err(at(NAME, "moves")),
+            2 => self.moves.merge(tag, wire_type, buf, ctx).map_err(at(NAME, "moves")),
             3 => {
                 int32::merge(wire_type, &mut self.notation, buf, ctx).map_err(at(NAME, "notation"))
             }
@@ -351,7 +384,7 @@ impl Message for LegalMovesRequest {
         const NAME: &str = "LegalMovesRequest";
         match tag {
             1 => string::merge(wire_type, &mut self.fen, buf, ctx).map_err(at(NAME, "fen")),
-            2 => self.moves.merge(wire_type, buf, ctx).map_err(at(NAME, "moves")),
+            2 => self.moves.merge(tag, wire_type, buf, ctx).map_err(at(NAME, "moves")),
             3 => {
                 int32::merge(wire_type, &mut self.notation, buf, ctx).map_err(at(NAME, "notation"))
             }
@@ -725,6 +758,62 @@ mod tests {
         let chained = good[..at].chain(&good[at..]);
         let decoded = ValidateGameRequest::decode(chained).unwrap();
         assert_eq!(decoded, ValidateGameRequest::from(game()));
+    }
+
+    proptest::proptest! {
+        /// Any move list, its texts short or long, ASCII or not, with other
+        /// fields between them, and possibly one byte changed: decoded as
+        /// prost's generated code decodes it, in one chunk or two.
+        #[test]
+        fn move_runs_decode_as_prost_decodes(
+            moves in proptest::collection::vec("[a-h1-8NBRQKx=+#-]{0,8}|.{0,3}|x{120,140}", 0..40),
+            between in proptest::option::of(0usize..40),
+            flip in proptest::option::of((proptest::num::usize::ANY, proptest::num::u8::ANY)),
+            split in proptest::num::usize::ANY,
+        ) {
+            let request = proto::ValidateGameRequest { moves, notation: 1, ..game() };
+            let mut bytes = request.encode_to_vec();
+            // Fields are written in tag order; a field between the moves is
+            // also valid protobuf.
+            if let Some(at) = between.filter(|&at| at < request.moves.len()) {
+                let mut head = proto::ValidateGameRequest {
+                    moves: request.moves[..at].to_vec(),
+                    ..Default::default()
+                }
+                .encode_to_vec();
+                head.extend([3 << 3, 2]);
+                head.extend(
+                    proto::ValidateGameRequest {
+                        moves: request.moves[at..].to_vec(),
+                        ..request.clone()
+                    }
+                    .encode_to_vec(),
+                );
+                bytes = head;
+            }
+            if let Some((at, byte)) = flip.filter(|_| !bytes.is_empty()) {
+                let at = at % bytes.len();
+                bytes[at] = byte;
+            }
+            let expected = proto::ValidateGameRequest::decode(bytes.as_slice());
+            let split = split % (bytes.len() + 1);
+            for got in [
+                ValidateGameRequest::decode(bytes.as_slice()),
+                ValidateGameRequest::decode(bytes[..split].chain(&bytes[split..])),
+            ] {
+                match (&expected, got) {
+                    (Ok(expected), Ok(got)) => {
+                        proptest::prop_assert_eq!(got, ValidateGameRequest::from(expected.clone()));
+                    }
+                    (Err(expected), Err(got)) => {
+                        proptest::prop_assert_eq!(got.to_string(), expected.to_string());
+                    }
+                    (expected, got) => {
+                        proptest::prop_assert!(false, "prost: {expected:?}, ours: {got:?}");
+                    }
+                }
+            }
+        }
     }
 
     fn written(message: &impl Encode) -> Vec<u8> {
