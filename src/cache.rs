@@ -24,15 +24,19 @@
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::mem::size_of;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
+use metrics::{Counter, Gauge};
 use quick_cache::sync::Cache;
 use quick_cache::{Equivalent, Lifecycle, Weighter};
 
 use crate::api::wire::MoveTexts;
 use crate::chess::Position;
 use crate::chess::game::{Notation, Replay, ReplayOptions, Replayed};
+use crate::telemetry::prometheus::{
+    CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES,
+};
 
 /// Legal prefixes shorter than this are not kept: they replay in about the
 /// time a cache round trip takes, and would crowd out the long games.
@@ -42,6 +46,18 @@ pub const MIN_PLIES: usize = 8;
 /// list, then one move shorter, and so on. A live game usually extends the
 /// previous request by one or two plies.
 pub const PROBES: usize = 8;
+
+/// The cache's metric handles, registered on first use: every call
+/// records a hit or a miss and the new size.
+static HITS: OnceLock<Counter> = OnceLock::new();
+static MISSES: OnceLock<Counter> = OnceLock::new();
+static EVICTIONS: OnceLock<Counter> = OnceLock::new();
+static BYTES: OnceLock<Gauge> = OnceLock::new();
+static ENTRIES: OnceLock<Gauge> = OnceLock::new();
+
+fn cached_counter(slot: &'static OnceLock<Counter>, name: &'static str) -> &'static Counter {
+    slot.get_or_init(|| metrics::counter!(name))
+}
 
 /// Counts kept by the cache; also exported as Prometheus metrics
 /// (`arbiter_cache_*`).
@@ -132,12 +148,12 @@ impl ReplayCache {
         let (replayed, key) = match found {
             Some((key, entry)) => {
                 self.counters.hits.fetch_add(1, Ordering::Relaxed);
-                metrics::counter!("arbiter_cache_hits_total").increment(1);
+                cached_counter(&HITS, CACHE_HITS).increment(1);
                 (Arc::try_unwrap(entry).unwrap_or_else(|shared| (*shared).clone()), Some(key))
             }
             None => {
                 self.counters.misses.fetch_add(1, Ordering::Relaxed);
-                metrics::counter!("arbiter_cache_misses_total").increment(1);
+                cached_counter(&MISSES, CACHE_MISSES).increment(1);
                 (Replayed::new(start.clone()), None)
             }
         };
@@ -170,8 +186,8 @@ impl ReplayCache {
             }
         };
         self.entries.insert(key, Arc::new(replayed));
-        metrics::gauge!("arbiter_cache_bytes").set(self.entries.weight() as f64);
-        metrics::gauge!("arbiter_cache_entries").set(self.entries.len() as f64);
+        BYTES.get_or_init(|| metrics::gauge!(CACHE_BYTES)).set(self.entries.weight() as f64);
+        ENTRIES.get_or_init(|| metrics::gauge!(CACHE_ENTRIES)).set(self.entries.len() as f64);
         answer
     }
 
@@ -332,7 +348,7 @@ impl Lifecycle<Key, Arc<Replayed>> for CountEvictions {
 
     fn on_evict(&self, _state: &mut Self::RequestState, _key: Key, _value: Arc<Replayed>) {
         self.0.evictions.fetch_add(1, Ordering::Relaxed);
-        metrics::counter!("arbiter_cache_evictions_total").increment(1);
+        cached_counter(&EVICTIONS, CACHE_EVICTIONS).increment(1);
     }
 }
 

@@ -12,7 +12,7 @@
 //! has in production.
 
 use std::convert::Infallible;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -20,7 +20,9 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode, header};
 use hyper_util::rt::TokioIo;
-use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gauge};
+use metrics::{
+    Counter, Gauge, counter, describe_counter, describe_gauge, describe_histogram, gauge,
+};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
@@ -133,9 +135,22 @@ fn notation_label(notation: Notation) -> &'static str {
 
 /// Adds one replayed game to the domain metrics: the request by notation,
 /// the moves checked, the illegal move by reason, the ending by termination.
+/// Every game of every call counts its request and moves, so those handles
+/// are registered once (as [`super::rpc`] does) rather than looked up by
+/// name and labels each time.
 pub fn count_game(game: &GameReport) {
-    counter!(GAME_REQUESTS, "notation" => notation_label(game.notation)).increment(1);
-    counter!(MOVES_VALIDATED).increment(game.checked as u64);
+    static REQUESTS: [OnceLock<Counter>; 3] = [const { OnceLock::new() }; 3];
+    static MOVES: OnceLock<Counter> = OnceLock::new();
+    let notation = game.notation;
+    let requests = match notation {
+        Notation::Auto => &REQUESTS[0],
+        Notation::Uci => &REQUESTS[1],
+        Notation::San => &REQUESTS[2],
+    };
+    requests
+        .get_or_init(|| counter!(GAME_REQUESTS, "notation" => notation_label(notation)))
+        .increment(1);
+    MOVES.get_or_init(|| counter!(MOVES_VALIDATED)).increment(game.checked as u64);
     if let Some(reason) = game.illegal {
         counter!(ILLEGAL_MOVES, "reason" => reason_label(reason)).increment(1);
     }
@@ -163,15 +178,20 @@ pub struct StreamGame(());
 impl StreamGame {
     /// Counts a stream game in [`STREAM_GAMES_IN_FLIGHT`] until dropped.
     pub fn start() -> StreamGame {
-        gauge!(STREAM_GAMES_IN_FLIGHT).increment(1.0);
+        stream_games().increment(1.0);
         StreamGame(())
     }
 }
 
 impl Drop for StreamGame {
     fn drop(&mut self) {
-        gauge!(STREAM_GAMES_IN_FLIGHT).decrement(1.0);
+        stream_games().decrement(1.0);
     }
+}
+
+fn stream_games() -> &'static Gauge {
+    static IN_FLIGHT: OnceLock<Gauge> = OnceLock::new();
+    IN_FLIGHT.get_or_init(|| gauge!(STREAM_GAMES_IN_FLIGHT))
 }
 
 /// Serves the Prometheus text format at `GET /metrics` on `listener` over
