@@ -11,13 +11,19 @@ use std::time::{Duration, Instant};
 use arbiter::proto::rules_service_client::RulesServiceClient;
 use arbiter::proto::validate_games_response::Result as GameResult;
 use arbiter::proto::{
-    LegalMovesRequest, ValidateGameRequest, ValidateGamesRequest, ValidateGamesResponse,
+    GameError, LegalMovesRequest, ValidateGameRequest, ValidateGameResponse, ValidateGamesRequest,
+    ValidateGamesResponse,
 };
+use bytes::{Buf, BufMut, Bytes};
 use hdrhistogram::Histogram;
+use prost::Message;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
+use tonic::client::Grpc;
+use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
+use tonic::codegen::http::uri::PathAndQuery;
 use tonic::transport::Channel;
-use tonic::{Code, Status, Streaming};
+use tonic::{Code, Request, Status, Streaming};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
@@ -127,6 +133,12 @@ impl Connections {
 
     fn channel(&self, worker: usize) -> Channel {
         self.channels[worker % self.channels.len()].clone()
+    }
+
+    /// A client for `worker` that sends and reads `RulesService` messages
+    /// as bytes (see [`RawCodec`]).
+    pub fn raw(&self, worker: usize) -> Grpc<Channel> {
+        Grpc::new(self.channel(worker)).max_decoding_message_size(MAX_DECODING_BYTES)
     }
 
     /// A `RulesService` client for `worker`.
@@ -362,15 +374,69 @@ impl Caller for HealthCaller {
 
 /// `validate`: `ValidateGame`, cycling through the games.
 pub struct ValidateCaller {
-    pub client: RulesServiceClient<Channel>,
+    pub client: Grpc<Channel>,
     pub items: Arc<Vec<Item<ValidateGameRequest>>>,
 }
 
 impl Caller for ValidateCaller {
     async fn call(&mut self, seq: usize) -> Result<Answer, Status> {
         let item = &self.items[seq % self.items.len()];
-        let answer = self.client.validate_game(item.request.clone()).await?.into_inner();
-        Ok(Answer { games: 1, plies: item.plies, mismatch: item.check(&answer) })
+        let request = Request::new(Bytes::from(item.request.encode_to_vec()));
+        ready(&mut self.client).await?;
+        let path = PathAndQuery::from_static("/arbiter.v1.RulesService/ValidateGame");
+        let answer = self.client.unary(request, path, RawCodec).await?.into_inner();
+        Ok(Answer {
+            games: 1,
+            plies: item.plies,
+            mismatch: item.check_encoded::<ValidateGameResponse>(&answer),
+        })
+    }
+}
+
+/// Waits until the connection can take a call, as generated clients do.
+async fn ready(client: &mut Grpc<Channel>) -> Result<(), Status> {
+    client.ready().await.map_err(|err| Status::unknown(format!("service was not ready: {err}")))
+}
+
+/// A codec for requests encoded in advance and answers kept as bytes. The
+/// load generator shares the machine with the server: decoding the hundreds
+/// of strings of an answer into generated messages would cost it more CPU
+/// than the server spends on the call. Answers are decoded only to be
+/// checked (`--verify`) or, in streams, for the few fields the tool needs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RawCodec;
+
+impl Codec for RawCodec {
+    type Encode = Bytes;
+    type Decode = Bytes;
+    type Encoder = RawCodec;
+    type Decoder = RawCodec;
+
+    fn encoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+
+    fn decoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+}
+
+impl Encoder for RawCodec {
+    type Item = Bytes;
+    type Error = Status;
+
+    fn encode(&mut self, item: Bytes, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        buf.put_slice(&item);
+        Ok(())
+    }
+}
+
+impl Decoder for RawCodec {
+    type Item = Bytes;
+    type Error = Status;
+
+    fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<Bytes>, Status> {
+        Ok(Some(buf.copy_to_bytes(buf.remaining())))
     }
 }
 
@@ -390,8 +456,19 @@ impl Caller for LegalCaller {
 
 /// An open `ValidateGames` stream: where games go, where verdicts come from.
 struct OpenStream {
-    games: mpsc::Sender<ValidateGamesRequest>,
-    verdicts: Streaming<ValidateGamesResponse>,
+    games: mpsc::Sender<Bytes>,
+    verdicts: Streaming<Bytes>,
+}
+
+/// What the load tool reads of a `ValidateGames` verdict: its id and, when
+/// the game was refused, the error; the game's answer is skipped unless it
+/// is to be checked.
+#[derive(Clone, PartialEq, prost::Message)]
+struct VerdictHead {
+    #[prost(string, tag = "1")]
+    id: String,
+    #[prost(message, optional, tag = "3")]
+    error: Option<GameError>,
 }
 
 /// `stream`: `ValidateGames`, one stream per worker. A call is a batch of
@@ -401,7 +478,7 @@ struct OpenStream {
 /// batches are how a bulk client uses a stream.
 /// A stream that fails is opened again for the next call.
 pub struct StreamCaller {
-    client: RulesServiceClient<Channel>,
+    client: Grpc<Channel>,
     items: Arc<Vec<Item<ValidateGameRequest>>>,
     batch: usize,
     stream: Option<OpenStream>,
@@ -409,7 +486,7 @@ pub struct StreamCaller {
 
 impl StreamCaller {
     pub fn new(
-        client: RulesServiceClient<Channel>,
+        client: Grpc<Channel>,
         items: Arc<Vec<Item<ValidateGameRequest>>>,
         batch: usize,
     ) -> StreamCaller {
@@ -418,9 +495,38 @@ impl StreamCaller {
 
     async fn open(&mut self) -> Result<OpenStream, Status> {
         let (games, queue) = mpsc::channel(self.batch);
-        let verdicts = self.client.validate_games(ReceiverStream::new(queue)).await?.into_inner();
+        ready(&mut self.client).await?;
+        let path = PathAndQuery::from_static("/arbiter.v1.RulesService/ValidateGames");
+        let request = Request::new(ReceiverStream::new(queue));
+        let verdicts = self.client.streaming(request, path, RawCodec).await?.into_inner();
         Ok(OpenStream { games, verdicts })
     }
+}
+
+/// Checks one verdict of a stream against the game sent as `id`.
+fn check_verdict(
+    verdict: &[u8],
+    id: &str,
+    item: &Item<ValidateGameRequest>,
+) -> Result<Option<String>, Status> {
+    let head = VerdictHead::decode(verdict)
+        .map_err(|err| Status::internal(format!("undecodable verdict: {err}")))?;
+    if let Some(error) = head.error {
+        let code = parse_code(&error.code).unwrap_or(Code::Unknown);
+        return Err(Status::new(code, format!("{} ({})", error.message, error.reason)));
+    }
+    if head.id != id {
+        return Ok(Some(format!("answer for id {:?}, sent {id:?}", head.id)));
+    }
+    if item.expected.is_none() {
+        return Ok(None);
+    }
+    let verdict = ValidateGamesResponse::decode(verdict)
+        .map_err(|err| Status::internal(format!("undecodable verdict: {err}")))?;
+    Ok(match verdict.result {
+        Some(GameResult::Game(answer)) => item.check(&answer),
+        _ => Some(format!("answer for id {id:?} has no game")),
+    })
 }
 
 impl Caller for StreamCaller {
@@ -438,9 +544,10 @@ impl Caller for StreamCaller {
             .collect();
         let requests: Vec<_> = games
             .iter()
-            .map(|(id, item)| ValidateGamesRequest {
-                id: id.clone(),
-                game: Some(item.request.clone()),
+            .map(|(id, item)| {
+                let game =
+                    ValidateGamesRequest { id: id.clone(), game: Some(item.request.clone()) };
+                Bytes::from(game.encode_to_vec())
             })
             .collect();
         let sender = open.games.clone();
@@ -460,25 +567,12 @@ impl Caller for StreamCaller {
                 let verdict = open.verdicts.message().await?.ok_or_else(|| {
                     Status::unknown("the server ended the stream without an answer")
                 })?;
-                let mismatch = match verdict.result {
-                    _ if verdict.id != *id => {
-                        Some(format!("answer for id {:?}, sent {id:?}", verdict.id))
-                    }
-                    Some(GameResult::Game(answer)) => item.check(&answer),
-                    Some(GameResult::Error(error)) => {
-                        let code = parse_code(&error.code).unwrap_or(Code::Unknown);
-                        return Err(Status::new(
-                            code,
-                            format!("{} ({})", error.message, error.reason),
-                        ));
-                    }
-                    None => Some(format!("answer for id {id:?} has no result")),
-                };
+                let mismatch = check_verdict(&verdict, id, item)?;
                 answer.games += 1;
                 answer.plies += item.plies;
                 answer.mismatch = answer.mismatch.or(mismatch);
             }
-            Ok(answer)
+            Ok::<_, Status>(answer)
         };
         let ((), answer) = tokio::join!(send, receive);
         let answer = answer?;

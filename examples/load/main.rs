@@ -298,7 +298,7 @@ async fn measure(
             Scenario::Validate => {
                 calls
                     .run(scenario, |w| ValidateCaller {
-                        client: connections.rules(w),
+                        client: connections.raw(w),
                         items: Arc::clone(&workload.validate),
                     })
                     .await?
@@ -307,7 +307,7 @@ async fn measure(
                 calls
                     .run(scenario, |w| {
                         StreamCaller::new(
-                            connections.rules(w),
+                            connections.raw(w),
                             Arc::clone(&workload.validate),
                             flags.stream_batch,
                         )

@@ -130,13 +130,28 @@ impl<R: std::fmt::Debug> Item<R> {
     /// `None` when `actual` is what was expected (or nothing was), else a
     /// description of the difference for the report.
     pub fn check<M: Message + Default + std::fmt::Debug>(&self, actual: &M) -> Option<String> {
+        self.check_encoded::<M>(&actual.encode_to_vec())
+    }
+
+    /// As [`Item::check`], for an answer as the server encoded it: its bytes
+    /// must be those of the expected message.
+    pub fn check_encoded<M: Message + Default + std::fmt::Debug>(
+        &self,
+        actual: &[u8],
+    ) -> Option<String> {
         let expected = self.expected.as_deref()?;
-        if actual.encode_to_vec() == expected {
+        if actual == expected {
             return None;
         }
-        let decoded =
-            M::decode(expected).map_or_else(|err| format!("<{err}>"), |m| format!("{m:?}"));
-        Some(format!("request {:?}\n  expected {decoded}\n  got      {actual:?}", self.request))
+        let show = |bytes: &[u8]| {
+            M::decode(bytes).map_or_else(|err| format!("<{err}>"), |m| format!("{m:?}"))
+        };
+        Some(format!(
+            "request {:?}\n  expected {}\n  got      {}",
+            self.request,
+            show(expected),
+            show(actual)
+        ))
     }
 }
 
