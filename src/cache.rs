@@ -16,7 +16,11 @@
 //!   at random per process;
 //! - the options that only shape the answer (`plies_from`, FENs, legal
 //!   moves) are not part of the key; FENs are not cached, so a request that
-//!   wants FENs of plies inside the cached prefix replays from scratch.
+//!   wants FENs of plies inside the cached prefix replays from scratch;
+//! - the final position's legal moves with their SAN are kept with the
+//!   entry once listed, for requests that repeat the list (retries, several
+//!   clients following one game); they are never carried over to a longer
+//!   list.
 //!
 //! The bound is in bytes, counted from what each entry holds (key texts,
 //! history, accepted moves); `quick_cache` evicts by its CLOCK-Pro-like
@@ -32,8 +36,11 @@ use quick_cache::sync::Cache;
 use quick_cache::{Equivalent, Lifecycle, Weighter};
 
 use crate::api::wire::MoveTexts;
+use crate::chess::Bitboard;
 use crate::chess::Position;
-use crate::chess::game::{Notation, Replay, ReplayOptions, Replayed};
+use crate::chess::game::{
+    LegalMove, Notation, Replay, ReplayOptions, Replayed, legal_moves_with_san,
+};
 use crate::telemetry::prometheus::{
     CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES,
 };
@@ -85,7 +92,7 @@ pub struct CacheStats {
 
 /// The replay cache, shared by every call of a server.
 pub struct ReplayCache {
-    entries: Cache<Key, Arc<Replayed>, ByBytes, ahash::RandomState, CountEvictions>,
+    entries: Cache<Key, Arc<Entry>, ByBytes, ahash::RandomState, CountEvictions>,
     /// Keyed at random: callers cannot choose moves whose hashes collide.
     hasher: ahash::RandomState,
     counters: Arc<Counters>,
@@ -145,7 +152,7 @@ impl ReplayCache {
             hashes.push((len, probe.hash));
             self.entries.remove(&probe)
         });
-        let (replayed, key) = match found {
+        let (entry, key) = match found {
             Some((key, entry)) => {
                 self.counters.hits.fetch_add(1, Ordering::Relaxed);
                 cached_counter(&HITS, CACHE_HITS).increment(1);
@@ -154,21 +161,31 @@ impl ReplayCache {
             None => {
                 self.counters.misses.fetch_add(1, Ordering::Relaxed);
                 cached_counter(&MISSES, CACHE_MISSES).increment(1);
-                (Replayed::new(start.clone()), None)
+                (Entry { replayed: Replayed::new(start.clone()), legal_moves: None }, None)
             }
         };
-        Resumed { start, replayed, key, hashes }
+        Resumed { start, entry, key, hashes }
     }
 
     /// The second half of [`ReplayCache::replay`]: plays the moves that
     /// remain after `resumed` (which [`ReplayCache::resume`] gave for the
     /// same `moves` and `options`), answers, and keeps the longer state.
     pub fn finish(&self, resumed: Resumed, moves: &MoveTexts, options: &ReplayOptions) -> Replay {
-        let Resumed { start, mut replayed, key, hashes } = resumed;
+        let Resumed { start, entry: Entry { mut replayed, legal_moves }, key, hashes } = resumed;
         let done = replayed.plies().len();
         let tail = replayed.extend(&moves.tail(done), options);
-        let answer = replayed.answer(tail, options);
         let len = replayed.plies().len();
+        // The final position's legal moves stay with the entry, so that a
+        // request repeating a cached list (a retry, a second client of the
+        // same game) does not list them again.
+        let mut legal_moves = legal_moves.filter(|_| len == done);
+        let mut answer =
+            replayed.answer(tail, &ReplayOptions { skip_legal_moves: true, ..*options });
+        if !options.skip_legal_moves && !answer.outcome.is_over() {
+            answer.legal_moves = legal_moves
+                .get_or_insert_with(|| legal_moves_with_san(&answer.position, Bitboard::FULL))
+                .clone();
+        }
         if len < MIN_PLIES {
             return answer;
         }
@@ -185,7 +202,7 @@ impl ReplayCache {
                 Key::new(probe.hash, &id, moves, len)
             }
         };
-        self.entries.insert(key, Arc::new(replayed));
+        self.entries.insert(key, Arc::new(Entry { replayed, legal_moves }));
         BYTES.get_or_init(|| metrics::gauge!(CACHE_BYTES)).set(self.entries.weight() as f64);
         ENTRIES.get_or_init(|| metrics::gauge!(CACHE_ENTRIES)).set(self.entries.len() as f64);
         answer
@@ -220,12 +237,27 @@ impl ReplayCache {
     }
 }
 
+/// What the cache keeps of a move list: the replay, and the final
+/// position's legal moves with their SAN once a request asked for them.
+#[derive(Clone, Debug)]
+struct Entry {
+    replayed: Replayed,
+    legal_moves: Option<Vec<LegalMove>>,
+}
+
+impl Entry {
+    fn heap_bytes(&self) -> usize {
+        self.replayed.heap_bytes()
+            + self.legal_moves.as_ref().map_or(0, |legal| legal.capacity() * size_of::<LegalMove>())
+    }
+}
+
 /// A replay taken out of the cache (or begun afresh) by
 /// [`ReplayCache::resume`], to be finished by [`ReplayCache::finish`].
 #[derive(Debug)]
 pub struct Resumed {
     start: Position,
-    replayed: Replayed,
+    entry: Entry,
     /// The key it was cached under, if it was.
     key: Option<Key>,
     /// The prefix lengths `resume` looked up, with their hashes.
@@ -235,7 +267,7 @@ pub struct Resumed {
 impl Resumed {
     /// How many moves are already played.
     pub fn plies_done(&self) -> usize {
-        self.replayed.plies().len()
+        self.entry.replayed.plies().len()
     }
 }
 
@@ -330,9 +362,9 @@ struct ByBytes;
 /// cache's own slot.
 const ENTRY_OVERHEAD: usize = 64;
 
-impl Weighter<Key, Arc<Replayed>> for ByBytes {
-    fn weight(&self, key: &Key, value: &Arc<Replayed>) -> u64 {
-        let bytes = key.weight() + size_of::<Replayed>() + value.heap_bytes() + ENTRY_OVERHEAD;
+impl Weighter<Key, Arc<Entry>> for ByBytes {
+    fn weight(&self, key: &Key, value: &Arc<Entry>) -> u64 {
+        let bytes = key.weight() + size_of::<Entry>() + value.heap_bytes() + ENTRY_OVERHEAD;
         bytes as u64
     }
 }
@@ -341,12 +373,12 @@ impl Weighter<Key, Arc<Replayed>> for ByBytes {
 #[derive(Clone)]
 struct CountEvictions(Arc<Counters>);
 
-impl Lifecycle<Key, Arc<Replayed>> for CountEvictions {
+impl Lifecycle<Key, Arc<Entry>> for CountEvictions {
     type RequestState = ();
 
     fn begin_request(&self) -> Self::RequestState {}
 
-    fn on_evict(&self, _state: &mut Self::RequestState, _key: Key, _value: Arc<Replayed>) {
+    fn on_evict(&self, _state: &mut Self::RequestState, _key: Key, _value: Arc<Entry>) {
         self.0.evictions.fetch_add(1, Ordering::Relaxed);
         cached_counter(&EVICTIONS, CACHE_EVICTIONS).increment(1);
     }
@@ -377,6 +409,28 @@ mod tests {
         // Prefixes of MIN_PLIES and more are kept; each later one resumes.
         assert_eq!(stats.hits as usize, GAME.len() - MIN_PLIES);
         assert_eq!(stats.entries, 1, "a resumed entry is replaced, not copied");
+    }
+
+    #[test]
+    fn a_repeated_list_answers_its_legal_moves_as_a_full_replay() {
+        let cache = ReplayCache::new(1 << 20).unwrap();
+        let full = ReplayOptions::default();
+        let skip = ReplayOptions { skip_legal_moves: true, ..full };
+        let with_illegal: Vec<&str> = GAME.iter().copied().chain(["Ke9"]).collect();
+        let longer: Vec<&str> = GAME.iter().copied().chain(["Na5"]).collect();
+        let requests: [(&[&str], ReplayOptions); 6] = [
+            (GAME, skip),
+            (GAME, full),
+            (GAME, full),
+            (&with_illegal, full),
+            (&longer, skip),
+            (&longer, full),
+        ];
+        for (i, (moves, options)) in requests.into_iter().enumerate() {
+            let cached = cache.replay(Position::default(), &texts(moves), &options);
+            assert_eq!(cached, replay(Position::default(), moves, &options), "request {i}");
+        }
+        assert_eq!(cache.stats().hits, 5);
     }
 
     #[test]

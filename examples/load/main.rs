@@ -228,6 +228,11 @@ async fn run(flags: &Flags) -> Result<bool, Error> {
     };
     eprintln!("load: server {}", target.description);
     let description = target.description.clone();
+    // Measured before the load, while the server idles.
+    let games_scenario =
+        flags.scenario.iter().any(|s| matches!(s, Scenario::Validate | Scenario::Stream));
+    let in_process =
+        games_scenario.then(|| workload::in_process_speed(&workload.validate)).transpose()?;
     let scenarios = measure(flags, &target, &workload).await;
     // The server is stopped whatever happened to the scenarios.
     let stopped = target.stop().await;
@@ -242,6 +247,7 @@ async fn run(flags: &Flags) -> Result<bool, Error> {
         connections: flags.connections,
         warmup_s: flags.warmup.as_secs_f64(),
         duration_s: flags.duration.as_secs_f64(),
+        in_process_plies_per_s: in_process,
         scenarios,
     };
     print!("{}", report.markdown());

@@ -22,6 +22,9 @@ pub struct Report {
     pub connections: usize,
     pub warmup_s: f64,
     pub duration_s: f64,
+    /// The rules core replaying the same games in the load tool, on one
+    /// thread: plies per second.
+    pub in_process_plies_per_s: Option<f64>,
     pub scenarios: Vec<ScenarioReport>,
 }
 
@@ -57,6 +60,8 @@ pub struct ScenarioReport {
     /// Server CPU time over the measured period, and per call (any status).
     pub server_cpu_s: Option<f64>,
     pub server_cpu_us_per_call: Option<f64>,
+    /// Plies answered per second of server CPU time (games scenarios).
+    pub plies_per_server_cpu_s: Option<f64>,
     /// Server memory at the end of the scenario.
     pub server_vm_rss_kib: Option<u64>,
     pub server_vm_hwm_kib: Option<u64>,
@@ -115,6 +120,9 @@ impl ScenarioReport {
             server_cpu_us_per_call: server_cpu
                 .filter(|_| calls > 0)
                 .map(|cpu| cpu.as_secs_f64() * 1e6 / calls as f64),
+            plies_per_server_cpu_s: server_cpu
+                .filter(|cpu| carries_games && !cpu.is_zero())
+                .map(|cpu| tally.plies as f64 / cpu.as_secs_f64()),
             server_vm_rss_kib: memory.map(|m| m.rss_kib),
             server_vm_hwm_kib: memory.map(|m| m.hwm_kib),
             live: None,
@@ -201,6 +209,26 @@ impl Report {
                 mib(s.server_vm_rss_kib),
                 mib(s.server_vm_hwm_kib),
             );
+        }
+        if let Some(reference) = self.in_process_plies_per_s {
+            let _ = write!(
+                out,
+                "\nIn process, one thread, the same games replayed as the server replays them \
+                 (final legal moves included): {:.2} M plies/s.",
+                reference / 1e6
+            );
+            for s in &self.scenarios {
+                if let Some(plies) = s.plies_per_server_cpu_s {
+                    let _ = write!(
+                        out,
+                        " {}: {:.2} M plies per server CPU-second ({:.2} of in process).",
+                        s.scenario,
+                        plies / 1e6,
+                        plies / reference
+                    );
+                }
+            }
+            out.push('\n');
         }
         for live in self.scenarios.iter().filter_map(|s| s.live.as_ref()) {
             let _ = writeln!(
