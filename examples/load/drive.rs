@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 use arbiter::proto::rules_service_client::RulesServiceClient;
 use arbiter::proto::validate_games_response::Result as GameResult;
 use arbiter::proto::{
-    GameError, LegalMovesRequest, ValidateGameRequest, ValidateGameResponse, ValidateGamesRequest,
-    ValidateGamesResponse,
+    GameError, LegalMovesRequest, ValidateGameRequest, ValidateGameResponse, ValidateGamesResponse,
 };
-use bytes::{Buf, BufMut, Bytes};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use hdrhistogram::Histogram;
 use prost::Message;
+use prost::encoding::WireType;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::client::Grpc;
@@ -376,12 +376,14 @@ impl Caller for HealthCaller {
 pub struct ValidateCaller {
     pub client: Grpc<Channel>,
     pub items: Arc<Vec<Item<ValidateGameRequest>>>,
+    /// The requests of `items`, encoded.
+    pub encoded: Arc<Vec<Bytes>>,
 }
 
 impl Caller for ValidateCaller {
     async fn call(&mut self, seq: usize) -> Result<Answer, Status> {
         let item = &self.items[seq % self.items.len()];
-        let request = Request::new(Bytes::from(item.request.encode_to_vec()));
+        let request = Request::new(self.encoded[seq % self.items.len()].clone());
         ready(&mut self.client).await?;
         let path = PathAndQuery::from_static("/arbiter.v1.RulesService/ValidateGame");
         let answer = self.client.unary(request, path, RawCodec).await?.into_inner();
@@ -480,6 +482,8 @@ struct VerdictHead {
 pub struct StreamCaller {
     client: Grpc<Channel>,
     items: Arc<Vec<Item<ValidateGameRequest>>>,
+    /// The requests of `items`, encoded.
+    encoded: Arc<Vec<Bytes>>,
     batch: usize,
     stream: Option<OpenStream>,
 }
@@ -488,9 +492,10 @@ impl StreamCaller {
     pub fn new(
         client: Grpc<Channel>,
         items: Arc<Vec<Item<ValidateGameRequest>>>,
+        encoded: Arc<Vec<Bytes>>,
         batch: usize,
     ) -> StreamCaller {
-        StreamCaller { client, items, batch, stream: None }
+        StreamCaller { client, items, encoded, batch, stream: None }
     }
 
     async fn open(&mut self) -> Result<OpenStream, Status> {
@@ -539,15 +544,21 @@ impl Caller for StreamCaller {
         let games: Vec<_> = (0..self.batch)
             .map(|k| {
                 let n = seq * self.batch + k;
-                (n.to_string(), &self.items[n % self.items.len()])
+                (n.to_string(), n % self.items.len())
             })
             .collect();
+        // `ValidateGamesRequest { id, game }`, written around the game's
+        // bytes encoded in advance.
         let requests: Vec<_> = games
             .iter()
-            .map(|(id, item)| {
-                let game =
-                    ValidateGamesRequest { id: id.clone(), game: Some(item.request.clone()) };
-                Bytes::from(game.encode_to_vec())
+            .map(|(id, i)| {
+                let game = &self.encoded[*i];
+                let mut request = BytesMut::with_capacity(id.len() + game.len() + 16);
+                prost::encoding::string::encode(1, id, &mut request);
+                prost::encoding::encode_key(2, WireType::LengthDelimited, &mut request);
+                prost::encoding::encode_varint(game.len() as u64, &mut request);
+                request.put_slice(game);
+                request.freeze()
             })
             .collect();
         let sender = open.games.clone();
@@ -563,7 +574,8 @@ impl Caller for StreamCaller {
         };
         let receive = async {
             let mut answer = Answer { games: 0, plies: 0, mismatch: None };
-            for (id, item) in &games {
+            for (id, i) in &games {
+                let item = &self.items[*i];
                 let verdict = open.verdicts.message().await?.ok_or_else(|| {
                     Status::unknown("the server ended the stream without an answer")
                 })?;

@@ -185,6 +185,8 @@ pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
 struct Workload {
     source: String,
     validate: Arc<Vec<workload::Item<arbiter::proto::ValidateGameRequest>>>,
+    /// The `validate` requests encoded once, as the byte clients send them.
+    validate_encoded: Arc<Vec<bytes::Bytes>>,
     legal: Arc<Vec<workload::Item<arbiter::proto::LegalMovesRequest>>>,
 }
 
@@ -198,7 +200,7 @@ impl Workload {
             Some(path) => Games::from_pgn(&path)?,
             None => Games::random(flags.seed)?,
         };
-        let validate = games
+        let validate: Vec<_> = games
             .iter()
             .map(|game| {
                 workload::validate_item(
@@ -212,7 +214,18 @@ impl Workload {
             .iter()
             .map(|game| workload::legal_item(game, rng.random_range(0..=GAME_PLIES), flags.verify))
             .collect::<Result<_, _>>()?;
-        Ok(Workload { source, validate: Arc::new(validate), legal: Arc::new(legal) })
+        let validate_encoded = Arc::new(
+            validate
+                .iter()
+                .map(|item| bytes::Bytes::from(prost::Message::encode_to_vec(&item.request)))
+                .collect(),
+        );
+        Ok(Workload {
+            source,
+            validate: Arc::new(validate),
+            validate_encoded,
+            legal: Arc::new(legal),
+        })
     }
 }
 
@@ -306,6 +319,7 @@ async fn measure(
                     .run(scenario, |w| ValidateCaller {
                         client: connections.raw(w),
                         items: Arc::clone(&workload.validate),
+                        encoded: Arc::clone(&workload.validate_encoded),
                     })
                     .await?
             }
@@ -315,6 +329,7 @@ async fn measure(
                         StreamCaller::new(
                             connections.raw(w),
                             Arc::clone(&workload.validate),
+                            Arc::clone(&workload.validate_encoded),
                             flags.stream_batch,
                         )
                     })
