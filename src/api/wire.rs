@@ -15,7 +15,6 @@
 //! field, so the codec answers INVALID_ARGUMENT `MALFORMED_MESSAGE` as for
 //! any generated message.
 
-use arrayvec::ArrayVec;
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{
     DecodeContext, WireType, bool as pbool, encode_key, encode_varint, encoded_len_varint, int32,
@@ -27,6 +26,7 @@ use super::codec::Encode;
 use crate::chess::Color;
 use crate::chess::fen::Fen;
 use crate::chess::game::{LegalMove, PlyRecord, Replay};
+use crate::chess::uci::UciMove;
 use crate::proto;
 
 /// Move texts in one string, with the end of each.
@@ -500,76 +500,76 @@ fn put_text(tag: u32, text: &str, buf: &mut impl BufMut) {
     }
 }
 
-/// A small message of short fields (a ply, a legal move), built on the
-/// stack and written in one go: an answer has hundreds of them, and a write
-/// to tonic's buffer costs several calls and a capacity check. Its fields
-/// have tags below 16 and its content stays under 128 bytes, so every key
-/// and length takes a single byte.
-struct Short(ArrayVec<u8, 128>);
+// Plies and legal moves are most of an answer: hundreds of small messages
+// of short fields. They are written with few calls, mostly of fixed size
+// (which compile to plain stores), and no varint loops: their fields have
+// tags below 16 and every length in them stays under 128 (SAN is at most 7
+// bytes, UCI 5, a FEN 103), so each key and each length is one byte.
 
-impl Short {
-    /// A message with field number `tag`; its length is filled in by `put`.
-    fn new(tag: u8) -> Short {
-        let mut bytes = ArrayVec::new();
-        bytes.extend([tag << 3 | WireType::LengthDelimited as u8, 0]);
-        Short(bytes)
-    }
+/// The one-byte key of field `tag`.
+const fn key(tag: u8, wire_type: WireType) -> u8 {
+    tag << 3 | wire_type as u8
+}
 
-    /// A string field, nothing when empty (proto3).
-    fn text(&mut self, tag: u8, text: &[u8]) {
-        if !text.is_empty() {
-            self.0.extend([tag << 3 | WireType::LengthDelimited as u8, text.len() as u8]);
-            self.0.try_extend_from_slice(text).expect("short fields fit in 128 bytes");
-        }
-    }
+/// The length of a string field of `len` bytes, `len` under 128.
+const fn short_len(len: usize) -> usize {
+    2 + len
+}
 
-    /// A bool field, nothing when false (proto3).
-    fn flag(&mut self, tag: u8, value: bool) {
-        if value {
-            self.0.extend([tag << 3 | WireType::Varint as u8, 1]);
-        }
-    }
-
-    fn put(mut self, buf: &mut impl BufMut) {
-        self.0[1] = (self.0.len() - 2) as u8;
-        buf.put_slice(&self.0);
-    }
-
-    /// The length of a string field of `len` bytes, as `text` writes it.
-    fn text_len(len: usize) -> usize {
-        if len == 0 { 0 } else { 2 + len }
+/// A UCI move as string field `tag`.
+#[inline]
+fn put_uci(tag: u8, uci: UciMove, buf: &mut impl BufMut) {
+    let [a, b, c, d, promotion] = uci.ascii();
+    buf.put_slice(&[key(tag, WireType::LengthDelimited), uci.text_len() as u8, a, b, c, d]);
+    if uci.promotion.is_some() {
+        buf.put_u8(promotion);
     }
 }
 
-/// `arbiter.v1.Ply` as field 1 of the answer.
+/// A short text as string field `tag` (never empty here, so always written).
+#[inline]
+fn put_short(tag: u8, text: &str, buf: &mut impl BufMut) {
+    buf.put_slice(&[key(tag, WireType::LengthDelimited), text.len() as u8]);
+    buf.put_slice(text.as_bytes());
+}
+
+/// The content of `arbiter.v1.Ply`.
+#[inline]
 fn ply_len(ply: &PlyRecord) -> usize {
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
-    2 + Short::text_len(san.len())
-        + Short::text_len(uci.text_len())
-        + Short::text_len(fen_after.as_ref().map_or(0, |fen| fen.len()))
+    short_len(san.len())
+        + short_len(uci.text_len())
+        + fen_after.as_ref().map_or(0, |fen| short_len(fen.len()))
         + 2 * usize::from(*canonical_input)
 }
 
+/// `arbiter.v1.Ply` as field 1 of the answer.
+#[inline]
 fn put_ply(ply: &PlyRecord, buf: &mut impl BufMut) {
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
-    let mut out = Short::new(1);
-    out.text(1, san.as_bytes());
-    out.text(2, &uci.ascii()[..uci.text_len()]);
-    out.text(3, fen_after.as_ref().map_or(&[], |fen| fen.as_bytes()));
-    out.flag(4, *canonical_input);
-    out.put(buf);
+    buf.put_slice(&[key(1, WireType::LengthDelimited), ply_len(ply) as u8]);
+    put_short(1, san, buf);
+    put_uci(2, *uci, buf);
+    if let Some(fen) = fen_after {
+        put_short(3, fen, buf);
+    }
+    if *canonical_input {
+        buf.put_slice(&[key(4, WireType::Varint), 1]);
+    }
+}
+
+/// The content of `arbiter.v1.LegalMove`.
+#[inline]
+fn legal_move_len(legal: &LegalMove) -> usize {
+    short_len(legal.uci.text_len()) + short_len(legal.san.len())
 }
 
 /// `arbiter.v1.LegalMove` as field 6 of `arbiter.v1.Position`.
-fn legal_move_len(legal: &LegalMove) -> usize {
-    2 + Short::text_len(legal.uci.text_len()) + Short::text_len(legal.san.len())
-}
-
+#[inline]
 fn put_legal_move(legal: &LegalMove, buf: &mut impl BufMut) {
-    let mut out = Short::new(6);
-    out.text(1, &legal.uci.ascii()[..legal.uci.text_len()]);
-    out.text(2, legal.san.as_bytes());
-    out.put(buf);
+    buf.put_slice(&[key(6, WireType::LengthDelimited), legal_move_len(legal) as u8]);
+    put_uci(1, legal.uci, buf);
+    put_short(2, &legal.san, buf);
 }
 
 /// A `uint32` field, nothing when 0 (proto3).
@@ -593,7 +593,7 @@ impl ValidateGameResponse {
     }
 
     fn plies_len(&self) -> usize {
-        self.replay.plies.iter().map(ply_len).sum()
+        self.replay.plies.iter().map(|ply| 2 + ply_len(ply)).sum()
     }
 
     /// `arbiter.v1.Position`, as `convert::position_message` fills it.
@@ -604,7 +604,7 @@ impl ValidateGameResponse {
             + if position.is_check() { 2 } else { 0 }
             + count_len(4, position.halfmove_clock())
             + count_len(5, position.fullmove_number())
-            + self.replay.legal_moves.iter().map(legal_move_len).sum::<usize>()
+            + self.replay.legal_moves.iter().map(|legal| 2 + legal_move_len(legal)).sum::<usize>()
     }
 
     fn put_position(&self, buf: &mut impl BufMut) {
