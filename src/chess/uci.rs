@@ -126,12 +126,13 @@ impl UciMove {
     /// ```
     #[inline]
     pub fn ascii(&self) -> [u8; 5] {
-        let [from, to] = [self.from, self.to];
+        // Squares count from a1 along the ranks: file in the low 3 bits.
+        let [from, to] = [self.from.index() as u8, self.to.index() as u8];
         [
-            from.file().char() as u8,
-            from.rank().char() as u8,
-            to.file().char() as u8,
-            to.rank().char() as u8,
+            b'a' + (from & 7),
+            b'1' + (from >> 3),
+            b'a' + (to & 7),
+            b'1' + (to >> 3),
             self.promotion.map_or(0, |role| role.char() as u8),
         ]
     }
