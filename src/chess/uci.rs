@@ -84,23 +84,30 @@ impl UciMove {
     /// assert!("g1g3".parse::<UciMove>().unwrap().to_move(&pos).is_none());
     /// ```
     pub fn to_move(&self, pos: &Position) -> Option<Move> {
+        self.find(pos).map(|(m, _)| m)
+    }
+
+    /// As [`UciMove::to_move`], with the role of the piece that moves.
+    #[inline]
+    pub(crate) fn find(&self, pos: &Position) -> Option<(Move, Role)> {
         let role = pos.role_at(self.from)?;
         if pos.by_color(pos.turn()).contains(self.from)
             && pos.movers_to(role, self.from.into(), self.to).any()
         {
             let kind = pos.move_kind(role, self.from, self.to, self.promotion)?;
-            return Some(Move::new(self.from, self.to, kind));
+            return Some((Move::new(self.from, self.to, kind), role));
         }
         if role != Role::King || self.promotion.is_some() {
             return None;
         }
         // Castling, written as the king's step or as king takes own rook.
         let moves = pos.legal_moves_filtered(self.from.into(), self.to.into());
-        moves.iter().copied().find(|m| {
+        let castle = moves.iter().copied().find(|m| {
             m.is_castle()
                 && (self.to == m.to()
                     || self.to == castling_squares(pos.turn(), m.from(), m.to()).0)
-        })
+        })?;
+        Some((castle, role))
     }
 
     /// The text, without allocating: `e2e4` or `e7e8q`.
