@@ -40,23 +40,21 @@ impl FromStr for UciMove {
     /// # Errors
     ///
     /// [`ParseUciError`] if the text is not of that form.
+    #[inline]
     fn from_str(s: &str) -> Result<UciMove, ParseUciError> {
         let square = |file: u8, rank: u8| {
-            File::from_char(file as char)
-                .zip(Rank::from_char(rank as char))
-                .map(|(file, rank)| Square::from_coords(file, rank))
-                .ok_or(ParseUciError)
+            let file = File::new(u32::from(file.wrapping_sub(b'a')));
+            let rank = Rank::new(u32::from(rank.wrapping_sub(b'1')));
+            Some(Square::from_coords(file?, rank?))
         };
         let (from, to, promotion) = match *s.as_bytes() {
-            [a, b, c, d] => (square(a, b)?, square(c, d)?, None),
-            [a, b, c, d, p] if p.is_ascii_lowercase() => (
-                square(a, b)?,
-                square(c, d)?,
-                Some(Role::from_char(p as char).ok_or(ParseUciError)?),
-            ),
+            [a, b, c, d] => (square(a, b), square(c, d), None),
+            [a, b, c, d, p] if p.is_ascii_lowercase() => {
+                (square(a, b), square(c, d), Some(Role::from_char(p as char).ok_or(ParseUciError)?))
+            }
             _ => return Err(ParseUciError),
         };
-        Ok(UciMove { from, to, promotion })
+        Ok(UciMove { from: from.ok_or(ParseUciError)?, to: to.ok_or(ParseUciError)?, promotion })
     }
 }
 
