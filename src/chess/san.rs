@@ -533,6 +533,39 @@ mod tests {
     }
 
     #[test]
+    fn found_moves_write_as_generated_ones() {
+        // What finding a move keeps (its piece, the rivals) writes the same
+        // SAN as looking them up afresh, however the move was named.
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "7k/8/8/8/Q1Q5/8/Q7/7K w - - 0 1",
+            "4k3/4r3/8/8/8/8/4N3/1N2K3 w - - 0 1",
+            "n1n3k1/PPPP4/8/8/8/8/4pppp/1K4N1 w - - 0 1",
+            "rnbqkbnr/1pp1pppp/8/p2pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
+        ] {
+            let pos: Position = fen.parse().unwrap();
+            for m in pos.legal_moves() {
+                let written = san_without_mark(&pos, m);
+                let role = pos.role_at(m.from()).unwrap();
+                let mut long = format!("{}{}-{}", role.upper_char(), m.from(), m.to());
+                if let Some(p) = m.promotion() {
+                    long.push(p.upper_char());
+                }
+                let texts = if m.is_castle() {
+                    vec![written.to_string()]
+                } else {
+                    vec![written.to_string(), long]
+                };
+                for text in texts {
+                    let found = text.parse::<San>().unwrap().find(&pos).unwrap();
+                    assert_eq!((found.mv, found.role), (m, role), "{text} in {fen}");
+                    assert_eq!(found.san_without_mark(&pos), written, "{text} in {fen}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn ambiguity_is_never_guessed() {
         let pos: Position = "4k3/8/8/8/8/8/K7/R6R w - - 0 1".parse().unwrap();
         assert_eq!("Rd1".parse::<San>().unwrap().to_move(&pos), Err(SanError::Ambiguous));
