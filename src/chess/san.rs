@@ -147,8 +147,7 @@ impl FromStr for San {
 
         // Target square.
         let [ref rest @ .., f, r] = *b else { return Err(ParseSanError) };
-        let to =
-            Square::from_coords(file_of(f).ok_or(ParseSanError)?, rank_of(r).ok_or(ParseSanError)?);
+        let to = Square::from_name(f, r).ok_or(ParseSanError)?;
         b = rest;
 
         // Separator: capture mark or long-algebraic dash.

@@ -8,7 +8,7 @@ use arrayvec::ArrayString;
 
 use super::movegen::Move;
 use super::position::{Position, castling_squares};
-use super::types::{File, Rank, Role, Square};
+use super::types::{Role, Square};
 
 /// A move as UCI writes it, not yet checked against a position.
 ///
@@ -42,11 +42,7 @@ impl FromStr for UciMove {
     /// [`ParseUciError`] if the text is not of that form.
     #[inline]
     fn from_str(s: &str) -> Result<UciMove, ParseUciError> {
-        let square = |file: u8, rank: u8| {
-            let file = File::new(u32::from(file.wrapping_sub(b'a')));
-            let rank = Rank::new(u32::from(rank.wrapping_sub(b'1')));
-            Some(Square::from_coords(file?, rank?))
-        };
+        let square = Square::from_name;
         let (from, to, promotion) = match *s.as_bytes() {
             [a, b, c, d] => (square(a, b), square(c, d), None),
             [a, b, c, d, p] if p.is_ascii_lowercase() => {
