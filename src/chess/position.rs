@@ -468,15 +468,6 @@ pub struct RepetitionKey {
     ep: Option<Square>,
 }
 
-impl RepetitionKey {
-    /// The Zobrist hash of the position, as [`Position::zobrist`] gives it:
-    /// equal keys have equal hashes; unequal keys seldom do.
-    #[inline]
-    pub fn hash(&self) -> u64 {
-        self.hash
-    }
-}
-
 /// Where king and rook land when `color`'s king on `king` castles with the
 /// rook on `rook`: the g- and f-files towards the h-side, else c and d.
 #[inline]
