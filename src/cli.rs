@@ -12,8 +12,7 @@ use serde::Serialize;
 use crate::chess::game::{Notation, ReplayOptions, replay};
 use crate::chess::{Position, perft};
 use crate::config::ServeConfig;
-use crate::proto;
-use crate::report::ValidateGameResponse;
+use crate::report::{Messages, ValidateGameResponse};
 use crate::telemetry::Telemetry;
 
 /// Arbiter: the Laws of Chess as a service.
@@ -234,8 +233,8 @@ fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
 
 /// Writes a replay as its proto3 JSON line.
 fn write_game(out: &mut impl Write, replay: &crate::chess::game::Replay) -> io::Result<()> {
-    let response = proto::ValidateGameResponse::from(replay);
-    write_json(out, &ValidateGameResponse::from(&response))
+    let messages = Messages::new(replay);
+    write_json(out, &ValidateGameResponse::new(replay, &messages))
 }
 
 fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
@@ -329,6 +328,8 @@ fn answer_line(line: &Line, max_line: usize, options: &ReplayOptions) -> io::Res
         Some(Err(err)) => error(&mut out, &err.to_string())?,
         start => {
             let moves: Vec<&str> = moves.split_whitespace().collect();
+            // Room for a ply's JSON per move and the rest, grown once.
+            out.reserve(64 * moves.len() + 1024);
             let start = start.and_then(Result::ok).unwrap_or_default();
             write_game(&mut out, &replay(start, &moves, options))?;
         }

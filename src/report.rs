@@ -1,11 +1,16 @@
 //! The proto3 JSON form of a `ValidateGameResponse` (lowerCamelCase names,
 //! enum values as their names, defaults written out), so that scripts using
 //! the command line and RPC clients see one shape. It is built from the
-//! generated message itself, destructured field by field, so a new field in
-//! the contract must be given its JSON form here.
+//! generated messages, destructured field by field, so a new field in the
+//! contract must be given its JSON form here; only the plies, the bulk of a
+//! long game, are taken from the replay itself, without a message and two
+//! strings per ply in between (the message's fields are still named here).
 
+use arrayvec::ArrayString;
 use serde::Serialize;
 
+use crate::api::convert::position_message;
+use crate::chess::game::{PlyRecord, Replay};
 use crate::proto;
 
 /// `ValidateGameResponse`.
@@ -25,7 +30,8 @@ pub struct ValidateGameResponse<'a> {
 #[serde(rename_all = "camelCase")]
 struct Ply<'a> {
     san: &'a str,
-    uci: &'a str,
+    #[serde(serialize_with = "as_str")]
+    uci: ArrayString<5>,
     #[serde(skip_serializing_if = "str::is_empty")]
     fen_after: &'a str,
     canonical_input: bool,
@@ -68,28 +74,66 @@ struct Outcome<'a> {
     pgn_result: &'a str,
 }
 
+fn as_str<S: serde::Serializer>(text: &ArrayString<5>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(text)
+}
+
 /// The enum value's name, or `UNKNOWN` for a value this build does not know
 /// (the server never sends one; the generated enums cover every value).
 fn enum_name<E: TryFrom<i32>>(value: i32, name: impl Fn(E) -> &'static str) -> &'static str {
     E::try_from(value).map_or("UNKNOWN", name)
 }
 
-impl<'a> From<&'a proto::ValidateGameResponse> for ValidateGameResponse<'a> {
-    fn from(response: &'a proto::ValidateGameResponse) -> ValidateGameResponse<'a> {
-        let proto::ValidateGameResponse { plies, illegal_move, position, outcome } = response;
-        ValidateGameResponse {
-            plies: plies.iter().map(Ply::from).collect(),
-            illegal_move: illegal_move.as_ref().map(IllegalMove::from),
-            position: position.as_ref().map(Position::from),
-            outcome: outcome.as_ref().map(Outcome::from),
+/// The messages of a replay's answer other than its plies, which
+/// [`ValidateGameResponse`] borrows.
+#[derive(Debug)]
+pub struct Messages {
+    illegal_move: Option<proto::IllegalMove>,
+    position: proto::Position,
+    outcome: proto::Outcome,
+}
+
+impl Messages {
+    /// The messages of `replay`'s answer, as the service sends them.
+    pub fn new(replay: &Replay) -> Messages {
+        let Replay { plies: _, illegal_move, position, legal_moves, outcome } = replay;
+        Messages {
+            illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
+            position: position_message(position, legal_moves),
+            outcome: proto::Outcome::from(outcome),
         }
     }
 }
 
-impl<'a> From<&'a proto::Ply> for Ply<'a> {
-    fn from(ply: &'a proto::Ply) -> Ply<'a> {
-        let proto::Ply { san, uci, fen_after, canonical_input } = ply;
-        Ply { san, uci, fen_after, canonical_input: *canonical_input }
+impl<'a> ValidateGameResponse<'a> {
+    /// The answer for `replay`, whose other messages are `messages`.
+    pub fn new(replay: &'a Replay, messages: &'a Messages) -> ValidateGameResponse<'a> {
+        // The fields of the message this JSON stands for, each given its
+        // JSON form below.
+        let _: fn(proto::ValidateGameResponse) =
+            |proto::ValidateGameResponse { plies: _, illegal_move: _, position: _, outcome: _ }| {};
+        let Messages { illegal_move, position, outcome } = messages;
+        ValidateGameResponse {
+            plies: replay.plies.iter().map(Ply::from).collect(),
+            illegal_move: illegal_move.as_ref().map(IllegalMove::from),
+            position: Some(Position::from(position)),
+            outcome: Some(Outcome::from(outcome)),
+        }
+    }
+}
+
+impl<'a> From<&'a PlyRecord> for Ply<'a> {
+    /// As `proto::Ply` from the service's conversion, without the strings.
+    fn from(ply: &'a PlyRecord) -> Ply<'a> {
+        let _: fn(proto::Ply) =
+            |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _ }| {};
+        let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+        Ply {
+            san,
+            uci: uci.to_array_string(),
+            fen_after: fen_after.as_deref().unwrap_or_default(),
+            canonical_input: *canonical_input,
+        }
     }
 }
 

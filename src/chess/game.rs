@@ -8,7 +8,8 @@ use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
 use super::movegen::Move;
 use super::outcome::{GameResult, Outcome, Termination, is_insufficient_material, win_for};
 use super::position::{Position, RepetitionKey};
-use super::san::{San, SanString, push_check_mark, san_with_after, san_without_mark};
+use super::san::{San, SanMove, SanString, push_check_mark, san_with_after, san_without_mark};
+use super::types::Role;
 use super::uci::UciMove;
 
 /// How move texts are written.
@@ -140,15 +141,7 @@ impl Game {
             self.history.clear();
         }
         let key = self.position.repetition_key();
-        // Earlier positions with the same side to move: every second one
-        // back from the one before the last.
-        let mut repetitions = 1;
-        let mut i = self.history.len();
-        while i >= 2 {
-            i -= 2;
-            repetitions += usize::from(self.history[i] == key);
-        }
-        self.repetitions = repetitions;
+        self.repetitions = 1 + earlier_same_side(&self.history).filter(|&k| *k == key).count();
         self.history.push(key);
         self.ended = if mated {
             Some((win_for(self.position.turn()), Termination::Checkmate))
@@ -177,19 +170,21 @@ impl Game {
         if let Some((_, termination)) = self.ended {
             return Err(game_over(termination));
         }
-        let (m, uci) = match self.resolve(text, notation) {
+        let (found, uci) = match self.resolve(text, notation) {
             Ok(found) => found,
             Err(illegal) => return Err(self.explain_failure(illegal)),
         };
+        let m = found.mv;
         // A rejected move must leave the game as it was: strict mode keeps
         // the position to put back.
         let before = strict.then(|| self.position.clone());
-        let mut san = san_without_mark(&self.position, m);
-        self.position.play_unchecked(m);
+        let mut san = found.san_without_mark(&self.position);
+        self.position.play_piece_unchecked(m, found.role);
         let mated = push_check_mark(&self.position, &mut san);
         let canonical_input = match uci {
             Some(uci) => uci == UciMove::from_move(m),
-            None => text == san.as_str(),
+            // Byte by byte: SAN is short, shorter than a call to compare.
+            None => text.len() == san.len() && text.bytes().zip(san.bytes()).all(|(a, b)| a == b),
         };
         if let Some(before) = before
             && !canonical_input
@@ -220,16 +215,17 @@ impl Game {
         if let Some((_, termination)) = self.ended {
             return Err(game_over(termination));
         }
-        let (m, uci) = match self.resolve(text, Notation::Uci) {
+        let found = read_uci(text).and_then(|uci| Ok((self.find_uci(&uci)?, uci)));
+        let ((m, role), uci) = match found {
             Ok(found) => found,
             Err(illegal) => return Err(self.explain_failure(illegal)),
         };
         // Read UCI writes back to the text it was read from.
-        let canonical_input = uci == Some(UciMove::from_move(m));
+        let canonical_input = uci == UciMove::from_move(m);
         if strict && !canonical_input {
             return Err(not_canonical(text, &UciMove::from_move(m).to_array_string()));
         }
-        self.position.play_unchecked(m);
+        self.position.play_piece_unchecked(m, role);
         let mated = self.position.is_check() && !self.position.has_legal_moves();
         self.advance(mated);
         Ok((m, canonical_input))
@@ -248,23 +244,45 @@ impl Game {
     }
 
     /// The move `text` means here, and the UCI it was read as, if it was.
-    fn resolve(&self, text: &str, notation: Notation) -> Result<(Move, Option<UciMove>), Illegal> {
+    fn resolve(
+        &self,
+        text: &str,
+        notation: Notation,
+    ) -> Result<(SanMove, Option<UciMove>), Illegal> {
         let pos = &self.position;
         let uci = match notation {
             Notation::San => None,
             Notation::Auto => text.parse::<UciMove>().ok(),
-            Notation::Uci => Some(text.parse::<UciMove>().map_err(|e| {
-                Illegal::new(IllegalReason::Unparseable, format!("{text:?} is {e}"))
-            })?),
+            Notation::Uci => Some(read_uci(text)?),
         };
         if let Some(uci) = uci {
-            return uci.to_move(pos).map(|m| (m, Some(uci))).ok_or_else(|| diagnose_uci(pos, &uci));
+            let (m, role) = self.find_uci(&uci)?;
+            return Ok((SanMove::new(pos, m, role), Some(uci)));
         }
         let san: San = text
             .parse()
             .map_err(|e| Illegal::new(IllegalReason::Unparseable, format!("{text:?} is {e}")))?;
-        san.to_move(pos).map(|m| (m, None)).map_err(|_| diagnose_san(pos, &san))
+        san.find(pos).map(|found| (found, None)).map_err(|_| diagnose_san(pos, &san))
     }
+
+    /// The legal move `uci` means here, and the role of its piece.
+    fn find_uci(&self, uci: &UciMove) -> Result<(Move, Role), Illegal> {
+        uci.find(&self.position).ok_or_else(|| diagnose_uci(&self.position, uci))
+    }
+}
+
+/// `text` read as UCI.
+fn read_uci(text: &str) -> Result<UciMove, Illegal> {
+    text.parse().map_err(|e| Illegal::new(IllegalReason::Unparseable, format!("{text:?} is {e}")))
+}
+
+/// The positions of `history` (the current one not yet in it) that could be
+/// the current one: those with the same side to move, every second one back
+/// from the one before the last, except that one. Two plies cannot bring a
+/// position back: each side has moved a piece of its own, and a capture
+/// would have cleared the history.
+fn earlier_same_side(history: &[RepetitionKey]) -> impl Iterator<Item = &RepetitionKey> {
+    history.iter().rev().skip(3).step_by(2)
 }
 
 fn not_canonical(text: &str, canonical: &str) -> Illegal {

@@ -301,7 +301,9 @@ impl Position {
     /// legally move to `to` by a move other than castling: the reverse of
     /// the generator for one target square, without listing moves. Pawns
     /// count with pushes, double steps, captures and en passant.
-    #[inline]
+    // Inlined: each caller knows the role or the from-square, and the call
+    // itself cost a tenth of a UCI ply (callgrind).
+    #[inline(always)]
     pub(crate) fn movers_to(&self, role: Role, from: Bitboard, to: Square) -> Bitboard {
         let us = self.turn;
         let them = !us;

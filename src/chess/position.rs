@@ -379,13 +379,21 @@ impl Position {
     /// unspecified (but memory-safe) position.
     #[inline(always)]
     pub fn play_unchecked(&mut self, m: Move) {
+        let Some(role) = self.role_at(m.from()) else {
+            debug_assert!(false, "no piece on {}", m.from());
+            return;
+        };
+        self.play_piece_unchecked(m, role);
+    }
+
+    /// Plays `m`, a legal move of a piece of `role`, in place: for callers
+    /// that found the move by its piece and need not look it up again.
+    #[inline(always)]
+    pub(crate) fn play_piece_unchecked(&mut self, m: Move, role: Role) {
+        debug_assert_eq!(self.role_at(m.from()), Some(role));
         let us = self.turn;
         let them = !us;
         let (from, to) = (m.from(), m.to());
-        let Some(role) = self.role_at(from) else {
-            debug_assert!(false, "no piece on {from}");
-            return;
-        };
         self.ep_square = None;
         self.halfmoves = self.halfmoves.saturating_add(1);
         let had_rights = self.castling.any();

@@ -62,19 +62,31 @@ pub type SanString = ArrayString<8>;
 
 /// Strips what may trail a move: annotations (`!`, `?`), check and mate
 /// marks, and an en-passant remark (`e.p.`, with or without a space).
+#[inline]
 fn strip_suffixes(mut s: &str) -> &str {
-    // Every suffix ends in `!`, `?`, `+`, `#` or `.`.
-    if s.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric) {
-        return s;
-    }
     loop {
-        let before = s.len();
-        s = s.trim_end_matches(['!', '?', '+', '#']);
-        s = s.strip_suffix("e.p.").map_or(s, str::trim_end);
-        if s.len() == before {
-            return s;
+        match s.as_bytes().last() {
+            // An ASCII byte: the slice stays on a character boundary.
+            Some(b'!' | b'?' | b'+' | b'#') => s = &s[..s.len() - 1],
+            Some(b'.') => match s.strip_suffix("e.p.") {
+                Some(rest) => s = rest.trim_end(),
+                None => return s,
+            },
+            _ => return s,
         }
     }
+}
+
+/// The file of a letter `a` to `h`.
+#[inline]
+fn file_of(c: u8) -> Option<File> {
+    File::new(u32::from(c.wrapping_sub(b'a')))
+}
+
+/// The rank of a digit `1` to `8`.
+#[inline]
+fn rank_of(c: u8) -> Option<Rank> {
+    Rank::new(u32::from(c.wrapping_sub(b'1')))
 }
 
 impl FromStr for San {
@@ -96,6 +108,7 @@ impl FromStr for San {
     /// assert_eq!("0-0".parse::<San>(), "O-O".parse::<San>());
     /// assert!("Nf9".parse::<San>().is_err());
     /// ```
+    #[inline]
     fn from_str(text: &str) -> Result<San, ParseSanError> {
         // Most texts have nothing to trim: an ASCII letter, digit or sign at
         // either end is not white space.
@@ -105,24 +118,25 @@ impl FromStr for San {
             _ => text.trim(),
         };
         let s = strip_suffixes(trimmed);
-        if let [b'O' | b'0' | b'o', ..] = s.as_bytes() {
-            match s {
-                "O-O" | "0-0" | "o-o" => return Ok(San::Castle(CastlingSide::KingSide)),
-                "O-O-O" | "0-0-0" | "o-o-o" => return Ok(San::Castle(CastlingSide::QueenSide)),
+        let mut b = s.as_bytes();
+        if let [b'O' | b'0' | b'o', ..] = b {
+            match b {
+                b"O-O" | b"0-0" | b"o-o" => return Ok(San::Castle(CastlingSide::KingSide)),
+                b"O-O-O" | b"0-0-0" | b"o-o-o" => {
+                    return Ok(San::Castle(CastlingSide::QueenSide));
+                }
                 _ => {}
             }
         }
-        if !s.is_ascii() {
-            return Err(ParseSanError);
-        }
-        let mut b = s.as_bytes();
+        // Every byte left is checked below against ASCII letters, digits and
+        // signs, so any other text is refused on the way.
 
         // Promotion: `=Q`, `/Q`, `(Q)` or a bare `Q` after the target square.
         let mut promotion = None;
-        let letter = match b {
-            [rest @ .., b'(', l, b')'] | [rest @ .., b'=' | b'/', l] => Some((rest, *l)),
+        let letter = match *b {
+            [ref rest @ .., b'(', l, b')'] | [ref rest @ .., b'=' | b'/', l] => Some((rest, l)),
             [.., d, l] if d.is_ascii_digit() && l.is_ascii_alphabetic() => {
-                Some((&b[..b.len() - 1], *l))
+                Some((&b[..b.len() - 1], l))
             }
             _ => None,
         };
@@ -132,51 +146,43 @@ impl FromStr for San {
         }
 
         // Target square.
-        let n = b.len();
-        if n < 2 {
-            return Err(ParseSanError);
-        }
-        let to = Square::from_coords(
-            File::from_char(b[n - 2] as char).ok_or(ParseSanError)?,
-            Rank::from_char(b[n - 1] as char).ok_or(ParseSanError)?,
-        );
-        b = &b[..n - 2];
+        let [ref rest @ .., f, r] = *b else { return Err(ParseSanError) };
+        let to = Square::from_name(f, r).ok_or(ParseSanError)?;
+        b = rest;
 
         // Separator: capture mark or long-algebraic dash.
-        let mut capture = false;
-        let mut dash = false;
-        match b.last() {
-            Some(b'x' | b':') => {
-                capture = true;
-                b = &b[..b.len() - 1];
+        let (capture, dash) = match *b {
+            [ref rest @ .., b'x' | b':'] => {
+                b = rest;
+                (true, false)
             }
-            Some(b'-') => {
-                dash = true;
-                b = &b[..b.len() - 1];
+            [ref rest @ .., b'-'] => {
+                b = rest;
+                (false, true)
             }
-            _ => {}
-        }
+            _ => (false, false),
+        };
 
         // Disambiguation or the from-square of long algebraic.
         let mut rank = None;
-        if let Some(&c) = b.last()
-            && let Some(r) = Rank::from_char(c as char)
+        if let [ref rest @ .., c] = *b
+            && let Some(r) = rank_of(c)
         {
             rank = Some(r);
-            b = &b[..b.len() - 1];
+            b = rest;
         }
         let mut file = None;
-        if let Some(&c) = b.last()
-            && let Some(f) = File::from_char(c as char)
+        if let [ref rest @ .., c] = *b
+            && let Some(f) = file_of(c)
         {
             file = Some(f);
-            b = &b[..b.len() - 1];
+            b = rest;
         }
         if dash && (file.is_none() || rank.is_none()) {
             return Err(ParseSanError);
         }
 
-        let role = match b {
+        let role = match *b {
             [] => {
                 // `bc6` (a file, no capture mark, no rank) is not pawn syntax:
                 // it is the bishop move written in lower case.
@@ -187,9 +193,9 @@ impl FromStr for San {
                     Role::Pawn
                 }
             }
-            [c] if c.is_ascii_uppercase() => Role::from_char(*c as char).ok_or(ParseSanError)?,
+            [c] if c.is_ascii_uppercase() => Role::from_char(c as char).ok_or(ParseSanError)?,
             [c @ (b'n' | b'b' | b'r' | b'q' | b'k' | b'p')] => {
-                Role::from_char(*c as char).ok_or(ParseSanError)?
+                Role::from_char(c as char).ok_or(ParseSanError)?
             }
             _ => return Err(ParseSanError),
         };
@@ -220,6 +226,12 @@ impl San {
     /// assert_eq!(ng4.to_move(&pos), Err(SanError::Illegal));
     /// ```
     pub fn to_move(&self, pos: &Position) -> Result<Move, SanError> {
+        self.find(pos).map(|found| found.mv)
+    }
+
+    /// As [`San::to_move`], keeping what writing the move's canonical SAN
+    /// needs, so that it is not looked up twice.
+    pub(crate) fn find(&self, pos: &Position) -> Result<SanMove, SanError> {
         let us = pos.turn();
         let (role, file, rank, to, promotion) = match *self {
             San::Castle(side) => {
@@ -227,7 +239,7 @@ impl San {
                 let moves = pos.legal_moves_filtered(king.into(), castling_rooks(pos, side));
                 let mut castles = moves.iter().filter(|m| m.is_castle());
                 return match (castles.next(), castles.next()) {
-                    (Some(&m), None) => Ok(m),
+                    (Some(&mv), None) => Ok(SanMove::castle(mv)),
                     (Some(_), Some(_)) => Err(SanError::Ambiguous),
                     (None, _) => Err(SanError::Illegal),
                 };
@@ -236,15 +248,18 @@ impl San {
                 (role, file, rank, to, promotion)
             }
         };
-        let mut from = Bitboard::FULL;
+        // Every piece of the kind that can go there: those the text names
+        // are the candidates, the others are what disambiguation is about.
+        let movers = pos.movers_to(role, Bitboard::FULL, to);
+        let mut named = movers;
         if let Some(f) = file {
-            from &= Bitboard::from_file(f);
+            named &= Bitboard::from_file(f);
         }
         if let Some(r) = rank {
-            from &= Bitboard::from_rank(r);
+            named &= Bitboard::from_rank(r);
         }
         let mut found = None;
-        for from in pos.movers_to(role, from, to) {
+        for from in named {
             if let Some(kind) = pos.move_kind(role, from, to, promotion) {
                 if found.is_some() {
                     return Err(SanError::Ambiguous);
@@ -252,7 +267,44 @@ impl San {
                 found = Some(Move::new(from, to, kind));
             }
         }
-        found.ok_or(SanError::Illegal)
+        let mv = found.ok_or(SanError::Illegal)?;
+        Ok(SanMove { mv, role, rivals: movers.without(mv.from()) })
+    }
+}
+
+/// A legal move with what its canonical SAN depends on besides its squares:
+/// the role of the moving piece and its rivals, the other pieces of that
+/// role that could legally go to the same square.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SanMove {
+    pub(crate) mv: Move,
+    pub(crate) role: Role,
+    rivals: Bitboard,
+}
+
+impl SanMove {
+    /// The legal move `mv` of a piece of `role` in `pos`.
+    #[inline]
+    pub(crate) fn new(pos: &Position, mv: Move, role: Role) -> SanMove {
+        let rivals = match (mv.kind(), role) {
+            (MoveKind::Normal, Role::Knight | Role::Bishop | Role::Rook | Role::Queen) => {
+                pos.movers_to(role, Bitboard::FULL.without(mv.from()), mv.to())
+            }
+            _ => Bitboard::EMPTY,
+        };
+        SanMove { mv, role, rivals }
+    }
+
+    fn castle(mv: Move) -> SanMove {
+        SanMove { mv, role: Role::King, rivals: Bitboard::EMPTY }
+    }
+
+    /// Its canonical SAN in `pos`, without check or mate mark.
+    #[inline]
+    pub(crate) fn san_without_mark(&self, pos: &Position) -> SanString {
+        let mut out = SanString::new();
+        write_san(pos, self, &mut out);
+        out
     }
 }
 
@@ -263,10 +315,11 @@ pub(crate) fn castling_rooks(pos: &Position, side: CastlingSide) -> Bitboard {
     rights.into_iter().filter(|&rook| (rook > king) == (side == CastlingSide::KingSide)).collect()
 }
 
-/// The canonical SAN of the legal move `m` in `pos`, without check mark.
-fn write_san(pos: &Position, m: Move, out: &mut SanString) {
-    let from = m.from();
-    let to = m.to();
+/// The canonical SAN of the legal move `found` in `pos`, without check mark.
+fn write_san(pos: &Position, found: &SanMove, out: &mut SanString) {
+    let SanMove { mv, role, rivals } = *found;
+    let from = mv.from();
+    let to = mv.to();
     let push = |out: &mut SanString, c: char| {
         let _ = out.try_push(c);
     };
@@ -274,7 +327,7 @@ fn write_san(pos: &Position, m: Move, out: &mut SanString) {
         push(out, sq.file().char());
         push(out, sq.rank().char());
     };
-    match m.kind() {
+    match mv.kind() {
         MoveKind::Castle => {
             let _ = out.try_push_str(if to > from { "O-O" } else { "O-O-O" });
         }
@@ -284,7 +337,6 @@ fn write_san(pos: &Position, m: Move, out: &mut SanString) {
             push_square(out, to);
         }
         MoveKind::Normal | MoveKind::Promotion(_) => {
-            let role = pos.role_at(from).unwrap_or(Role::Pawn);
             let capture = pos.occupied().contains(to);
             if role == Role::Pawn {
                 if capture {
@@ -292,24 +344,20 @@ fn write_san(pos: &Position, m: Move, out: &mut SanString) {
                     push(out, 'x');
                 }
                 push_square(out, to);
-                if let Some(p) = m.promotion() {
+                if let Some(p) = mv.promotion() {
                     push(out, '=');
                     push(out, p.upper_char());
                 }
                 return;
             }
             push(out, role.upper_char());
-            if role != Role::King {
-                // Other pieces of the same kind that can legally go there.
-                let others = pos.movers_to(role, Bitboard::FULL.without(from), to);
-                if others.any() {
-                    if (others & Bitboard::from_file(from.file())).is_empty() {
-                        push(out, from.file().char());
-                    } else if (others & Bitboard::from_rank(from.rank())).is_empty() {
-                        push(out, from.rank().char());
-                    } else {
-                        push_square(out, from);
-                    }
+            if rivals.any() {
+                if (rivals & Bitboard::from_file(from.file())).is_empty() {
+                    push(out, from.file().char());
+                } else if (rivals & Bitboard::from_rank(from.rank())).is_empty() {
+                    push(out, from.rank().char());
+                } else {
+                    push_square(out, from);
                 }
             }
             if capture {
@@ -331,9 +379,8 @@ pub fn san_with_after(pos: &Position, m: Move, after: &Position) -> SanString {
 /// Canonical SAN of the legal move `m` in `pos`, without its check or mate
 /// mark: for callers that play the move in place and add the mark after.
 pub(crate) fn san_without_mark(pos: &Position, m: Move) -> SanString {
-    let mut out = SanString::new();
-    write_san(pos, m, &mut out);
-    out
+    let role = pos.role_at(m.from()).unwrap_or(Role::Pawn);
+    SanMove::new(pos, m, role).san_without_mark(pos)
 }
 
 /// Adds `+` or `#` to `san` if the move that led to `after` gives check or
@@ -482,6 +529,39 @@ mod tests {
         let pos: Position = "4k3/4r3/8/8/8/8/4N3/1N2K3 w - - 0 1".parse().unwrap();
         let m = "Nbc3".parse::<San>().unwrap().to_move(&pos).unwrap();
         assert_eq!(san(&pos, m).as_str(), "Nc3");
+    }
+
+    #[test]
+    fn found_moves_write_as_generated_ones() {
+        // What finding a move keeps (its piece, the rivals) writes the same
+        // SAN as looking them up afresh, however the move was named.
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "7k/8/8/8/Q1Q5/8/Q7/7K w - - 0 1",
+            "4k3/4r3/8/8/8/8/4N3/1N2K3 w - - 0 1",
+            "n1n3k1/PPPP4/8/8/8/8/4pppp/1K4N1 w - - 0 1",
+            "rnbqkbnr/1pp1pppp/8/p2pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
+        ] {
+            let pos: Position = fen.parse().unwrap();
+            for m in pos.legal_moves() {
+                let written = san_without_mark(&pos, m);
+                let role = pos.role_at(m.from()).unwrap();
+                let mut long = format!("{}{}-{}", role.upper_char(), m.from(), m.to());
+                if let Some(p) = m.promotion() {
+                    long.push(p.upper_char());
+                }
+                let texts = if m.is_castle() {
+                    vec![written.to_string()]
+                } else {
+                    vec![written.to_string(), long]
+                };
+                for text in texts {
+                    let found = text.parse::<San>().unwrap().find(&pos).unwrap();
+                    assert_eq!((found.mv, found.role), (m, role), "{text} in {fen}");
+                    assert_eq!(found.san_without_mark(&pos), written, "{text} in {fen}");
+                }
+            }
+        }
     }
 
     #[test]

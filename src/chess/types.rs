@@ -322,6 +322,14 @@ impl Square {
         Square((rank as u8) * 8 + file as u8)
     }
 
+    /// The square named by a file letter (`a` to `h`) and a rank digit (`1`
+    /// to `8`), as notation writes it.
+    #[inline]
+    pub(crate) const fn from_name(file: u8, rank: u8) -> Option<Square> {
+        let (file, rank) = (file.wrapping_sub(b'a'), rank.wrapping_sub(b'1'));
+        if file < 8 && rank < 8 { Some(Square(rank * 8 + file)) } else { None }
+    }
+
     /// Index, 0 for `a1` and 63 for `h8`.
     #[inline]
     pub const fn index(self) -> usize {

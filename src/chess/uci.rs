@@ -8,7 +8,7 @@ use arrayvec::ArrayString;
 
 use super::movegen::Move;
 use super::position::{Position, castling_squares};
-use super::types::{File, Rank, Role, Square};
+use super::types::{Role, Square};
 
 /// A move as UCI writes it, not yet checked against a position.
 ///
@@ -40,23 +40,17 @@ impl FromStr for UciMove {
     /// # Errors
     ///
     /// [`ParseUciError`] if the text is not of that form.
+    #[inline]
     fn from_str(s: &str) -> Result<UciMove, ParseUciError> {
-        let square = |file: u8, rank: u8| {
-            File::from_char(file as char)
-                .zip(Rank::from_char(rank as char))
-                .map(|(file, rank)| Square::from_coords(file, rank))
-                .ok_or(ParseUciError)
-        };
+        let square = Square::from_name;
         let (from, to, promotion) = match *s.as_bytes() {
-            [a, b, c, d] => (square(a, b)?, square(c, d)?, None),
-            [a, b, c, d, p] if p.is_ascii_lowercase() => (
-                square(a, b)?,
-                square(c, d)?,
-                Some(Role::from_char(p as char).ok_or(ParseUciError)?),
-            ),
+            [a, b, c, d] => (square(a, b), square(c, d), None),
+            [a, b, c, d, p] if p.is_ascii_lowercase() => {
+                (square(a, b), square(c, d), Some(Role::from_char(p as char).ok_or(ParseUciError)?))
+            }
             _ => return Err(ParseUciError),
         };
-        Ok(UciMove { from, to, promotion })
+        Ok(UciMove { from: from.ok_or(ParseUciError)?, to: to.ok_or(ParseUciError)?, promotion })
     }
 }
 
@@ -84,23 +78,30 @@ impl UciMove {
     /// assert!("g1g3".parse::<UciMove>().unwrap().to_move(&pos).is_none());
     /// ```
     pub fn to_move(&self, pos: &Position) -> Option<Move> {
+        self.find(pos).map(|(m, _)| m)
+    }
+
+    /// As [`UciMove::to_move`], with the role of the piece that moves.
+    #[inline]
+    pub(crate) fn find(&self, pos: &Position) -> Option<(Move, Role)> {
         let role = pos.role_at(self.from)?;
         if pos.by_color(pos.turn()).contains(self.from)
             && pos.movers_to(role, self.from.into(), self.to).any()
         {
             let kind = pos.move_kind(role, self.from, self.to, self.promotion)?;
-            return Some(Move::new(self.from, self.to, kind));
+            return Some((Move::new(self.from, self.to, kind), role));
         }
         if role != Role::King || self.promotion.is_some() {
             return None;
         }
         // Castling, written as the king's step or as king takes own rook.
         let moves = pos.legal_moves_filtered(self.from.into(), self.to.into());
-        moves.iter().copied().find(|m| {
+        let castle = moves.iter().copied().find(|m| {
             m.is_castle()
                 && (self.to == m.to()
                     || self.to == castling_squares(pos.turn(), m.from(), m.to()).0)
-        })
+        })?;
+        Some((castle, role))
     }
 
     /// The text, without allocating: `e2e4` or `e7e8q`.
