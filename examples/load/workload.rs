@@ -180,8 +180,8 @@ fn answer(request: &ValidateGameRequest) -> Result<ValidateGameResponse, Error> 
 
 /// The rules core's speed on `items`, in plies per second on this thread:
 /// each game replayed from its request as the server replays it on a cache
-/// miss (final legal moves included, no protobuf), the median of 5 rounds
-/// of at least 50 ms each.
+/// miss (final legal moves included, no protobuf), the median of 9 rounds
+/// of at least 100 ms each.
 ///
 /// # Errors
 ///
@@ -195,11 +195,11 @@ pub fn in_process_speed(items: &[Item<ValidateGameRequest>]) -> Result<f64, Erro
         })
         .collect::<Result<Vec<_>, Error>>()?;
     let plies: u64 = items.iter().map(|item| item.plies).sum();
-    let mut rounds: Vec<f64> = (0..5)
+    let mut rounds: Vec<f64> = (0..9)
         .map(|_| {
             let started = Instant::now();
             let mut passes = 0;
-            while passes == 0 || started.elapsed() < Duration::from_millis(50) {
+            while passes == 0 || started.elapsed() < Duration::from_millis(100) {
                 for GameRequest { start, moves, options } in &games {
                     std::hint::black_box(replay(start.clone(), &moves.tail(0), options));
                 }
