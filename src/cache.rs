@@ -51,10 +51,13 @@ pub const MIN_PLIES: usize = 8;
 
 /// How many prefixes of a request are looked up, longest first: the whole
 /// list, then one move shorter, and so on. A live game usually extends the
-/// previous request by one or two plies. Each probe hashes its prefix, and a
-/// request that misses pays for all of them: with 8, the probes of an
-/// 80-ply miss cost 4% of the call, with 4 under 2%.
-pub const PROBES: usize = 4;
+/// previous request by one or two plies, but behind a proxy that spreads a
+/// game's calls over replicas a replica sees it again only every few plies.
+/// Each probe hashes its prefix, so a request that misses pays for all of
+/// them: about 4% of an 80-ply call. With 4 probes that halves, but the
+/// hit rate behind a round-robin proxy over 3 replicas fell from 78% to
+/// 59% (`.ci/scale-proof.py`), and every such miss replays a whole game.
+pub const PROBES: usize = 8;
 
 /// The cache's metric handles, registered on first use: every call
 /// records a hit or a miss and the new size.
