@@ -186,20 +186,16 @@ impl ReplayCache {
         // sent once: those keep nothing, and pay no copy.
         let repeated = len == done;
         let mut legal_moves = legal_moves.filter(|_| repeated);
-        let mut answer =
-            replayed.answer(tail, &ReplayOptions { skip_legal_moves: true, ..*options });
-        if !options.skip_legal_moves && !answer.outcome.is_over() {
-            answer.legal_moves = match &legal_moves {
-                Some(kept) => kept.clone(),
-                None => {
-                    let listed = legal_moves_with_san(&answer.position, Bitboard::FULL);
-                    if repeated {
-                        legal_moves = Some(listed.clone());
-                    }
-                    listed
+        let answer = replayed.answer_with(tail, options, |position| match &legal_moves {
+            Some(kept) => kept.clone(),
+            None => {
+                let listed = legal_moves_with_san(position, Bitboard::FULL);
+                if repeated {
+                    legal_moves = Some(listed.clone());
                 }
-            };
-        }
+                listed
+            }
+        });
         if len < MIN_PLIES {
             return answer;
         }

@@ -241,11 +241,12 @@ async fn run(flags: &Flags) -> Result<bool, Error> {
     };
     eprintln!("load: server {}", target.description);
     let description = target.description.clone();
-    // Measured before the load, while the server idles.
-    let games_scenario =
-        flags.scenario.iter().any(|s| matches!(s, Scenario::Validate | Scenario::Stream));
+    // The reference, measured before the load while the server idles: only
+    // a measured server's plies per CPU-second compare with it.
+    let reference = target.measured()
+        && flags.scenario.iter().any(|s| matches!(s, Scenario::Validate | Scenario::Stream));
     let in_process =
-        games_scenario.then(|| workload::in_process_speed(&workload.validate)).transpose()?;
+        reference.then(|| workload::in_process_speed(&workload.validate)).transpose()?;
     let scenarios = measure(flags, &target, &workload).await;
     // The server is stopped whatever happened to the scenarios.
     let stopped = target.stop().await;

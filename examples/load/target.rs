@@ -106,6 +106,11 @@ impl Target {
         self.read_proc("status")?.map(memory).transpose()
     }
 
+    /// Whether the server's CPU time and memory are measured.
+    pub fn measured(&self) -> bool {
+        self.pid.is_some()
+    }
+
     /// `/proc/PID/FILE` of a measured server; `None` when not measured, or
     /// when the process has gone (a chaos run may kill it: the load goes on).
     fn read_proc(&self, file: &str) -> Result<Option<(String, String)>, Error> {

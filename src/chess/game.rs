@@ -455,6 +455,18 @@ impl Replayed {
     ///
     /// If FENs are asked for plies that `tail` did not play.
     pub fn answer(&self, tail: Extension, options: &ReplayOptions) -> Replay {
+        self.answer_with(tail, options, |position| legal_moves_with_san(position, Bitboard::FULL))
+    }
+
+    /// [`Replayed::answer`], with the final position's legal moves from
+    /// `list` when the answer has them (not skipped, game not over): for a
+    /// caller that keeps them.
+    pub fn answer_with(
+        &self,
+        tail: Extension,
+        options: &ReplayOptions,
+        list: impl FnOnce(&Position) -> Vec<LegalMove>,
+    ) -> Replay {
         let Extension { illegal_move, fens } = tail;
         let returned = self.plies.get(options.plies_from..).unwrap_or_default();
         let mut fens = fens.into_iter();
@@ -474,7 +486,7 @@ impl Replayed {
         let legal_moves = if options.skip_legal_moves || outcome.is_over() {
             Vec::new()
         } else {
-            legal_moves_with_san(&position, Bitboard::FULL)
+            list(&position)
         };
         Replay { plies, illegal_move, position, legal_moves, outcome }
     }
