@@ -28,10 +28,11 @@
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::mem::size_of;
+use std::ops::{Range, RangeInclusive};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use metrics::{Counter, Gauge};
+use metrics::Counter;
 use quick_cache::sync::Cache;
 use quick_cache::{Equivalent, Lifecycle, Weighter};
 
@@ -53,19 +54,29 @@ pub const MIN_PLIES: usize = 8;
 /// list, then one move shorter, and so on. A live game usually extends the
 /// previous request by one or two plies, but behind a proxy that spreads a
 /// game's calls over replicas a replica sees it again only every few plies.
-/// Each probe hashes its prefix, so a request that misses pays for all of
-/// them: about 4% of an 80-ply call. With 4 probes that halves, but the
-/// hit rate behind a round-robin proxy over 3 replicas fell from 78% to
-/// 59% (`.ci/scale-proof.py`), and every such miss replays a whole game.
+/// The probes share their hashing (see [`BLOCKS`]), so more of them cost
+/// little beyond a lookup each; with 4 the hit rate behind a round-robin
+/// proxy over 3 replicas fell from 78% to 59% (`.ci/scale-proof.py`), and
+/// every such miss replays a whole game.
 pub const PROBES: usize = 8;
 
-/// The cache's metric handles, registered on first use: every call
-/// records a hit or a miss and the new size.
+/// How a prefix's hash takes its moves: in whole blocks of 64, then whole
+/// blocks of 8, then one by one, each block one write for its texts and one
+/// for their ends. The prefixes a request probes differ only in their last
+/// few moves, so they share the work of the blocks before: a request hashes
+/// its texts about once, however many prefixes it probes, and a long list
+/// in few writes.
+const BLOCKS: [usize; 3] = [64, 8, 1];
+// Each size divides the one before, and the last takes a single move.
+const _: () = assert!(
+    BLOCKS[0].is_multiple_of(BLOCKS[1]) && BLOCKS[1].is_multiple_of(BLOCKS[2]) && BLOCKS[2] == 1
+);
+
+/// The cache's counters, registered on first use: every call records a
+/// hit or a miss.
 static HITS: OnceLock<Counter> = OnceLock::new();
 static MISSES: OnceLock<Counter> = OnceLock::new();
 static EVICTIONS: OnceLock<Counter> = OnceLock::new();
-static BYTES: OnceLock<Gauge> = OnceLock::new();
-static ENTRIES: OnceLock<Gauge> = OnceLock::new();
 
 fn cached_counter(slot: &'static OnceLock<Counter>, name: &'static str) -> &'static Counter {
     slot.get_or_init(|| metrics::counter!(name))
@@ -135,8 +146,8 @@ impl ReplayCache {
 
     /// Replays `moves` from `start` as [`crate::chess::game::replay`] does,
     /// resuming from the longest cached prefix when there is one.
-    pub fn replay(&self, start: Position, moves: &MoveTexts, options: &ReplayOptions) -> Replay {
-        let resumed = self.resume(start, moves, options);
+    pub fn replay(&self, start: Position, moves: MoveTexts, options: &ReplayOptions) -> Replay {
+        let resumed = self.resume(start, &moves, options);
         self.finish(resumed, moves, options)
     }
 
@@ -150,13 +161,14 @@ impl ReplayCache {
         // first returned ply may be resumed.
         let longest =
             if options.include_fens { options.plies_from.min(moves.len()) } else { moves.len() };
-        let probed = longest.saturating_sub(PROBES - 1).max(MIN_PLIES)..=longest;
-        let mut hashes = PrefixHashes::default();
-        let found = probed.rev().find_map(|len| {
-            let probe = self.probe(id, moves, len);
-            hashes.push((len, probe.hash));
-            self.entries.remove(&probe)
-        });
+        let hashes = match longest.saturating_sub(PROBES - 1).max(MIN_PLIES) {
+            shortest if shortest <= longest => self.prefix_hashes(id, moves, shortest..=longest),
+            _ => PrefixHashes::new(),
+        };
+        let found = hashes
+            .iter()
+            .rev()
+            .find_map(|&(len, hash)| self.entries.remove(&Probe::new(id, moves, len, hash)));
         let (entry, key) = match found {
             Some((key, entry)) => {
                 self.counters.hits.fetch_add(1, Ordering::Relaxed);
@@ -174,8 +186,9 @@ impl ReplayCache {
 
     /// The second half of [`ReplayCache::replay`]: plays the moves that
     /// remain after `resumed` (which [`ReplayCache::resume`] gave for the
-    /// same `moves` and `options`), answers, and keeps the longer state.
-    pub fn finish(&self, resumed: Resumed, moves: &MoveTexts, options: &ReplayOptions) -> Replay {
+    /// same `moves` and `options`), answers, and keeps the longer state,
+    /// with `moves` (cut to the legal prefix) as its key.
+    pub fn finish(&self, resumed: Resumed, moves: MoveTexts, options: &ReplayOptions) -> Replay {
         let Resumed { start, entry: Entry { mut replayed, legal_moves }, key, hashes } = resumed;
         let done = replayed.plies().len();
         let tail = replayed.extend(&moves.tail(done), options);
@@ -200,22 +213,31 @@ impl ReplayCache {
             return answer;
         }
         let id = GameId { start: &start, notation: options.notation, strict: options.strict };
-        let looked_up = hashes.iter().find(|(probed, _)| *probed == len);
+        let looked_up = hashes.iter().find(|(probed, _)| *probed == len).map(|&(_, hash)| hash);
         let key = match (key, looked_up) {
             (Some(key), _) if done == len => key,
-            (_, Some(&(_, hash))) => Key::new(hash, &id, moves, len),
+            (_, Some(hash)) => Key::new(hash, start, options, moves, len),
             _ => {
                 // Not looked up by `resume`: an entry may be there, and
                 // replacing it would count as an eviction.
-                let probe = self.probe(id, moves, len);
-                self.entries.remove(&probe);
-                Key::new(probe.hash, &id, moves, len)
+                let [(_, hash)] = self.prefix_hashes(id, &moves, len..=len)[..] else {
+                    unreachable!("one length, one hash")
+                };
+                self.entries.remove(&Probe::new(id, &moves, len, hash));
+                Key::new(hash, start, options, moves, len)
             }
         };
         self.entries.insert(key, Arc::new(Entry { replayed, legal_moves }));
-        BYTES.get_or_init(|| metrics::gauge!(CACHE_BYTES)).set(self.entries.weight() as f64);
-        ENTRIES.get_or_init(|| metrics::gauge!(CACHE_ENTRIES)).set(self.entries.len() as f64);
         answer
+    }
+
+    /// Sets the size gauges (`arbiter_cache_bytes`, `arbiter_cache_entries`)
+    /// from the cache as it is now. Called before each scrape rather than on
+    /// every call: summing the size locks each of the cache's shards.
+    pub fn publish_size(&self) {
+        let CacheStats { bytes, entries, .. } = self.stats();
+        metrics::gauge!(CACHE_BYTES).set(bytes as f64);
+        metrics::gauge!(CACHE_ENTRIES).set(entries as f64);
     }
 
     /// The counters and the current size.
@@ -234,16 +256,49 @@ impl ReplayCache {
         self.entries.capacity()
     }
 
-    /// The lookup of the first `len` of `moves`: its hash covers the start,
-    /// the options that decide the replay, the end of each text (so no two
-    /// lists feed the hasher the same bytes) and the texts, in two slices.
-    fn probe<'a>(&self, id: GameId<'a>, moves: &'a MoveTexts, len: usize) -> Probe<'a> {
-        let (texts, ends) = moves.prefix(len);
-        let mut hasher = self.hasher.build_hasher();
-        id.hash(&mut hasher);
-        ends.hash(&mut hasher);
-        texts.hash(&mut hasher);
-        Probe { id, texts, ends, hash: hasher.finish() }
+    /// The hashes of the first `lens` of `moves`, shortest first. A hash
+    /// covers the start, the options that decide the replay, the texts and
+    /// the end of each (so no two lists feed the hasher the same bytes), in
+    /// [`BLOCKS`]: each prefix's hash depends on its own moves only,
+    /// whatever else is probed with it.
+    fn prefix_hashes(
+        &self,
+        id: GameId<'_>,
+        moves: &MoveTexts,
+        lens: RangeInclusive<usize>,
+    ) -> PrefixHashes {
+        let (texts, ends) = moves.span(0..*lens.end());
+        let offset = |len: usize| len.checked_sub(1).map_or(0, |last| ends[last] as usize);
+        let feed = |hasher: &mut ahash::AHasher, range: Range<usize>| {
+            hasher.write(&texts.as_bytes()[offset(range.start)..offset(range.end)]);
+            u32::hash_slice(&ends[range], hasher);
+        };
+        // The hasher after the blocks of each size so far: `at` moves in all.
+        let mut hashers = [(); BLOCKS.len()].map(|()| self.hasher.build_hasher());
+        id.hash(&mut hashers[0]);
+        let mut at = 0;
+        for (level, &size) in BLOCKS.iter().enumerate() {
+            if level > 0 {
+                hashers[level] = hashers[level - 1].clone();
+            }
+            while at + size <= *lens.start() {
+                feed(&mut hashers[level], at..at + size);
+                at += size;
+            }
+        }
+        let finest = BLOCKS.len() - 1;
+        let mut hashes = PrefixHashes::new();
+        hashes.push((at, hashers[finest].clone().finish()));
+        for len in at + 1..=*lens.end() {
+            // The largest block ending here; the finer ones start after it.
+            let level = BLOCKS.iter().position(|&size| len.is_multiple_of(size)).unwrap_or(finest);
+            feed(&mut hashers[level], len - BLOCKS[level]..len);
+            for finer in level + 1..BLOCKS.len() {
+                hashers[finer] = hashers[level].clone();
+            }
+            hashes.push((len, hashers[finest].clone().finish()));
+        }
+        hashes
     }
 }
 
@@ -281,7 +336,7 @@ impl Resumed {
     }
 }
 
-/// Prefix lengths and their hashes.
+/// Prefix lengths and their hashes, shortest first.
 type PrefixHashes = arrayvec::ArrayVec<(usize, u64), PROBES>;
 
 /// What, besides the move texts, decides the state a replay reaches.
@@ -316,15 +371,16 @@ struct Key {
 }
 
 impl Key {
-    /// The key of the first `len` of `moves`.
-    fn new(hash: u64, id: &GameId<'_>, moves: &MoveTexts, len: usize) -> Key {
-        Key {
-            hash,
-            start: id.start.clone(),
-            notation: id.notation,
-            strict: id.strict,
-            moves: moves.truncated(len),
-        }
+    /// The key of the first `len` of `moves`, which it keeps.
+    fn new(
+        hash: u64,
+        start: Position,
+        options: &ReplayOptions,
+        mut moves: MoveTexts,
+        len: usize,
+    ) -> Key {
+        moves.truncate(len);
+        Key { hash, start, notation: options.notation, strict: options.strict, moves }
     }
 
     fn weight(&self) -> usize {
@@ -346,6 +402,14 @@ struct Probe<'a> {
     hash: u64,
 }
 
+impl<'a> Probe<'a> {
+    /// The lookup of the first `len` of `moves`, whose hash is `hash`.
+    fn new(id: GameId<'a>, moves: &'a MoveTexts, len: usize, hash: u64) -> Probe<'a> {
+        let (texts, ends) = moves.span(0..len);
+        Probe { id, texts, ends, hash }
+    }
+}
+
 impl Hash for Probe<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u64(self.hash);
@@ -354,7 +418,7 @@ impl Hash for Probe<'_> {
 
 impl Equivalent<Key> for Probe<'_> {
     fn equivalent(&self, key: &Key) -> bool {
-        let (texts, ends) = key.moves.prefix(key.moves.len());
+        let (texts, ends) = key.moves.span(0..key.moves.len());
         self.hash == key.hash
             && *self.id.start == key.start
             && self.id.notation == key.notation
@@ -412,7 +476,7 @@ mod tests {
         let options = ReplayOptions::default();
         for len in 1..=GAME.len() {
             let moves = texts(&GAME[..len]);
-            let cached = cache.replay(Position::default(), &moves, &options);
+            let cached = cache.replay(Position::default(), moves, &options);
             assert_eq!(cached, replay(Position::default(), &GAME[..len], &options), "{len} plies");
         }
         let stats = cache.stats();
@@ -437,7 +501,7 @@ mod tests {
             (&longer, full),
         ];
         for (i, (moves, options)) in requests.into_iter().enumerate() {
-            let cached = cache.replay(Position::default(), &texts(moves), &options);
+            let cached = cache.replay(Position::default(), texts(moves), &options);
             assert_eq!(cached, replay(Position::default(), moves, &options), "request {i}");
         }
         assert_eq!(cache.stats().hits, 5);
@@ -448,25 +512,49 @@ mod tests {
         let cache = ReplayCache::new(1 << 20).unwrap();
         let options = ReplayOptions::default();
         let moves = texts(&GAME[..10]);
-        cache.replay(Position::default(), &moves, &options);
+        cache.replay(Position::default(), moves.clone(), &options);
         let id = GameId { start: &Position::default(), notation: Notation::Auto, strict: false };
         let mut other = GAME[..10].to_vec();
         other[3] = "Nf6";
         let other = texts(&other);
-        let hash = cache.probe(id, &moves, 10).hash;
+        let [(10, hash)] = cache.prefix_hashes(id, &moves, 10..=10)[..] else { panic!() };
         // The right hash with other texts does not match.
-        assert!(cache.entries.peek(&Probe { hash, ..cache.probe(id, &other, 10) }).is_none());
-        assert!(cache.entries.peek(&cache.probe(id, &moves, 10)).is_some());
+        assert!(cache.entries.peek(&Probe::new(id, &other, 10, hash)).is_none());
+        assert!(cache.entries.peek(&Probe::new(id, &moves, 10, hash)).is_some());
+    }
+
+    #[test]
+    fn a_prefix_hashes_alike_whatever_is_probed_with_it() {
+        let cache = ReplayCache::new(1 << 20).unwrap();
+        let id = GameId { start: &Position::default(), notation: Notation::San, strict: true };
+        let moves: MoveTexts = GAME.iter().cycle().take(2 * BLOCKS[0] + 3).collect();
+        let alone: Vec<u64> =
+            (0..=moves.len()).map(|len| cache.prefix_hashes(id, &moves, len..=len)[0].1).collect();
+        for shortest in 0..=moves.len() {
+            for longest in shortest..(shortest + PROBES).min(moves.len() + 1) {
+                let hashes = cache.prefix_hashes(id, &moves, shortest..=longest);
+                let lens: Vec<usize> = hashes.iter().map(|&(len, _)| len).collect();
+                assert_eq!(lens, (shortest..=longest).collect::<Vec<_>>());
+                for (len, hash) in hashes {
+                    assert_eq!(hash, alone[len], "{len} in {shortest}..={longest}");
+                }
+            }
+        }
+        // Every prefix hashes apart, and so do other options.
+        let distinct: std::collections::HashSet<u64> = alone.iter().copied().collect();
+        assert_eq!(distinct.len(), alone.len());
+        let other = GameId { strict: false, ..id };
+        assert_ne!(cache.prefix_hashes(other, &moves, 9..=9)[0].1, alone[9]);
     }
 
     #[test]
     fn fens_inside_the_cached_prefix_are_replayed() {
         let cache = ReplayCache::new(1 << 20).unwrap();
         let moves = texts(GAME);
-        cache.replay(Position::default(), &texts(&GAME[..10]), &ReplayOptions::default());
+        cache.replay(Position::default(), texts(&GAME[..10]), &ReplayOptions::default());
         for plies_from in [0, 9, 10, 12] {
             let options = ReplayOptions { include_fens: true, plies_from, ..Default::default() };
-            let cached = cache.replay(Position::default(), &moves, &options);
+            let cached = cache.replay(Position::default(), moves.clone(), &options);
             assert_eq!(cached, replay(Position::default(), GAME, &options), "from {plies_from}");
         }
     }

@@ -81,15 +81,19 @@ pub async fn serve(
     if let Ok(addr) = metrics.local_addr() {
         tracing::info!(%addr, "Prometheus metrics at /metrics");
     }
+    let rules = Rules::new(config.limits(), ReplayCache::new(config.cache_bytes));
+    let cache = rules.cache().cloned();
+    let before_scrape = move || cache.iter().for_each(|cache| cache.publish_size());
     tokio::select! {
-        result = serve_grpc(listener, config, shutdown) => result,
-        never = telemetry::prometheus::serve(metrics, handle) => match never {},
+        result = serve_grpc(listener, config, rules, shutdown) => result,
+        never = telemetry::prometheus::serve(metrics, handle, before_scrape) => match never {},
     }
 }
 
 async fn serve_grpc(
     listener: TcpListener,
     config: ServeConfig,
+    rules: Rules,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
     let (health, health_service) = tonic_health::server::health_reporter();
@@ -104,9 +108,8 @@ async fn serve_grpc(
     };
     let reflection_v1 = reflection().build_v1()?;
     let reflection_v1alpha = reflection().build_v1alpha()?;
-    let cache = ReplayCache::new(config.cache_bytes);
-    let rules = RulesServiceServer::new(Rules::new(config.limits(), cache))
-        .max_decoding_message_size(config.max_message_bytes as usize);
+    let rules =
+        RulesServiceServer::new(rules).max_decoding_message_size(config.max_message_bytes as usize);
     let workers = tokio::runtime::Handle::current().metrics().num_workers();
     let admission = AdmissionLayer::new(
         SERVICE_NAME,

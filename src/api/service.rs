@@ -35,6 +35,11 @@ impl Rules {
     pub fn new(limits: Limits, cache: Option<ReplayCache>) -> Rules {
         Rules { limits, cache: cache.map(Arc::new) }
     }
+
+    /// The replay cache it shares with its clones, if it has one.
+    pub fn cache(&self) -> Option<&Arc<ReplayCache>> {
+        self.cache.as_ref()
+    }
 }
 
 /// Runs `work` on the blocking pool when `heavy`, else right here.
@@ -64,13 +69,14 @@ async fn replay_then<T: Send + 'static>(
 ) -> Result<(T, GameReport), Status> {
     let GameRequest { start, moves, options: _ } = game;
     let resumed = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
-    let remaining = moves.len() - resumed.as_ref().map_or(0, Resumed::plies_done);
+    let sent = moves.len();
+    let remaining = sent - resumed.as_ref().map_or(0, Resumed::plies_done);
     run(remaining > limits.blocking_moves, move || {
         let replay = match (cache, resumed) {
-            (Some(cache), Some(resumed)) => cache.finish(resumed, &moves, &options),
+            (Some(cache), Some(resumed)) => cache.finish(resumed, moves, &options),
             _ => replay(start, &moves.tail(0), &options),
         };
-        let report = GameReport::new(options.notation, moves.len(), &replay);
+        let report = GameReport::new(options.notation, sent, &replay);
         report.count();
         (respond(replay), report)
     })

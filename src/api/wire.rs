@@ -5,7 +5,8 @@
 //!   the repeated `moves` field decodes into one buffer with the end of
 //!   each text ([`MoveTexts`]) rather than a `String` per move, so a
 //!   300-ply game is one allocation instead of 300, and the replay cache
-//!   compares and copies its key as two slices.
+//!   hashes and compares its key as two slices and keeps the request's
+//!   buffers as its key.
 //! - `ValidateGameResponse` and `ValidateGamesResponse` are written
 //!   straight from the replay, without a `String` for every ply and legal
 //!   move.
@@ -14,6 +15,8 @@
 //! malformed field fails with prost's own error, named by message and
 //! field, so the codec answers INVALID_ARGUMENT `MALFORMED_MESSAGE` as for
 //! any generated message.
+
+use std::ops::Range;
 
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{
@@ -62,14 +65,15 @@ impl MoveTexts {
         &self.text[start..self.ends[index] as usize]
     }
 
-    /// The first `len` texts, as one string and the end of each.
+    /// The texts in `range`, as one string and the end of each (counted
+    /// from the start of the first text of all).
     ///
     /// # Panics
     ///
-    /// If `len` is more than [`MoveTexts::len`].
-    pub fn prefix(&self, len: usize) -> (&str, &[u32]) {
-        let end = len.checked_sub(1).map_or(0, |last| self.ends[last] as usize);
-        (&self.text[..end], &self.ends[..len])
+    /// If `range` reaches past [`MoveTexts::len`].
+    pub fn span(&self, range: Range<usize>) -> (&str, &[u32]) {
+        let offset = |len: usize| len.checked_sub(1).map_or(0, |last| self.ends[last] as usize);
+        (&self.text[offset(range.start)..offset(range.end)], &self.ends[range])
     }
 
     /// The texts from `start` on, one by one, for the replay.
@@ -77,14 +81,11 @@ impl MoveTexts {
         (start..self.len()).map(|i| self.get(i)).collect()
     }
 
-    /// The first `len` texts, in a list of their own.
-    ///
-    /// # Panics
-    ///
-    /// If `len` is more than [`MoveTexts::len`].
-    pub fn truncated(&self, len: usize) -> MoveTexts {
-        let (text, ends) = self.prefix(len);
-        MoveTexts { text: text.to_owned(), ends: ends.to_vec() }
+    /// Keeps the first `len` texts.
+    pub fn truncate(&mut self, len: usize) {
+        let (text, _) = self.span(0..len.min(self.len()));
+        self.text.truncate(text.len());
+        self.ends.truncate(len);
     }
 
     /// Bytes held on the heap.

@@ -196,8 +196,14 @@ fn stream_games() -> &'static Gauge {
 
 /// Serves the Prometheus text format at `GET /metrics` on `listener` over
 /// HTTP/1.1 until the returned future is dropped, which also closes the
-/// connections it opened. It never completes on its own.
-pub async fn serve(listener: TcpListener, handle: PrometheusHandle) -> Infallible {
+/// connections it opened. It never completes on its own. `before_scrape`
+/// runs before each rendering, to set gauges that are read rather than
+/// kept up to date on every call.
+pub async fn serve(
+    listener: TcpListener,
+    handle: PrometheusHandle,
+    before_scrape: impl Fn() + Clone + Send + Sync + 'static,
+) -> Infallible {
     let mut connections = JoinSet::new();
     let mut upkeep = tokio::time::interval(UPKEEP_EVERY);
     loop {
@@ -213,10 +219,10 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle) -> Infallibl
                         continue;
                     }
                 };
-                let handle = handle.clone();
+                let (handle, before_scrape) = (handle.clone(), before_scrape.clone());
                 connections.spawn(async move {
                     let service = hyper::service::service_fn(move |request| {
-                        let response = respond(&request, &handle);
+                        let response = respond(&request, &handle, &before_scrape);
                         async move { Ok::<_, Infallible>(response) }
                     });
                     let connection = hyper::server::conn::http1::Builder::new()
@@ -232,7 +238,11 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle) -> Infallibl
     }
 }
 
-fn respond(request: &Request<Incoming>, handle: &PrometheusHandle) -> Response<Full<Bytes>> {
+fn respond(
+    request: &Request<Incoming>,
+    handle: &PrometheusHandle,
+    before_scrape: &impl Fn(),
+) -> Response<Full<Bytes>> {
     let text = |status: StatusCode, body: String| {
         let mut response = Response::new(Full::new(Bytes::from(body)));
         *response.status_mut() = status;
@@ -246,6 +256,7 @@ fn respond(request: &Request<Incoming>, handle: &PrometheusHandle) -> Response<F
         response.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
         return response;
     }
+    before_scrape();
     let mut response = text(StatusCode::OK, handle.render());
     response.headers_mut().insert(
         header::CONTENT_TYPE,
