@@ -131,7 +131,7 @@ impl<'a> From<&'a PlyRecord> for Ply<'a> {
         Ply {
             san,
             uci: uci.to_array_string(),
-            fen_after: fen_after.as_deref().unwrap_or_default(),
+            fen_after: fen_after.as_ref().map_or("", |fen| fen.as_str()),
             canonical_input: *canonical_input,
         }
     }

@@ -385,7 +385,7 @@ fn plies_from_and_fens() {
     assert_eq!(r.plies.len(), 2);
     assert_eq!(r.plies[0].san.as_str(), "Nf3");
     assert_eq!(
-        r.plies[1].fen_after.as_deref(),
+        r.plies[1].fen_after.as_ref().map(|fen| fen.as_str()),
         Some("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     );
     // Earlier moves are still checked.

@@ -219,7 +219,7 @@ impl From<&PlyRecord> for proto::Ply {
             // machinery for the hundreds of short strings of a response.
             san: san.as_str().to_owned(),
             uci: uci.to_array_string().as_str().to_owned(),
-            fen_after: fen_after.as_deref().unwrap_or_default().to_owned(),
+            fen_after: fen_after.as_ref().map_or("", |fen| fen.as_str()).to_owned(),
             canonical_input: *canonical_input,
         }
     }

@@ -78,7 +78,15 @@ impl MoveTexts {
 
     /// The texts from `start` on, one by one, for the replay.
     pub fn tail(&self, start: usize) -> Vec<&str> {
-        (start..self.len()).map(|i| self.get(i)).collect()
+        let mut begin = start.checked_sub(1).map_or(0, |last| self.ends[last] as usize);
+        self.ends[start..]
+            .iter()
+            .map(|&end| {
+                let text = &self.text[begin..end as usize];
+                begin = end as usize;
+                text
+            })
+            .collect()
     }
 
     /// Keeps the first `len` texts.
@@ -693,6 +701,21 @@ mod tests {
             include_fens: false,
             skip_legal_moves: true,
             plies_from: 300,
+        }
+    }
+
+    #[test]
+    fn move_texts_split_as_they_were_given() {
+        let given = ["e4", "", "Nf3", "é", "O-O-O"];
+        let moves: MoveTexts = given.iter().collect();
+        for start in 0..=given.len() {
+            assert_eq!(moves.tail(start), given[start..]);
+            let (texts, ends) = moves.span(start..given.len());
+            assert_eq!(texts, given[start..].concat());
+            assert_eq!(ends.len(), given.len() - start);
+            let mut cut = moves.clone();
+            cut.truncate(start);
+            assert_eq!(cut.iter().collect::<Vec<_>>(), given[..start]);
         }
     }
 

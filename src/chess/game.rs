@@ -318,7 +318,9 @@ pub struct ReplayOptions {
 pub struct PlyRecord {
     pub san: SanString,
     pub uci: UciMove,
-    pub fen_after: Option<Fen>,
+    /// Boxed: most answers have no FENs, and a record without one stays
+    /// small to build and read.
+    pub fen_after: Option<Box<Fen>>,
     pub canonical_input: bool,
 }
 
@@ -477,7 +479,7 @@ impl Replayed {
                 uci: UciMove::from_move(played.mv),
                 fen_after: options
                     .include_fens
-                    .then(|| fens.next().expect("the FEN of every returned ply")),
+                    .then(|| Box::new(fens.next().expect("the FEN of every returned ply"))),
                 canonical_input: played.canonical_input,
             })
             .collect();
