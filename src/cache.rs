@@ -9,7 +9,8 @@
 //! the notation, strict mode and the move texts. A request looks for the
 //! longest of its last few prefixes that is cached, takes that entry out,
 //! plays only the moves that follow, answers, and puts the longer state
-//! back. The answer is the one a full replay gives, byte for byte:
+//! back; a list cached whole is answered from its entry in place. The
+//! answer is the one a full replay gives, byte for byte:
 //!
 //! - keys are compared in full, never by hash alone (a hash can be forged
 //!   by whoever sends the moves), and the hash that spreads them is keyed
@@ -40,7 +41,7 @@ use crate::api::wire::MoveTexts;
 use crate::chess::Bitboard;
 use crate::chess::Position;
 use crate::chess::game::{
-    LegalMove, Notation, Replay, ReplayOptions, Replayed, legal_moves_with_san,
+    Extension, LegalMove, Notation, Replay, ReplayOptions, Replayed, legal_moves_with_san,
 };
 use crate::telemetry::prometheus::{
     CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES,
@@ -154,7 +155,10 @@ impl ReplayCache {
     /// The first half of [`ReplayCache::replay`], cheap enough for any
     /// thread: takes the state of the longest cached prefix of `moves` out
     /// of the cache (or starts afresh), so that the caller knows how many
-    /// moves remain before it decides where to play them.
+    /// moves remain before it decides where to play them. A list that is
+    /// cached whole (a retry, a second client of the same game) is shared
+    /// rather than taken, so that repeats sent at the same time all find
+    /// it.
     pub fn resume(&self, start: Position, moves: &MoveTexts, options: &ReplayOptions) -> Resumed {
         let id = GameId { start: &start, notation: options.notation, strict: options.strict };
         // FENs are not cached: with them, only a prefix that ends before the
@@ -165,23 +169,33 @@ impl ReplayCache {
             shortest if shortest <= longest => self.prefix_hashes(id, moves, shortest..=longest),
             _ => PrefixHashes::new(),
         };
-        let found = hashes
-            .iter()
-            .rev()
-            .find_map(|&(len, hash)| self.entries.remove(&Probe::new(id, moves, len, hash)));
-        let (entry, key) = match found {
-            Some((key, entry)) => {
+        let mut probes = hashes.iter().rev().peekable();
+        let whole = probes.next_if(|&&(len, _)| len == moves.len());
+        let shared =
+            whole.and_then(|&(len, hash)| self.entries.get(&Probe::new(id, moves, len, hash)));
+        let found = match shared {
+            Some(entry) => Some(Found::Shared(entry)),
+            None => probes.find_map(|&(len, hash)| {
+                let (key, entry) = self.entries.remove(&Probe::new(id, moves, len, hash))?;
+                Some(Found::Taken(
+                    Arc::try_unwrap(entry).unwrap_or_else(|shared| (*shared).clone()),
+                    key,
+                ))
+            }),
+        };
+        let found = match found {
+            Some(found) => {
                 self.counters.hits.fetch_add(1, Ordering::Relaxed);
                 cached_counter(&HITS, CACHE_HITS).increment(1);
-                (Arc::try_unwrap(entry).unwrap_or_else(|shared| (*shared).clone()), Some(key))
+                found
             }
             None => {
                 self.counters.misses.fetch_add(1, Ordering::Relaxed);
                 cached_counter(&MISSES, CACHE_MISSES).increment(1);
-                (Entry { replayed: Replayed::new(start.clone()), legal_moves: None }, None)
+                Found::Fresh(Entry { replayed: Replayed::new(start.clone()), legal_moves: None })
             }
         };
-        Resumed { start, entry, key, hashes }
+        Resumed { start, found, hashes }
     }
 
     /// The second half of [`ReplayCache::replay`]: plays the moves that
@@ -189,7 +203,19 @@ impl ReplayCache {
     /// same `moves` and `options`), answers, and keeps the longer state,
     /// with `moves` (cut to the legal prefix) as its key.
     pub fn finish(&self, resumed: Resumed, moves: MoveTexts, options: &ReplayOptions) -> Replay {
-        let Resumed { start, entry: Entry { mut replayed, legal_moves }, key, hashes } = resumed;
+        let Resumed { start, found, hashes } = resumed;
+        let (Entry { mut replayed, legal_moves }, key) = match found {
+            Found::Shared(entry) => {
+                let &(len, hash) = hashes.last().expect("a shared entry was looked up");
+                return self.answer_repeat(
+                    &entry,
+                    Key::new(hash, start, options, moves, len),
+                    options,
+                );
+            }
+            Found::Taken(entry, key) => (entry, Some(key)),
+            Found::Fresh(entry) => (entry, None),
+        };
         let done = replayed.plies().len();
         let tail = replayed.extend(&moves.tail(done), options);
         let len = replayed.plies().len();
@@ -228,6 +254,27 @@ impl ReplayCache {
             }
         };
         self.entries.insert(key, Arc::new(Entry { replayed, legal_moves }));
+        answer
+    }
+
+    /// Answers a list cached whole from its `entry`, left in place. The
+    /// first such repeat that asks for the final legal moves lists them and
+    /// keeps them with a copy of the entry, under `key`.
+    fn answer_repeat(&self, entry: &Entry, key: Key, options: &ReplayOptions) -> Replay {
+        let mut listed = None;
+        let answer = entry.replayed.answer_with(Extension::default(), options, |position| {
+            entry.legal_moves.clone().unwrap_or_else(|| {
+                let legal_moves = legal_moves_with_san(position, Bitboard::FULL);
+                listed = Some(legal_moves.clone());
+                legal_moves
+            })
+        });
+        if let Some(legal_moves) = listed {
+            let kept = Entry { replayed: entry.replayed.clone(), legal_moves: Some(legal_moves) };
+            // Replacing the entry in place would count as an eviction.
+            self.entries.remove(&key);
+            self.entries.insert(key, Arc::new(kept));
+        }
         answer
     }
 
@@ -322,9 +369,7 @@ impl Entry {
 #[derive(Debug)]
 pub struct Resumed {
     start: Position,
-    entry: Entry,
-    /// The key it was cached under, if it was.
-    key: Option<Key>,
+    found: Found,
     /// The prefix lengths `resume` looked up, with their hashes.
     hashes: PrefixHashes,
 }
@@ -332,8 +377,23 @@ pub struct Resumed {
 impl Resumed {
     /// How many moves are already played.
     pub fn plies_done(&self) -> usize {
-        self.entry.replayed.plies().len()
+        match &self.found {
+            Found::Shared(entry) => entry.replayed.plies().len(),
+            Found::Taken(entry, _) | Found::Fresh(entry) => entry.replayed.plies().len(),
+        }
     }
+}
+
+/// What [`ReplayCache::resume`] found.
+#[derive(Debug)]
+enum Found {
+    /// The whole list, left in the cache.
+    Shared(Arc<Entry>),
+    /// A prefix, taken out of the cache with its key, to be extended and
+    /// put back.
+    Taken(Entry, Key),
+    /// Nothing: a replay from the start.
+    Fresh(Entry),
 }
 
 /// Prefix lengths and their hashes, shortest first.
@@ -505,6 +565,22 @@ mod tests {
             assert_eq!(cached, replay(Position::default(), moves, &options), "request {i}");
         }
         assert_eq!(cache.stats().hits, 5);
+    }
+
+    #[test]
+    fn repeats_in_flight_together_all_find_the_list() {
+        let cache = ReplayCache::new(1 << 20).unwrap();
+        let options = ReplayOptions::default();
+        cache.replay(Position::default(), texts(GAME), &options);
+        let first = cache.resume(Position::default(), &texts(GAME), &options);
+        let second = cache.resume(Position::default(), &texts(GAME), &options);
+        assert_eq!((first.plies_done(), second.plies_done()), (GAME.len(), GAME.len()));
+        for resumed in [first, second] {
+            let answer = cache.finish(resumed, texts(GAME), &options);
+            assert_eq!(answer, replay(Position::default(), GAME, &options));
+        }
+        let stats = cache.stats();
+        assert_eq!((stats.hits, stats.entries, stats.evictions), (2, 1, 0), "{stats:?}");
     }
 
     #[test]
