@@ -240,7 +240,10 @@ impl Engine for Arbiter {
         let mut plies = 0;
         for token in tokens {
             let Ok((m, _)) = game.play_uci(token, false) else { break };
-            out.push_str(&UciMove::from_move(m).to_array_string());
+            // Written as the service's wire encoder writes it, and as
+            // cozy-chess's round writes its squares: byte by byte.
+            let uci = UciMove::from_move(m);
+            uci.ascii()[..uci.text_len()].iter().for_each(|&b| out.push(char::from(b)));
             out.push(' ');
             plies += 1;
         }
