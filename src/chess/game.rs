@@ -8,7 +8,7 @@ use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
 use super::movegen::Move;
 use super::outcome::{GameResult, Outcome, Termination, is_insufficient_material, win_for};
 use super::position::{Position, RepetitionKey};
-use super::san::{San, SanMove, SanString, push_check_mark, san_with_after, san_without_mark};
+use super::san::{San, SanMove, SanString, push_check_mark, san, san_without_mark};
 use super::types::Role;
 use super::uci::UciMove;
 
@@ -506,9 +506,6 @@ pub fn legal_moves_with_san(position: &Position, from: Bitboard) -> Vec<LegalMov
     position
         .legal_moves_filtered(from, Bitboard::FULL)
         .into_iter()
-        .map(|m| LegalMove {
-            uci: UciMove::from_move(m),
-            san: san_with_after(position, m, &position.play(m)),
-        })
+        .map(|m| LegalMove { uci: UciMove::from_move(m), san: san(position, m) })
         .collect()
 }

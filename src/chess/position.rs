@@ -230,6 +230,68 @@ impl Position {
                 .any()
     }
 
+    /// Whether the legal move `m` gives check, found without playing it: the
+    /// enemy king is attacked by the piece that lands (a pawn or knight
+    /// from its square, a slider with the others) or by one of our sliders
+    /// that the move uncovers, the squares it leaves (and en passant's
+    /// captured pawn) being empty afterwards. Castling checks with the rook.
+    ///
+    /// ```
+    /// use arbiter::chess::{uci::UciMove, Position};
+    /// let pos: Position = "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1".parse().unwrap();
+    /// let castle = "e1c1".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+    /// assert!(!pos.gives_check(castle));
+    /// let rook = "a1a8".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+    /// assert!(pos.gives_check(rook));
+    /// ```
+    pub fn gives_check(&self, m: Move) -> bool {
+        let us = self.turn;
+        let king = self.king_of(!us);
+        let (from, to) = (m.from(), m.to());
+        let ours = self.by_color(us).without(from);
+        let queens = self.by_role(Role::Queen);
+        let mut rooks = (self.by_role(Role::Rook) | queens) & ours;
+        let mut bishops = (self.by_role(Role::Bishop) | queens) & ours;
+        let mut occupied = self.occupied().without(from);
+        let (landing, placed) = match m.kind() {
+            MoveKind::Castle => {
+                let (king_to, rook_to) = castling_squares(us, from, to);
+                occupied = occupied.without(to).with(king_to);
+                rooks = rooks.without(to);
+                (rook_to, Role::Rook)
+            }
+            MoveKind::EnPassant => {
+                occupied = occupied.without(Square::from_coords(to.file(), from.rank()));
+                (to, Role::Pawn)
+            }
+            MoveKind::Promotion(role) => (to, role),
+            MoveKind::Normal => (to, self.role_at(from).unwrap_or(Role::Pawn)),
+        };
+        occupied = occupied.with(landing);
+        let direct = match placed {
+            Role::Pawn => attacks::pawn_attacks(us, landing).contains(king),
+            Role::Knight => attacks::knight_attacks(landing).contains(king),
+            Role::King => false,
+            Role::Bishop | Role::Rook | Role::Queen => {
+                // A slider that lands checks along with the uncovered ones.
+                if placed != Role::Bishop {
+                    rooks = rooks.with(landing);
+                }
+                if placed != Role::Rook {
+                    bishops = bishops.with(landing);
+                }
+                false
+            }
+        };
+        // Only sliders on a line with the king can check, through the empty
+        // squares: most moves have none to look at.
+        rooks &= attacks::rook_rays(king);
+        bishops &= attacks::bishop_rays(king);
+        direct
+            || (rooks.any() && (attacks::rook_attacks(king, occupied) & rooks).any())
+            || (bishops.any() && (attacks::bishop_attacks(king, occupied) & bishops).any())
+    }
+
     /// Zobrist hash of what makes positions the same for repetition:
     /// placement, side to move, castling rights, and the en-passant file only
     /// when an en-passant capture is legal.
@@ -529,6 +591,50 @@ mod tests {
         // A horizontal pin through both pawns makes the capture illegal.
         let pinned = fen("8/8/8/K2Pp2r/8/8/8/4k3 w - e6 0 2");
         assert_eq!(pinned.legal_ep_square(), None);
+    }
+
+    #[test]
+    fn gives_check_agrees_with_playing_the_move() {
+        // Discovered checks (by a castling king, en passant, a promotion
+        // leaving the line), castling into check with the rook, promotions
+        // to each role, and random games from the perft positions.
+        let mut positions: Vec<Position> = [
+            "5k2/8/8/8/8/8/8/4K2R w K - 0 1",
+            "r3k3/8/8/8/8/8/8/4K3 b q - 0 1",
+            "8/8/8/K2Pp2k/8/8/8/8 w - e6 0 2",
+            "7k/8/8/3Pp3/8/8/8/B3K3 w - e6 0 2",
+            "1r2k3/2P5/8/8/8/8/8/1R2K3 w - - 0 1",
+            "3qk3/2P1P3/8/8/8/8/8/4K3 w - - 0 1",
+            "4k3/8/8/8/8/8/3p4/1R4K1 b - - 0 1",
+            "8/8/1k6/8/3N4/8/8/R3K2B w Q - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        ]
+        .iter()
+        .map(|f| fen(f))
+        .collect();
+        for start in positions.clone() {
+            let mut pos = start;
+            for _ in 0..80 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                pos = pos.play(moves[(pos.hash as usize) % moves.len()]);
+                positions.push(pos.clone());
+            }
+        }
+        let mut checks = 0;
+        for pos in &positions {
+            for m in pos.legal_moves() {
+                let check = pos.play(m).is_check();
+                assert_eq!(pos.gives_check(m), check, "{m} in {pos}");
+                checks += usize::from(check);
+            }
+        }
+        assert!(checks > 100, "only {checks} checking moves seen");
     }
 
     #[test]

@@ -403,7 +403,12 @@ pub(crate) fn push_check_mark(after: &Position, san: &mut SanString) -> bool {
 /// assert_eq!(san::san(&pos, m).as_str(), "Ng3");
 /// ```
 pub fn san(pos: &Position, m: Move) -> SanString {
-    san_with_after(pos, m, &pos.play(m))
+    let mut out = san_without_mark(pos, m);
+    // Only a checking move is played, to tell check from mate.
+    if pos.gives_check(m) {
+        push_check_mark(&pos.play(m), &mut out);
+    }
+    out
 }
 
 impl fmt::Display for San {
