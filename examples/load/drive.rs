@@ -17,9 +17,9 @@ use arbiter::proto::{
 };
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use hdrhistogram::Histogram;
+use hyper_util::rt::TokioIo;
 use prost::Message;
 use prost::encoding::WireType;
-use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
