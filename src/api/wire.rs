@@ -61,8 +61,7 @@ impl MoveTexts {
     ///
     /// If `index` is not below [`MoveTexts::len`].
     pub fn get(&self, index: usize) -> &str {
-        let start = index.checked_sub(1).map_or(0, |before| self.ends[before] as usize);
-        &self.text[start..self.ends[index] as usize]
+        &self.text[self.end_of(index)..self.ends[index] as usize]
     }
 
     /// The texts in `range`, as one string and the end of each (counted
@@ -72,13 +71,12 @@ impl MoveTexts {
     ///
     /// If `range` reaches past [`MoveTexts::len`].
     pub fn span(&self, range: Range<usize>) -> (&str, &[u32]) {
-        let offset = |len: usize| len.checked_sub(1).map_or(0, |last| self.ends[last] as usize);
-        (&self.text[offset(range.start)..offset(range.end)], &self.ends[range])
+        (&self.text[self.end_of(range.start)..self.end_of(range.end)], &self.ends[range])
     }
 
     /// The texts from `start` on, one by one, for the replay.
     pub fn tail(&self, start: usize) -> Vec<&str> {
-        let mut begin = start.checked_sub(1).map_or(0, |last| self.ends[last] as usize);
+        let mut begin = self.end_of(start);
         self.ends[start..]
             .iter()
             .map(|&end| {
@@ -91,9 +89,13 @@ impl MoveTexts {
 
     /// Keeps the first `len` texts.
     pub fn truncate(&mut self, len: usize) {
-        let (text, _) = self.span(0..len.min(self.len()));
-        self.text.truncate(text.len());
+        self.text.truncate(self.end_of(len.min(self.len())));
         self.ends.truncate(len);
+    }
+
+    /// Where the first `len` texts end in the shared string.
+    fn end_of(&self, len: usize) -> usize {
+        len.checked_sub(1).map_or(0, |last| self.ends[last] as usize)
     }
 
     /// Bytes held on the heap.
