@@ -144,28 +144,56 @@ impl MoveTexts {
 
     /// Takes the run of short texts at the start of `buf`'s first chunk:
     /// the length and bytes of the first, then key, length and bytes of
-    /// each next one while the key is `key`. Stops before the first text
-    /// that is not valid UTF-8. Returns whether it took any.
+    /// each next one while the key is `key`, up to a text that starts
+    /// inside a character. Keeps only the texts before the first byte that
+    /// is not UTF-8, leaving the rest to prost. Returns whether it took any.
     fn merge_run(&mut self, key: u8, buf: &mut impl Buf) -> bool {
+        const WORD: usize = size_of::<u64>();
         let chunk = buf.chunk();
-        let mut end = 0;
-        while let Some((_, stop)) = run_text(chunk, end, key) {
-            end = stop;
+        let (base, first) = (self.text.len(), self.ends.len());
+        // The first run is copied into the buffer reserved for it; a later
+        // one into a new buffer, so that no byte is checked twice whatever
+        // the number of runs. The buffer keeps a word's room past the last
+        // text, so that a short text is copied as a whole word.
+        let mut bytes =
+            if base == 0 { std::mem::take(&mut self.text).into_bytes() } else { Vec::new() };
+        let (mut run, mut len) = (0, 0);
+        while let Some((start, stop)) = run_text(chunk, run, key) {
+            let size = stop - start;
+            if size > 0 && is_continuation(chunk[start]) {
+                break;
+            }
+            if len + size + WORD > bytes.len() {
+                bytes.resize((2 * bytes.len()).max(len + size + WORD), 0);
+            }
+            match chunk[start..].first_chunk::<WORD>() {
+                Some(word) if size <= WORD => bytes[len..len + WORD].copy_from_slice(word),
+                _ => bytes[len..len + size].copy_from_slice(&chunk[start..stop]),
+            }
+            len += size;
+            // gRPC frames a message with a 32-bit length: its texts fit.
+            self.ends.push(u32::try_from(base + len).expect("a message is under 4 GiB"));
+            run = stop;
         }
-        // Keys and lengths are ASCII, so the texts of a valid run are valid,
-        // and those before the first invalid byte are.
-        let run = std::str::from_utf8(&chunk[..end]).unwrap_or_else(|error| {
-            std::str::from_utf8(&chunk[..error.valid_up_to()]).unwrap_or_default()
+        bytes.truncate(len);
+        // Every text starts on a character's first byte, so the texts are
+        // UTF-8 if their concatenation is.
+        let text = String::from_utf8(bytes).unwrap_or_else(|error| {
+            let valid = base + error.utf8_error().valid_up_to();
+            let kept = self.ends[first..].partition_point(|&end| end as usize <= valid);
+            self.ends.truncate(first + kept);
+            run = (0..kept).fold(0, |at, _| run_text(chunk, at, key).map_or(at, |(_, stop)| stop));
+            let mut bytes = error.into_bytes();
+            bytes.truncate(self.end_of(self.ends.len()) - base);
+            String::from_utf8(bytes).unwrap_or_default()
         });
-        let mut taken = 0;
-        while let Some(text) = run_text(run.as_bytes(), taken, key)
-            .and_then(|(start, stop)| Some((run.get(start..stop)?, stop)))
-        {
-            self.push(text.0);
-            taken = text.1;
+        if base == 0 {
+            self.text = text;
+        } else {
+            self.text.push_str(&text);
         }
-        buf.advance(taken);
-        taken > 0
+        buf.advance(run);
+        run > 0
     }
 
     fn encode(&self, tag: u32, buf: &mut impl BufMut) {
@@ -191,6 +219,11 @@ fn run_text(bytes: &[u8], at: usize, key: u8) -> Option<(usize, usize)> {
     let len = *bytes.get(len_at).filter(|&&len| len < 0x80)? as usize;
     let start = len_at + 1;
     (start + len <= bytes.len()).then_some((start, start + len))
+}
+
+/// Whether `byte` continues a character rather than starting one.
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xc0 == 0x80
 }
 
 impl<S: AsRef<str>> FromIterator<S> for MoveTexts {
