@@ -12,6 +12,15 @@
 //! waiting unseen in the kernel's backlog until its deadline. Every accepted
 //! connection holds a slot until it closes; `arbiter_connections_open` and
 //! `arbiter_connections_refused_total` count them.
+//!
+//! Answers go out many per `write`. The HTTP/2 layer (h2) copies a DATA
+//! frame into its write buffer only when the frame is short: under 256
+//! bytes on a socket that takes vectored writes, under 1 KiB on one that
+//! does not. A longer frame is written on its own, with a `writev` for each
+//! answer, and an 80-ply game's answer is about 2 KB. So a [`Connection`]
+//! tells h2 that it has no vectored writes, and [`ShortFrames`] cuts the
+//! answers' DATA frames under 1 KiB: h2 then gathers the answers of all the
+//! calls it has ready into one write.
 
 use std::io;
 use std::pin::Pin;
@@ -19,10 +28,13 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures_util::Stream;
+use http_body::{Body, Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tonic::codegen::http;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use crate::telemetry::prometheus::{CONNECTIONS_OPEN, CONNECTIONS_REFUSED};
@@ -154,8 +166,10 @@ impl AsyncWrite for Connection {
         Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
     }
 
+    /// No, so that h2 copies frames of up to 1 KiB into its buffer (see
+    /// the module's documentation); its writes of that buffer are whole.
     fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
+        false
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -164,5 +178,111 @@ impl AsyncWrite for Connection {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// The longest DATA frame h2 copies into its write buffer on a connection
+/// without vectored writes (its `CHAIN_THRESHOLD_WITHOUT_VECTORED_IO` is
+/// 1,024: a frame of that length or more is written on its own).
+const SHORT_FRAME: usize = 1023;
+
+pin_project_lite::pin_project! {
+    /// A response body whose data goes out in frames of at most
+    /// [`SHORT_FRAME`] bytes.
+    #[derive(Debug)]
+    pub struct ShortFrames<B> {
+        #[pin]
+        inner: B,
+        // What is left of the inner body's last data frame.
+        rest: Bytes,
+    }
+}
+
+impl<B> ShortFrames<B> {
+    /// A response whose body goes out in short frames.
+    pub fn response(response: http::Response<B>) -> http::Response<ShortFrames<B>> {
+        response.map(|inner| ShortFrames { inner, rest: Bytes::new() })
+    }
+}
+
+impl<B: Body<Data = Bytes>> Body for ShortFrames<B> {
+    type Data = Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+        let this = self.project();
+        if this.rest.is_empty() {
+            match std::task::ready!(this.inner.poll_frame(cx)) {
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(data) => *this.rest = data,
+                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
+                },
+                other => return Poll::Ready(other),
+            }
+        }
+        let piece = this.rest.split_to(this.rest.len().min(SHORT_FRAME));
+        Poll::Ready(Some(Ok(Frame::data(piece))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.rest.is_empty() && self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        let (inner, rest) = (self.inner.size_hint(), self.rest.len() as u64);
+        let mut hint = SizeHint::new();
+        hint.set_lower(inner.lower() + rest);
+        if let Some(upper) = inner.upper() {
+            hint.set_upper(upper + rest);
+        }
+        hint
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::{BodyExt, Full, StreamBody};
+
+    /// Data goes out in order, in frames under h2's copy threshold; other
+    /// frames (trailers) as they came.
+    #[tokio::test]
+    async fn answers_go_out_in_short_frames() {
+        let long: Bytes = (0..2500u32).map(|i| i as u8).collect();
+        let mut trailers = http::HeaderMap::new();
+        trailers.insert("grpc-status", http::HeaderValue::from_static("0"));
+        let frames = [
+            Frame::data(long.clone()),
+            Frame::data(Bytes::from_static(b"short")),
+            Frame::trailers(trailers.clone()),
+        ];
+        let inner = StreamBody::new(futures_util::stream::iter(
+            frames.into_iter().map(Ok::<_, std::convert::Infallible>),
+        ));
+        let mut body = ShortFrames::response(http::Response::new(inner)).into_body();
+        let (mut sizes, mut data) = (Vec::new(), Vec::new());
+        while let Some(frame) = body.frame().await {
+            match frame.unwrap().into_data() {
+                Ok(piece) => {
+                    sizes.push(piece.len());
+                    data.extend_from_slice(&piece);
+                }
+                Err(frame) => assert_eq!(frame.into_trailers().unwrap(), trailers),
+            }
+        }
+        assert_eq!(sizes, [SHORT_FRAME, SHORT_FRAME, 2500 - 2 * SHORT_FRAME, 5]);
+        assert_eq!(data, [&long[..], b"short"].concat());
+
+        // What is left of a frame counts as what is left of the body.
+        let mut body = ShortFrames::response(http::Response::new(Full::new(long))).into_body();
+        let mut left = 2500;
+        while !body.is_end_stream() {
+            assert_eq!(body.size_hint().exact(), Some(left));
+            left -= body.frame().await.unwrap().unwrap().into_data().unwrap().len() as u64;
+        }
+        assert_eq!(left, 0);
     }
 }

@@ -130,6 +130,7 @@ async fn serve_grpc(
         .http2_keepalive_timeout(Some(config.keepalive_timeout))
         .max_connection_age(config.max_connection_age)
         .max_connection_age_grace(config.max_connection_age_grace)
+        .layer(tower::util::MapResponseLayer::new(crate::listener::ShortFrames::response))
         .layer(tonic_web::GrpcWebLayer::new())
         // Inside gRPC-Web, so that it sees native trailers; outside the size
         // rewrite, so that it counts the status the caller gets.
