@@ -199,9 +199,14 @@ pin_project_lite::pin_project! {
 }
 
 impl<B> ShortFrames<B> {
+    /// `inner`, its data in short frames.
+    pub fn new(inner: B) -> ShortFrames<B> {
+        ShortFrames { inner, rest: Bytes::new() }
+    }
+
     /// A response whose body goes out in short frames.
     pub fn response(response: http::Response<B>) -> http::Response<ShortFrames<B>> {
-        response.map(|inner| ShortFrames { inner, rest: Bytes::new() })
+        response.map(ShortFrames::new)
     }
 }
 

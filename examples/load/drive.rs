@@ -23,8 +23,10 @@ use prost::encoding::WireType;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
+use tonic::body::Body;
 use tonic::client::Grpc;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
+use tonic::codegen::http;
 use tonic::codegen::http::Uri;
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::transport::Channel;
@@ -114,7 +116,7 @@ fn backoff(attempt: u32) -> Duration {
 /// The HTTP/2 connections to the server; worker `i` uses connection
 /// `i % count`.
 pub struct Connections {
-    channels: Vec<Channel>,
+    channels: Vec<Link>,
 }
 
 impl Connections {
@@ -137,28 +139,28 @@ impl Connections {
                 .connect_with_connector(connect)
                 .await
                 .map_err(|err| format!("cannot connect to {addr}: {}", chain(&err)))?;
-            channels.push(channel);
+            channels.push(Link::new(channel, short_frames));
         }
         Ok(Connections { channels })
     }
 
-    fn channel(&self, worker: usize) -> Channel {
+    fn channel(&self, worker: usize) -> Link {
         self.channels[worker % self.channels.len()].clone()
     }
 
     /// A client for `worker` that sends and reads `RulesService` messages
     /// as bytes (see [`RawCodec`]).
-    pub fn raw(&self, worker: usize) -> Grpc<Channel> {
+    pub fn raw(&self, worker: usize) -> Grpc<Link> {
         Grpc::new(self.channel(worker)).max_decoding_message_size(MAX_DECODING_BYTES)
     }
 
     /// A `RulesService` client for `worker`.
-    pub fn rules(&self, worker: usize) -> RulesServiceClient<Channel> {
+    pub fn rules(&self, worker: usize) -> RulesServiceClient<Link> {
         RulesServiceClient::new(self.channel(worker)).max_decoding_message_size(MAX_DECODING_BYTES)
     }
 
     /// A health client for `worker`.
-    pub fn health(&self, worker: usize) -> HealthClient<Channel> {
+    pub fn health(&self, worker: usize) -> HealthClient<Link> {
         HealthClient::new(self.channel(worker)).max_decoding_message_size(MAX_DECODING_BYTES)
     }
 }
@@ -201,6 +203,17 @@ impl hyper::rt::Write for PlainWrites {
     fn is_write_vectored(&self) -> bool {
         false
     }
+}
+
+/// A connection whose requests go out in DATA frames under 1 KiB, which
+/// h2 copies into its buffer and sends many to a write (see
+/// [`arbiter::listener::ShortFrames`]), as grpc-go and grpc-core batch
+/// their writes: a request of a live game past about 170 plies is over
+/// 1 KiB.
+pub type Link = tower::util::MapRequest<Channel, fn(http::Request<Body>) -> http::Request<Body>>;
+
+fn short_frames(request: http::Request<Body>) -> http::Request<Body> {
+    request.map(|body| Body::new(arbiter::listener::ShortFrames::new(body)))
 }
 
 /// An answered call: what it carried, and what was wrong with the answer
@@ -414,7 +427,7 @@ impl Loop {
 }
 
 /// `health`: grpc.health.v1 Check, the transport's baseline.
-pub struct HealthCaller(pub HealthClient<Channel>);
+pub struct HealthCaller(pub HealthClient<Link>);
 
 impl Caller for HealthCaller {
     async fn call(&mut self, _seq: usize) -> Result<Answer, Status> {
@@ -425,7 +438,7 @@ impl Caller for HealthCaller {
 
 /// `validate`: `ValidateGame`, cycling through the games.
 pub struct ValidateCaller {
-    pub client: Grpc<Channel>,
+    pub client: Grpc<Link>,
     pub items: Arc<Vec<Item<ValidateGameRequest>>>,
     /// The requests of `items`, encoded.
     pub encoded: Arc<Vec<Bytes>>,
@@ -447,7 +460,7 @@ impl Caller for ValidateCaller {
 }
 
 /// Waits until the connection can take a call, as generated clients do.
-async fn ready(client: &mut Grpc<Channel>) -> Result<(), Status> {
+async fn ready(client: &mut Grpc<Link>) -> Result<(), Status> {
     client.ready().await.map_err(|err| Status::unknown(format!("service was not ready: {err}")))
 }
 
@@ -495,7 +508,7 @@ impl Decoder for RawCodec {
 
 /// `legal`: `LegalMoves`, cycling through the positions.
 pub struct LegalCaller {
-    pub client: RulesServiceClient<Channel>,
+    pub client: RulesServiceClient<Link>,
     pub items: Arc<Vec<Item<LegalMovesRequest>>>,
 }
 
@@ -531,7 +544,7 @@ struct VerdictHead {
 /// batches are how a bulk client uses a stream.
 /// A stream that fails is opened again for the next call.
 pub struct StreamCaller {
-    client: Grpc<Channel>,
+    client: Grpc<Link>,
     items: Arc<Vec<Item<ValidateGameRequest>>>,
     /// The requests of `items`, encoded.
     encoded: Arc<Vec<Bytes>>,
@@ -541,7 +554,7 @@ pub struct StreamCaller {
 
 impl StreamCaller {
     pub fn new(
-        client: Grpc<Channel>,
+        client: Grpc<Link>,
         items: Arc<Vec<Item<ValidateGameRequest>>>,
         encoded: Arc<Vec<Bytes>>,
         batch: usize,

@@ -8,12 +8,12 @@
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
+use crate::drive::Link;
 use arbiter::proto::rules_service_client::RulesServiceClient;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use tokio::sync::mpsc;
 use tonic::Status;
-use tonic::transport::Channel;
 
 use crate::Error;
 use crate::drive::{Answer, Caller, Connections, Sent, Tally, send};
@@ -70,7 +70,7 @@ pub struct Live<'a> {
 
 /// One worker's game; call `seq` sends its first `seq + 1` moves.
 struct LiveCaller {
-    client: RulesServiceClient<Channel>,
+    client: RulesServiceClient<Link>,
     game: GameText,
     /// With `--verify`, the encoded expected answer of each call.
     expected: Vec<Vec<u8>>,
