@@ -23,6 +23,17 @@
 //!   several clients following one game); they are never carried over to a
 //!   longer list.
 //!
+//! A list that no entry helped is kept only when its game is being
+//! followed: when the list, or one of the prefixes it probed, was answered
+//! recently (a small table of their hashes remembers the lists answered
+//! without an entry). Games sent once each, as a pipeline re-verifying
+//! finished games sends them, take no entry then: a full cache that takes
+//! an entry for every such list and evicts another costs the miss more in
+//! memory traffic than the replay itself (validate calls on distinct games
+//! 30-32 µs of server CPU without insertion against 45 µs with). A live
+//! game is kept from its second request on, a repeated list from its
+//! second sending.
+//!
 //! The bound is in bytes, counted from what each entry holds (key texts,
 //! history, accepted moves); `quick_cache` evicts by its CLOCK-Pro-like
 //! policy when the weight passes the bound.
@@ -112,7 +123,39 @@ pub struct ReplayCache {
     entries: Cache<Key, Arc<Entry>, ByBytes, ahash::RandomState, CountEvictions>,
     /// Keyed at random: callers cannot choose moves whose hashes collide.
     hasher: ahash::RandomState,
+    seen: Seen,
     counters: Arc<Counters>,
+}
+
+/// The hashes of lists answered without an entry lately, one per slot (a
+/// later list whose hash falls in the same slot replaces it). A false
+/// answer either way only decides whether an entry is kept: entries are
+/// still found by their texts.
+struct Seen {
+    slots: Box<[AtomicU64]>,
+}
+
+impl Seen {
+    /// About four slots for each entry the cache may hold (8 KiB each, a
+    /// 300-ply game weighing about 20 KiB): 32 Ki slots, 256 KiB, for the
+    /// default 64 MiB.
+    fn new(capacity_bytes: u64) -> Seen {
+        let slots = (capacity_bytes / 2048).clamp(1024, 1 << 22).next_power_of_two();
+        Seen { slots: (0..slots).map(|_| AtomicU64::new(0)).collect() }
+    }
+
+    fn slot(&self, hash: u64) -> &AtomicU64 {
+        // The slots are a power of two, fewer than 2^32.
+        &self.slots[(hash as usize) & (self.slots.len() - 1)]
+    }
+
+    fn contains(&self, hash: u64) -> bool {
+        self.slot(hash).load(Ordering::Relaxed) == hash
+    }
+
+    fn insert(&self, hash: u64) {
+        self.slot(hash).store(hash, Ordering::Relaxed);
+    }
 }
 
 impl std::fmt::Debug for ReplayCache {
@@ -142,7 +185,12 @@ impl ReplayCache {
             ahash::RandomState::new(),
             CountEvictions(Arc::clone(&counters)),
         );
-        Some(ReplayCache { entries, hasher: ahash::RandomState::new(), counters })
+        Some(ReplayCache {
+            entries,
+            hasher: ahash::RandomState::new(),
+            seen: Seen::new(capacity_bytes),
+            counters,
+        })
     }
 
     /// Replays `moves` from `start` as [`crate::chess::game::replay`] does,
@@ -240,21 +288,41 @@ impl ReplayCache {
         }
         let id = GameId { start: &start, notation: options.notation, strict: options.strict };
         let looked_up = hashes.iter().find(|(probed, _)| *probed == len).map(|&(_, hash)| hash);
-        let key = match (key, looked_up) {
-            (Some(key), _) if done == len => key,
-            (_, Some(hash)) => Key::new(hash, start, options, moves, len),
+        let hash = looked_up.unwrap_or_else(|| {
+            let [(_, hash)] = self.prefix_hashes(id, &moves, len..=len)[..] else {
+                unreachable!("one length, one hash")
+            };
+            hash
+        });
+        if key.is_none() && !self.followed(&hashes, hash) {
+            return answer;
+        }
+        let key = match key {
+            Some(key) if done == len => key,
             _ => {
-                // Not looked up by `resume`: an entry may be there, and
-                // replacing it would count as an eviction.
-                let [(_, hash)] = self.prefix_hashes(id, &moves, len..=len)[..] else {
-                    unreachable!("one length, one hash")
-                };
-                self.entries.remove(&Probe::new(id, &moves, len, hash));
+                if looked_up.is_none() {
+                    // Not looked up by `resume`: an entry may be there, and
+                    // replacing it would count as an eviction.
+                    self.entries.remove(&Probe::new(id, &moves, len, hash));
+                }
                 Key::new(hash, start, options, moves, len)
             }
         };
         self.entries.insert(key, Arc::new(Entry { replayed, legal_moves }));
         answer
+    }
+
+    /// Whether a list that no entry helped is worth an entry: whether its
+    /// game is followed, the list (legal prefix `hash`) or one of the
+    /// prefixes it `probed` having been answered lately. If not, it is
+    /// remembered, so that the next request of its game keeps one.
+    fn followed(&self, probed: &PrefixHashes, hash: u64) -> bool {
+        if self.seen.contains(hash) || probed.iter().any(|&(_, probed)| self.seen.contains(probed))
+        {
+            return true;
+        }
+        self.seen.insert(hash);
+        false
     }
 
     /// Answers a list cached whole from its `entry`, left in place. The
@@ -540,8 +608,9 @@ mod tests {
             assert_eq!(cached, replay(Position::default(), &GAME[..len], &options), "{len} plies");
         }
         let stats = cache.stats();
-        // Prefixes of MIN_PLIES and more are kept; each later one resumes.
-        assert_eq!(stats.hits as usize, GAME.len() - MIN_PLIES);
+        // The first prefix of MIN_PLIES is remembered, the next one kept;
+        // each later one resumes.
+        assert_eq!(stats.hits as usize, GAME.len() - MIN_PLIES - 1);
         assert_eq!(stats.entries, 1, "a resumed entry is replaced, not copied");
     }
 
@@ -552,7 +621,8 @@ mod tests {
         let skip = ReplayOptions { skip_legal_moves: true, ..full };
         let with_illegal: Vec<&str> = GAME.iter().copied().chain(["Ke9"]).collect();
         let longer: Vec<&str> = GAME.iter().copied().chain(["Na5"]).collect();
-        let requests: [(&[&str], ReplayOptions); 6] = [
+        let requests: [(&[&str], ReplayOptions); 7] = [
+            (GAME, skip),
             (GAME, skip),
             (GAME, full),
             (GAME, full),
@@ -571,7 +641,9 @@ mod tests {
     fn repeats_in_flight_together_all_find_the_list() {
         let cache = ReplayCache::new(1 << 20).unwrap();
         let options = ReplayOptions::default();
-        cache.replay(Position::default(), texts(GAME), &options);
+        for _ in 0..2 {
+            cache.replay(Position::default(), texts(GAME), &options);
+        }
         let first = cache.resume(Position::default(), &texts(GAME), &options);
         let second = cache.resume(Position::default(), &texts(GAME), &options);
         assert_eq!((first.plies_done(), second.plies_done()), (GAME.len(), GAME.len()));
@@ -588,7 +660,9 @@ mod tests {
         let cache = ReplayCache::new(1 << 20).unwrap();
         let options = ReplayOptions::default();
         let moves = texts(&GAME[..10]);
-        cache.replay(Position::default(), moves.clone(), &options);
+        for _ in 0..2 {
+            cache.replay(Position::default(), moves.clone(), &options);
+        }
         let id = GameId { start: &Position::default(), notation: Notation::Auto, strict: false };
         let mut other = GAME[..10].to_vec();
         other[3] = "Nf6";
@@ -627,12 +701,42 @@ mod tests {
     fn fens_inside_the_cached_prefix_are_replayed() {
         let cache = ReplayCache::new(1 << 20).unwrap();
         let moves = texts(GAME);
-        cache.replay(Position::default(), texts(&GAME[..10]), &ReplayOptions::default());
+        for _ in 0..2 {
+            cache.replay(Position::default(), texts(&GAME[..10]), &ReplayOptions::default());
+        }
         for plies_from in [0, 9, 10, 12] {
             let options = ReplayOptions { include_fens: true, plies_from, ..Default::default() };
             let cached = cache.replay(Position::default(), moves.clone(), &options);
             assert_eq!(cached, replay(Position::default(), GAME, &options), "from {plies_from}");
         }
+    }
+
+    #[test]
+    fn only_followed_games_take_an_entry() {
+        let cache = ReplayCache::new(1 << 20).unwrap();
+        let options = ReplayOptions::default();
+        let replay = |moves: &[&str]| cache.replay(Position::default(), texts(moves), &options);
+        // Lists sent once each, none the extension of another by up to
+        // PROBES - 1 plies, take no entry.
+        let other = ["d4", "d5", "c4", "e6", "Nc3", "Nf6", "Bg5", "Be7", "e3", "O-O"];
+        for moves in [&GAME[..10], &other[..], &GAME[..9]] {
+            replay(moves);
+        }
+        assert_eq!(cache.stats().entries, 0);
+        // A list extending one answered lately (here by 2 plies) is kept,
+        // and the next extension resumes from it.
+        replay(&GAME[..12]);
+        assert_eq!((cache.stats().entries, cache.stats().hits), (1, 0));
+        replay(GAME);
+        assert_eq!((cache.stats().entries, cache.stats().hits), (1, 1));
+        // A list sent again is kept the second time.
+        replay(&other[..]);
+        assert_eq!(cache.stats().entries, 2);
+        // A list is remembered at its legal prefix.
+        let illegal: Vec<&str> = GAME[..8].iter().copied().chain(["Ke9", "Ke8"]).collect();
+        replay(&illegal);
+        replay(&illegal[..9]);
+        assert_eq!(cache.stats().entries, 3);
     }
 
     #[test]

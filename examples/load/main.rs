@@ -123,6 +123,12 @@ struct Flags {
     /// Seed of the random games and prefixes.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Random games made when no PGN file is given. The default's games are
+    /// sent over and over, so the cache answers repeats; many more than the
+    /// cache holds (e.g. 40000 with the default cache) make every request
+    /// of `validate` a miss.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    games: u32,
     /// Compare every answer with the rules core's in process; a difference
     /// makes the exit status non-zero.
     #[arg(long)]
@@ -198,7 +204,7 @@ impl Workload {
         });
         let Games { source, games } = match pgn {
             Some(path) => Games::from_pgn(&path)?,
-            None => Games::random(flags.seed)?,
+            None => Games::random(flags.seed, flags.games as usize)?,
         };
         let validate: Vec<_> = games
             .iter()

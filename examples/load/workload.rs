@@ -22,8 +22,6 @@ use crate::pgn;
 pub const GAME_PLIES: usize = 80;
 /// Plies of a `live` game: it is sent as its prefixes 1..=LIVE_PLIES.
 pub const LIVE_PLIES: usize = 300;
-/// Random games made when no PGN file is given.
-const RANDOM_GAMES: usize = 256;
 /// Random games that end early are thrown away; this many failures in a row
 /// means something is wrong with the generator, not bad luck.
 const MAX_ATTEMPTS: usize = 1_000;
@@ -72,17 +70,17 @@ impl Games {
         Ok(Games { source, games })
     }
 
-    /// Seeded random legal games of [`GAME_PLIES`] plies.
+    /// `count` seeded random legal games of [`GAME_PLIES`] plies.
     ///
     /// # Errors
     ///
     /// When the generator keeps making games that end early.
-    pub fn random(seed: u64) -> Result<Games, Error> {
+    pub fn random(seed: u64, count: usize) -> Result<Games, Error> {
         let mut rng = SmallRng::seed_from_u64(seed);
-        let games = (0..RANDOM_GAMES)
+        let games = (0..count)
             .map(|_| Ok(GameText { fen: String::new(), moves: random_game(&mut rng, GAME_PLIES)? }))
             .collect::<Result<_, Error>>()?;
-        let source = format!("{RANDOM_GAMES} seeded random games (seed {seed})");
+        let source = format!("{count} seeded random games (seed {seed})");
         Ok(Games { source, games })
     }
 }
