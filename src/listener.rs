@@ -19,8 +19,10 @@
 //! does not. A longer frame is written on its own, with a `writev` for each
 //! answer, and an 80-ply game's answer is about 2 KB. So a [`Connection`]
 //! tells h2 that it has no vectored writes, and [`ShortFrames`] cuts the
-//! answers' DATA frames under 1 KiB: h2 then gathers the answers of all the
-//! calls it has ready into one write.
+//! answers' DATA frames under 1 KiB: h2 then copies the answers of the
+//! calls it has ready into its 16 KiB buffer and writes them together (about
+//! seven 2 KB answers a write). Not under TLS (see
+//! [`ShortFrames::responses`]).
 
 use std::io;
 use std::pin::Pin;
@@ -195,18 +197,27 @@ pin_project_lite::pin_project! {
         inner: B,
         // What is left of the inner body's last data frame.
         rest: Bytes,
+        // The longest frame it lets out.
+        longest: usize,
     }
 }
 
 impl<B> ShortFrames<B> {
     /// `inner`, its data in short frames.
     pub fn new(inner: B) -> ShortFrames<B> {
-        ShortFrames { inner, rest: Bytes::new() }
+        ShortFrames { inner, rest: Bytes::new(), longest: SHORT_FRAME }
     }
 
-    /// A response whose body goes out in short frames.
-    pub fn response(response: http::Response<B>) -> http::Response<ShortFrames<B>> {
-        response.map(ShortFrames::new)
+    /// What the server does to each response: its body in short frames
+    /// when `cut`, else as it is. Without TLS, cut: under TLS h2 writes to
+    /// the TLS stream, which says it has vectored writes, so that a frame
+    /// of 256 bytes or more goes out with a write of its own whatever its
+    /// length, and cutting it would only add writes.
+    pub fn responses(
+        cut: bool,
+    ) -> impl Fn(http::Response<B>) -> http::Response<ShortFrames<B>> + Clone {
+        let longest = if cut { SHORT_FRAME } else { usize::MAX };
+        move |response| response.map(|inner| ShortFrames { inner, rest: Bytes::new(), longest })
     }
 }
 
@@ -228,7 +239,7 @@ impl<B: Body<Data = Bytes>> Body for ShortFrames<B> {
                 other => return Poll::Ready(other),
             }
         }
-        let piece = this.rest.split_to(this.rest.len().min(SHORT_FRAME));
+        let piece = this.rest.split_to(this.rest.len().min(*this.longest));
         Poll::Ready(Some(Ok(Frame::data(piece))))
     }
 
@@ -239,9 +250,9 @@ impl<B: Body<Data = Bytes>> Body for ShortFrames<B> {
     fn size_hint(&self) -> SizeHint {
         let (inner, rest) = (self.inner.size_hint(), self.rest.len() as u64);
         let mut hint = SizeHint::new();
-        hint.set_lower(inner.lower() + rest);
+        hint.set_lower(inner.lower().saturating_add(rest));
         if let Some(upper) = inner.upper() {
-            hint.set_upper(upper + rest);
+            hint.set_upper(upper.saturating_add(rest));
         }
         hint
     }
@@ -267,7 +278,7 @@ mod tests {
         let inner = StreamBody::new(futures_util::stream::iter(
             frames.into_iter().map(Ok::<_, std::convert::Infallible>),
         ));
-        let mut body = ShortFrames::response(http::Response::new(inner)).into_body();
+        let mut body = ShortFrames::responses(true)(http::Response::new(inner)).into_body();
         let (mut sizes, mut data) = (Vec::new(), Vec::new());
         while let Some(frame) = body.frame().await {
             match frame.unwrap().into_data() {
@@ -282,12 +293,19 @@ mod tests {
         assert_eq!(data, [&long[..], b"short"].concat());
 
         // What is left of a frame counts as what is left of the body.
-        let mut body = ShortFrames::response(http::Response::new(Full::new(long))).into_body();
+        let mut body =
+            ShortFrames::responses(true)(http::Response::new(Full::new(long.clone()))).into_body();
         let mut left = 2500;
         while !body.is_end_stream() {
             assert_eq!(body.size_hint().exact(), Some(left));
             left -= body.frame().await.unwrap().unwrap().into_data().unwrap().len() as u64;
         }
         assert_eq!(left, 0);
+
+        // Not cut (under TLS): as it came.
+        let mut body =
+            ShortFrames::responses(false)(http::Response::new(Full::new(long.clone()))).into_body();
+        assert_eq!(body.frame().await.unwrap().unwrap().into_data().unwrap(), long);
+        assert!(body.frame().await.is_none());
     }
 }

@@ -118,7 +118,9 @@ async fn serve_grpc(
         config.max_unary_calls(workers),
     );
 
-    let builder = match config.tls()? {
+    let tls = config.tls()?;
+    let cut_frames = tls.is_none();
+    let builder = match tls {
         Some(tls) => Server::builder().tls_config(tls)?,
         None => Server::builder(),
     };
@@ -130,7 +132,9 @@ async fn serve_grpc(
         .http2_keepalive_timeout(Some(config.keepalive_timeout))
         .max_connection_age(config.max_connection_age)
         .max_connection_age_grace(config.max_connection_age_grace)
-        .layer(tower::util::MapResponseLayer::new(crate::listener::ShortFrames::response))
+        .layer(tower::util::MapResponseLayer::new(crate::listener::ShortFrames::responses(
+            cut_frames,
+        )))
         .layer(tonic_web::GrpcWebLayer::new())
         // Inside gRPC-Web, so that it sees native trailers; outside the size
         // rewrite, so that it counts the status the caller gets.

@@ -115,24 +115,27 @@ impl MoveTexts {
     /// short texts, read here in one pass and checked as UTF-8 at once.
     /// Anything else (a text of 128 bytes or more, one split across
     /// chunks, invalid UTF-8) goes through prost, which copies it or gives
-    /// its error.
+    /// its error. The message holding the texts ends where `end` bytes of
+    /// `buf` remain (0 unless it is nested in another).
     fn merge(
         &mut self,
         tag: u32,
         wire_type: WireType,
         buf: &mut impl Buf,
         ctx: DecodeContext,
+        end: usize,
     ) -> Result<(), DecodeError> {
+        let room = buf.remaining().saturating_sub(end);
         if self.ends.is_empty() {
             // The rest of the message bounds the texts; most moves take five
             // bytes or more there (key, length, two letters or more), so a
             // quarter of it holds the ends of most lists without growing.
-            self.text.reserve(buf.remaining());
-            self.ends.reserve(buf.remaining() / 4);
+            self.text.reserve(room);
+            self.ends.reserve(room / 4);
         }
         if wire_type == WireType::LengthDelimited
             && let Ok(key) = u8::try_from(tag << 3 | WireType::LengthDelimited as u32)
-            && self.merge_run(key, buf)
+            && self.merge_run(key, &mut *buf, room)
         {
             return Ok(());
         }
@@ -142,14 +145,16 @@ impl MoveTexts {
         Ok(())
     }
 
-    /// Takes the run of short texts at the start of `buf`'s first chunk:
+    /// Takes the run of short texts in the first `room` bytes of `buf`'s
+    /// first chunk:
     /// the length and bytes of the first, then key, length and bytes of
     /// each next one while the key is `key`, up to a text that starts
     /// inside a character. Keeps only the texts before the first byte that
     /// is not UTF-8, leaving the rest to prost. Returns whether it took any.
-    fn merge_run(&mut self, key: u8, buf: &mut impl Buf) -> bool {
+    fn merge_run(&mut self, key: u8, buf: &mut impl Buf, room: usize) -> bool {
         const WORD: usize = size_of::<u64>();
         let chunk = buf.chunk();
+        let chunk = &chunk[..chunk.len().min(room)];
         let (base, first) = (self.text.len(), self.ends.len());
         // The first run is copied into the buffer reserved for it; a later
         // one into a new buffer, so that no byte is checked twice whatever
@@ -163,8 +168,16 @@ impl MoveTexts {
             if size > 0 && is_continuation(chunk[start]) {
                 break;
             }
-            if len + size + WORD > bytes.len() {
-                bytes.resize((2 * bytes.len()).max(len + size + WORD), 0);
+            let need = len + size + WORD;
+            if need > bytes.len() {
+                // Doubling, but within the capacity reserved when it holds
+                // the texts, so that the buffer is allocated once.
+                let double = 2 * bytes.len();
+                let cap = bytes.capacity();
+                bytes.resize(
+                    if need <= cap { double.clamp(need, cap) } else { double.max(need) },
+                    0,
+                );
             }
             match chunk[start..].first_chunk::<WORD>() {
                 Some(word) if size <= WORD => bytes[len..len + WORD].copy_from_slice(word),
@@ -294,24 +307,7 @@ impl Message for ValidateGameRequest {
         buf: &mut impl Buf,
         ctx: DecodeContext,
     ) -> Result<(), DecodeError> {
-        const NAME: &str = "ValidateGameRequest";
-        match tag {
-            1 => string::merge(wire_type, &mut self.fen, buf, ctx).map_err(at(NAME, "fen")),
-            2 => self.moves.merge(tag, wire_type, buf, ctx).map_err(at(NAME, "moves")),
-            3 => {
-                int32::merge(wire_type, &mut self.notation, buf, ctx).map_err(at(NAME, "notation"))
-            }
-            4 => int32::merge(wire_type, &mut self.variant, buf, ctx).map_err(at(NAME, "variant")),
-            5 => pbool::merge(wire_type, &mut self.strict_san, buf, ctx)
-                .map_err(at(NAME, "strict_san")),
-            6 => pbool::merge(wire_type, &mut self.include_fens, buf, ctx)
-                .map_err(at(NAME, "include_fens")),
-            7 => pbool::merge(wire_type, &mut self.skip_legal_moves, buf, ctx)
-                .map_err(at(NAME, "skip_legal_moves")),
-            8 => uint32::merge(wire_type, &mut self.plies_from, buf, ctx)
-                .map_err(at(NAME, "plies_from")),
-            _ => skip_field(wire_type, tag, buf, ctx),
-        }
+        self.merge_field_within(tag, wire_type, buf, ctx, 0)
     }
 
     fn encoded_len(&self) -> usize {
@@ -337,6 +333,91 @@ impl Message for ValidateGameRequest {
 
     fn clear(&mut self) {
         *self = ValidateGameRequest::default();
+    }
+}
+
+impl ValidateGameRequest {
+    /// [`Message::merge_field`] for a message that ends where `end` bytes
+    /// of `buf` remain (0 unless it is nested in another).
+    fn merge_field_within(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+        end: usize,
+    ) -> Result<(), DecodeError> {
+        const NAME: &str = "ValidateGameRequest";
+        match tag {
+            1 => string::merge(wire_type, &mut self.fen, buf, ctx).map_err(at(NAME, "fen")),
+            2 => self.moves.merge(tag, wire_type, buf, ctx, end).map_err(at(NAME, "moves")),
+            3 => {
+                int32::merge(wire_type, &mut self.notation, buf, ctx).map_err(at(NAME, "notation"))
+            }
+            4 => int32::merge(wire_type, &mut self.variant, buf, ctx).map_err(at(NAME, "variant")),
+            5 => pbool::merge(wire_type, &mut self.strict_san, buf, ctx)
+                .map_err(at(NAME, "strict_san")),
+            6 => pbool::merge(wire_type, &mut self.include_fens, buf, ctx)
+                .map_err(at(NAME, "include_fens")),
+            7 => pbool::merge(wire_type, &mut self.skip_legal_moves, buf, ctx)
+                .map_err(at(NAME, "skip_legal_moves")),
+            8 => uint32::merge(wire_type, &mut self.plies_from, buf, ctx)
+                .map_err(at(NAME, "plies_from")),
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+}
+
+/// A `ValidateGameRequest` nested in a `ValidateGamesRequest`, decoded by
+/// prost's `message::merge` with the end of its bytes known, so that its
+/// move texts are read up to there and not into the outer message's next
+/// fields.
+#[derive(Debug)]
+struct Nested<'a> {
+    game: &'a mut ValidateGameRequest,
+    end: usize,
+}
+
+impl Nested<'_> {
+    /// Where the length-delimited field at the start of `buf` ends, counted
+    /// as the bytes of `buf` that follow it; all of them when its length
+    /// cannot be read from the first chunk or overruns `buf` (prost then
+    /// reads it, or gives its error, and no run is taken).
+    fn end(buf: &impl Buf) -> usize {
+        let mut head = buf.chunk();
+        let before = head.len();
+        let remaining = buf.remaining();
+        prost::encoding::decode_varint(&mut head)
+            .ok()
+            .and_then(|len| {
+                let after_length = remaining.checked_sub(before - head.len())?;
+                after_length.checked_sub(usize::try_from(len).ok()?)
+            })
+            .unwrap_or(remaining)
+    }
+}
+
+impl Message for Nested<'_> {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        Message::encode_raw(&*self.game, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        self.game.merge_field_within(tag, wire_type, buf, ctx, self.end)
+    }
+
+    fn encoded_len(&self) -> usize {
+        Message::encoded_len(&*self.game)
+    }
+
+    fn clear(&mut self) {
+        self.game.clear();
     }
 }
 
@@ -368,13 +449,12 @@ impl Message for ValidateGamesRequest {
         const NAME: &str = "ValidateGamesRequest";
         match tag {
             1 => string::merge(wire_type, &mut self.id, buf, ctx).map_err(at(NAME, "id")),
-            2 => message::merge(
-                wire_type,
-                self.game.get_or_insert_with(ValidateGameRequest::default),
-                buf,
-                ctx,
-            )
-            .map_err(at(NAME, "game")),
+            2 => {
+                let game = self.game.get_or_insert_with(ValidateGameRequest::default);
+                let end = Nested::end(buf);
+                message::merge(wire_type, &mut Nested { game, end }, buf, ctx)
+                    .map_err(at(NAME, "game"))
+            }
             _ => skip_field(wire_type, tag, buf, ctx),
         }
     }
@@ -428,7 +508,7 @@ impl Message for LegalMovesRequest {
         const NAME: &str = "LegalMovesRequest";
         match tag {
             1 => string::merge(wire_type, &mut self.fen, buf, ctx).map_err(at(NAME, "fen")),
-            2 => self.moves.merge(tag, wire_type, buf, ctx).map_err(at(NAME, "moves")),
+            2 => self.moves.merge(tag, wire_type, buf, ctx, 0).map_err(at(NAME, "moves")),
             3 => {
                 int32::merge(wire_type, &mut self.notation, buf, ctx).map_err(at(NAME, "notation"))
             }
@@ -817,6 +897,44 @@ mod tests {
         let chained = good[..at].chain(&good[at..]);
         let decoded = ValidateGameRequest::decode(chained).unwrap();
         assert_eq!(decoded, ValidateGameRequest::from(game()));
+    }
+
+    /// A game sent as two occurrences of the `game` field merges into one,
+    /// as protobuf merges a message field given twice: its move texts are
+    /// read up to the end of each occurrence, never into the next field.
+    #[test]
+    fn a_game_sent_in_parts_merges_as_prost_merges() {
+        let whole = proto::ValidateGameRequest {
+            moves: ["e4", "e5", "", "Nf3", "é", "Nc6"].map(str::to_owned).to_vec(),
+            // All of it UTF-8, as a text swallowed by mistake would be.
+            variant: 0,
+            plies_from: 5,
+            ..game()
+        };
+        for at in 0..=whole.moves.len() {
+            // The first part ends with its moves; the second is short, so
+            // that its length takes one byte, as a move text's does.
+            let first = proto::ValidateGameRequest {
+                fen: whole.fen.clone(),
+                moves: whole.moves[..at].to_vec(),
+                ..Default::default()
+            };
+            let second = proto::ValidateGameRequest {
+                fen: String::new(),
+                moves: whole.moves[at..].to_vec(),
+                ..whole.clone()
+            };
+            let mut bytes =
+                proto::ValidateGamesRequest { id: "g".into(), game: Some(first) }.encode_to_vec();
+            bytes.extend(
+                proto::ValidateGamesRequest { id: String::new(), game: Some(second) }
+                    .encode_to_vec(),
+            );
+            let expected = proto::ValidateGamesRequest::decode(bytes.as_slice()).unwrap();
+            assert_eq!(expected.game.as_ref().unwrap().moves, whole.moves);
+            let got = ValidateGamesRequest::decode(bytes.as_slice()).unwrap();
+            assert_eq!(got.encode_to_vec(), expected.encode_to_vec(), "split at {at}");
+        }
     }
 
     proptest::proptest! {
