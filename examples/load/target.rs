@@ -1,6 +1,6 @@
 //! The server under test: one this tool starts (`--spawn`) and stops, or one
-//! already running (`--addr`), and what `/proc` says about its CPU time and
-//! memory when its process id is known.
+//! already running (`--addr`), and its CPU time (from the process's CPU-time
+//! clock) and memory (from `/proc`) when its process id is known.
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::Path;
@@ -88,13 +88,25 @@ impl Target {
         })
     }
 
-    /// The server's CPU time so far (user + system), when measured.
+    /// The server's CPU time so far (user + system, every thread it has
+    /// run), when measured. Read from the process's CPU-time clock, to the
+    /// nanosecond: `/proc/PID/stat` counts in clock ticks (10 ms), which
+    /// alone would move the live scenario's ratio by several percent.
     ///
     /// # Errors
     ///
-    /// When `/proc/PID/stat` cannot be read or understood.
+    /// When the process's CPU-time clock cannot be read.
     pub fn cpu(&self) -> Result<Option<Duration>, Error> {
-        self.read_proc("stat")?.map(cpu_time).transpose()
+        let Some(pid) = self.pid else { return Ok(None) };
+        match process_cpu_time(pid) {
+            Ok(time) => Ok(Some(time)),
+            // No such process (ESRCH), or its clock went with it (EINVAL).
+            Err(err) if matches!(err.raw_os_error(), Some(libc::ESRCH | libc::EINVAL)) => {
+                self.found_gone(pid);
+                Ok(None)
+            }
+            Err(err) => Err(format!("the CPU-time clock of process {pid}: {err}").into()),
+        }
     }
 
     /// The server's resident memory now and at its peak, when measured.
@@ -119,12 +131,17 @@ impl Target {
         match std::fs::read_to_string(&path) {
             Ok(text) => Ok(Some((path, text))),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                if !self.gone.swap(true, Ordering::Relaxed) {
-                    eprintln!("load: server process {pid} has gone: not measured from here on");
-                }
+                self.found_gone(pid);
                 Ok(None)
             }
             Err(err) => Err(format!("{path}: {err}").into()),
+        }
+    }
+
+    /// Says once that the measured process `pid` has gone.
+    fn found_gone(&self, pid: u32) {
+        if !self.gone.swap(true, Ordering::Relaxed) {
+            eprintln!("load: server process {pid} has gone: not measured from here on");
         }
     }
 
@@ -181,28 +198,26 @@ async fn health_status(addr: SocketAddr) -> Result<ServingStatus, Error> {
     Ok(ServingStatus::try_from(answer.status).unwrap_or(ServingStatus::Unknown))
 }
 
-/// User plus system CPU time from the text of `/proc/PID/stat` at `path`.
-fn cpu_time((path, stat): (String, String)) -> Result<Duration, Error> {
-    // The command name (field 2) is in parentheses and may hold spaces or
-    // parentheses itself: count fields from the last ')' on, where field 3
-    // (state) comes first, so utime (14) and stime (15) are at 11 and 12.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks = |i: usize| -> Result<u64, Error> {
-        let field = fields.get(i).ok_or_else(|| format!("{path}: too few fields"))?;
-        Ok(field.parse().map_err(|err| format!("{path}: field {}: {err}", i + 3))?)
-    };
-    let ticks = ticks(11)? + ticks(12)?;
-    // Safety: sysconf(3) reads a configuration value and touches no memory
-    // of ours.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let per_second = u64::try_from(per_second)
-        .ok()
-        .filter(|&n| n > 0)
-        .ok_or("sysconf(_SC_CLK_TCK) gave no clock tick rate")?;
-    Ok(Duration::from_micros(ticks * 1_000_000 / per_second))
+/// The CPU time process `pid` has used so far, from its CPU-time clock.
+fn process_cpu_time(pid: u32) -> std::io::Result<Duration> {
+    let pid =
+        libc::pid_t::try_from(pid).map_err(|_| std::io::Error::from_raw_os_error(libc::ESRCH))?;
+    let mut clock: libc::clockid_t = 0;
+    // Safety: clock_getcpuclockid(3) writes one clockid_t to the pointer,
+    // which points at a local of that type.
+    let failed = unsafe { libc::clock_getcpuclockid(pid, &raw mut clock) };
+    if failed != 0 {
+        return Err(std::io::Error::from_raw_os_error(failed));
+    }
+    let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // Safety: clock_gettime(2) writes one timespec to the pointer, which
+    // points at a local of that type.
+    if unsafe { libc::clock_gettime(clock, &raw mut time) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let secs = u64::try_from(time.tv_sec).unwrap_or(0);
+    let nanos = u32::try_from(time.tv_nsec).unwrap_or(0);
+    Ok(Duration::new(secs, nanos))
 }
 
 /// `VmRSS` and `VmHWM` from the text of `/proc/PID/status` at `path`.
