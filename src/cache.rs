@@ -55,7 +55,7 @@ use crate::chess::game::{
     Extension, LegalMove, Notation, Replay, ReplayOptions, Replayed, legal_moves_with_san,
 };
 use crate::telemetry::prometheus::{
-    CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES,
+    CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES, CACHE_NOT_KEPT,
 };
 
 /// Legal prefixes shorter than this are not kept: they replay in about the
@@ -89,6 +89,7 @@ const _: () = assert!(
 static HITS: OnceLock<Counter> = OnceLock::new();
 static MISSES: OnceLock<Counter> = OnceLock::new();
 static EVICTIONS: OnceLock<Counter> = OnceLock::new();
+static NOT_KEPT: OnceLock<Counter> = OnceLock::new();
 
 fn cached_counter(slot: &'static OnceLock<Counter>, name: &'static str) -> &'static Counter {
     slot.get_or_init(|| metrics::counter!(name))
@@ -101,6 +102,7 @@ struct Counters {
     hits: AtomicU64,
     misses: AtomicU64,
     evictions: AtomicU64,
+    not_kept: AtomicU64,
 }
 
 /// A snapshot of the cache's counters and size.
@@ -112,6 +114,9 @@ pub struct CacheStats {
     pub misses: u64,
     /// Entries dropped to stay under the bound.
     pub evictions: u64,
+    /// Replays from the start (of at least [`MIN_PLIES`] legal plies) not
+    /// kept, their game not being followed.
+    pub not_kept: u64,
     /// Weight of the entries held, in bytes.
     pub bytes: u64,
     /// Entries held.
@@ -322,6 +327,8 @@ impl ReplayCache {
             return true;
         }
         self.seen.insert(hash);
+        self.counters.not_kept.fetch_add(1, Ordering::Relaxed);
+        cached_counter(&NOT_KEPT, CACHE_NOT_KEPT).increment(1);
         false
     }
 
@@ -361,6 +368,7 @@ impl ReplayCache {
             hits: self.counters.hits.load(Ordering::Relaxed),
             misses: self.counters.misses.load(Ordering::Relaxed),
             evictions: self.counters.evictions.load(Ordering::Relaxed),
+            not_kept: self.counters.not_kept.load(Ordering::Relaxed),
             bytes: self.entries.weight(),
             entries: self.entries.len() as u64,
         }
@@ -722,7 +730,7 @@ mod tests {
         for moves in [&GAME[..10], &other[..], &GAME[..9]] {
             replay(moves);
         }
-        assert_eq!(cache.stats().entries, 0);
+        assert_eq!((cache.stats().entries, cache.stats().not_kept), (0, 3));
         // A list extending one answered lately (here by 2 plies) is kept,
         // and the next extension resumes from it.
         replay(&GAME[..12]);
@@ -735,8 +743,9 @@ mod tests {
         // A list is remembered at its legal prefix.
         let illegal: Vec<&str> = GAME[..8].iter().copied().chain(["Ke9", "Ke8"]).collect();
         replay(&illegal);
+        assert_eq!(cache.stats().not_kept, 4);
         replay(&illegal[..9]);
-        assert_eq!(cache.stats().entries, 3);
+        assert_eq!((cache.stats().entries, cache.stats().not_kept), (3, 4));
     }
 
     #[test]

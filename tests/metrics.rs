@@ -270,7 +270,7 @@ async fn every_call_is_counted_by_method_code_and_domain() {
 
     // The cache's size is read at each scrape: nothing was kept so far (no
     // game reached 8 legal plies), then one entry, once a list is sent a
-    // second time.
+    // second time; the first sending counts as not kept.
     assert_eq!(before.value("arbiter_cache_entries", &[]), 0.0);
     assert_eq!(after.value("arbiter_cache_bytes", &[]), 0.0, "{text}");
     let ten_plies = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"];
@@ -279,5 +279,7 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     }
     let kept = wait_for(&server, "arbiter_cache_entries", 1.0).await;
     assert!(kept.value("arbiter_cache_bytes", &[]) > 1000.0);
+    // The first sending was not kept: its game was not followed yet.
+    assert_eq!(kept.value("arbiter_cache_not_kept_total", &[]), 1.0);
     server.shutdown().await.unwrap();
 }

@@ -56,6 +56,9 @@ pub const CACHE_HITS: &str = "arbiter_cache_hits_total";
 pub const CACHE_MISSES: &str = "arbiter_cache_misses_total";
 /// Replay cache entries evicted to stay within the size bound.
 pub const CACHE_EVICTIONS: &str = "arbiter_cache_evictions_total";
+/// Replays the cache did not keep: no entry helped them and their game was
+/// not followed (recorded by the cache).
+pub const CACHE_NOT_KEPT: &str = "arbiter_cache_not_kept_total";
 /// Weighted size of the replay cache.
 pub const CACHE_BYTES: &str = "arbiter_cache_bytes";
 /// Entries in the replay cache.
@@ -115,6 +118,10 @@ fn describe() {
     describe_counter!(CACHE_HITS, "replay cache lookups answered from the cache");
     describe_counter!(CACHE_MISSES, "replay cache lookups that had to replay");
     describe_counter!(CACHE_EVICTIONS, "replay cache entries evicted to stay within the bound");
+    describe_counter!(
+        CACHE_NOT_KEPT,
+        "replays from the start not kept by the replay cache: their game was not followed"
+    );
     describe_gauge!(CACHE_BYTES, Unit::Bytes, "weighted size of the replay cache");
     describe_gauge!(CACHE_ENTRIES, "entries in the replay cache");
     describe_gauge!(CONNECTIONS_OPEN, "connections open on the gRPC port");
