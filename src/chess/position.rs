@@ -219,15 +219,12 @@ impl Position {
     pub(crate) fn is_attacked(&self, sq: Square, attacker: Color, occupied: Bitboard) -> bool {
         let them = self.by_color(attacker);
         let queens = self.by_role(Role::Queen);
+        let lines = (attacks::rook_rays(sq) & (self.by_role(Role::Rook) | queens))
+            | (attacks::bishop_rays(sq) & (self.by_role(Role::Bishop) | queens));
         (attacks::knight_attacks(sq) & self.by_role(Role::Knight) & them).any()
             || (attacks::pawn_attacks(!attacker, sq) & self.by_role(Role::Pawn) & them).any()
             || (attacks::king_attacks(sq) & self.by_role(Role::King) & them).any()
-            || (attacks::rook_attacks(sq, occupied) & (self.by_role(Role::Rook) | queens) & them)
-                .any()
-            || (attacks::bishop_attacks(sq, occupied)
-                & (self.by_role(Role::Bishop) | queens)
-                & them)
-                .any()
+            || (lines & them).into_iter().any(|s| (attacks::between(s, sq) & occupied).is_empty())
     }
 
     /// Whether the legal move `m` gives check, found without playing it: the
