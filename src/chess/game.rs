@@ -161,6 +161,7 @@ impl Game {
     ///
     /// An [`Illegal`] naming the rule the move breaks; in `strict` mode also
     /// a legal move not written canonically.
+    #[inline]
     pub fn play_text(
         &mut self,
         text: &str,
@@ -211,6 +212,7 @@ impl Game {
     /// let (m, canonical) = game.play_uci("g1f3", false).unwrap();
     /// assert_eq!((m.to_string().as_str(), canonical), ("g1f3", true));
     /// ```
+    #[inline]
     pub fn play_uci(&mut self, text: &str, strict: bool) -> Result<(Move, bool), Illegal> {
         if let Some((_, termination)) = self.ended {
             return Err(game_over(termination));
@@ -244,6 +246,7 @@ impl Game {
     }
 
     /// The move `text` means here, and the UCI it was read as, if it was.
+    #[inline(always)]
     fn resolve(
         &self,
         text: &str,
@@ -266,6 +269,7 @@ impl Game {
     }
 
     /// The legal move `uci` means here, and the role of its piece.
+    #[inline(always)]
     fn find_uci(&self, uci: &UciMove) -> Result<(Move, Role), Illegal> {
         uci.find(&self.position).ok_or_else(|| diagnose_uci(&self.position, uci))
     }
