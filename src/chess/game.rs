@@ -5,11 +5,11 @@
 use super::bitboard::Bitboard;
 use super::fen::Fen;
 use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
-use super::movegen::Move;
+use super::movegen::{Move, MoveKind};
 use super::outcome::{GameResult, Outcome, Termination, is_insufficient_material, win_for};
-use super::position::{Position, RepetitionKey};
+use super::position::Position;
 use super::san::{San, SanMove, SanString, push_check_mark, san, san_without_mark};
-use super::types::Role;
+use super::types::{Role, Square};
 use super::uci::UciMove;
 
 /// How move texts are written.
@@ -42,9 +42,8 @@ pub enum Notation {
 #[derive(Clone, Debug)]
 pub struct Game {
     position: Position,
-    /// Positions since the last irreversible move as the repetition rules
-    /// compare them, the current one last.
-    history: Vec<RepetitionKey>,
+    /// Positions since the last irreversible move, for repetition.
+    history: History,
     /// How often the current position has stood on the board.
     repetitions: usize,
     /// Set once a rule other than a claim has ended the game.
@@ -64,12 +63,8 @@ pub struct Played {
 impl Game {
     /// A game starting from `start` (its history starts there too).
     pub fn new(start: Position) -> Game {
-        let mut game = Game {
-            history: vec![start.repetition_key()],
-            position: start,
-            repetitions: 1,
-            ended: None,
-        };
+        let mut game =
+            Game { history: History::new(&start), position: start, repetitions: 1, ended: None };
         game.ended = game.termination_now(!game.position.has_legal_moves());
         game
     }
@@ -130,19 +125,14 @@ impl Game {
         let mut san = san_without_mark(&self.position, m);
         self.position.play_unchecked(m);
         let mated = push_check_mark(&self.position, &mut san);
-        self.advance(mated);
+        self.advance(m, mated);
         san
     }
 
-    /// Records the position just reached (`mated` if the move that led to
-    /// it mates) and what ends the game there.
-    fn advance(&mut self, mated: bool) {
-        if self.position.halfmove_clock() == 0 {
-            self.history.clear();
-        }
-        let key = self.position.repetition_key();
-        self.repetitions = 1 + earlier_same_side(&self.history).filter(|&k| *k == key).count();
-        self.history.push(key);
+    /// Records the position just reached by `m` (`mated` if `m` mates) and
+    /// what ends the game there.
+    fn advance(&mut self, m: Move, mated: bool) {
+        self.repetitions = self.history.record(&self.position, m);
         self.ended = if mated {
             Some((win_for(self.position.turn()), Termination::Checkmate))
         } else {
@@ -194,7 +184,7 @@ impl Game {
             let canonical = UciMove::from_move(m).to_array_string();
             return Err(not_canonical(text, if uci.is_some() { &canonical } else { &san }));
         }
-        self.advance(mated);
+        self.advance(m, mated);
         Ok(Played { mv: m, san, canonical_input })
     }
 
@@ -229,7 +219,7 @@ impl Game {
         }
         self.position.play_piece_unchecked(m, role);
         let mated = self.position.is_check() && !self.position.has_legal_moves();
-        self.advance(mated);
+        self.advance(m, mated);
         Ok((m, canonical_input))
     }
 
@@ -280,13 +270,112 @@ fn read_uci(text: &str) -> Result<UciMove, Illegal> {
     text.parse().map_err(|e| Illegal::new(IllegalReason::Unparseable, format!("{text:?} is {e}")))
 }
 
-/// The positions of `history` (the current one not yet in it) that could be
-/// the current one: those with the same side to move, every second one back
-/// from the one before the last, except that one. Two plies cannot bring a
-/// position back: each side has moved a piece of its own, and a capture
-/// would have cleared the history.
-fn earlier_same_side(history: &[RepetitionKey]) -> impl Iterator<Item = &RepetitionKey> {
-    history.iter().rev().skip(3).step_by(2)
+/// The positions since the last capture or pawn move, as the repetition
+/// rules compare them: placement, side to move, castling rights, and the
+/// en-passant square when a capture there is legal.
+///
+/// Each position is kept as its Zobrist hash and the move that reached it,
+/// 16 bytes instead of a copy of the position. A position repeats an earlier
+/// one only if their hashes are equal, and then the placement is checked
+/// exactly: every move since the last capture or pawn move is an ordinary
+/// move of a piece to an empty square, so undoing them one by one from the
+/// current placement gives the earlier one. The other parts are equal by
+/// construction: the side to move by taking every second position, the
+/// castling rights by looking only as far back as they last changed, and
+/// the en-passant square because only the first position can have one (it
+/// follows a double step) and the current one, later, cannot.
+#[derive(Clone, Debug)]
+struct History {
+    /// Each position's hash and the move that reached it, the current one
+    /// last (the first one's move is never read).
+    entries: Vec<(u64, Move)>,
+    /// The first position with the current castling rights.
+    rights_from: usize,
+    /// The current castling rights.
+    rights: Bitboard,
+    /// Whether the first position has a legal en-passant capture.
+    first_has_ep: bool,
+}
+
+impl History {
+    fn new(start: &Position) -> History {
+        let mut history = History {
+            entries: Vec::new(),
+            rights_from: 0,
+            rights: start.castling_rights(),
+            first_has_ep: false,
+        };
+        // The first position's move is never read.
+        history.restart(start, Move::new(Square::A1, Square::A1, MoveKind::Normal));
+        history
+    }
+
+    /// Starts again from `pos`, after an irreversible move or at the start.
+    fn restart(&mut self, pos: &Position, m: Move) {
+        self.entries.clear();
+        self.entries.push((pos.zobrist(), m));
+        self.rights_from = 0;
+        self.rights = pos.castling_rights();
+        self.first_has_ep = pos.legal_ep_square().is_some();
+    }
+
+    /// Records `pos`, reached by the move `m`, and returns how often it has
+    /// stood on the board.
+    #[inline]
+    fn record(&mut self, pos: &Position, m: Move) -> usize {
+        if pos.halfmove_clock() == 0 {
+            self.restart(pos, m);
+            return 1;
+        }
+        let hash = pos.zobrist();
+        let now = self.entries.len();
+        if pos.castling_rights() != self.rights {
+            self.rights = pos.castling_rights();
+            self.rights_from = now;
+        }
+        self.entries.push((hash, m));
+        // Same side to move: every second position back, from four plies
+        // back (two plies cannot bring a position back: each side has moved
+        // a piece of its own).
+        let mut repetitions = 1;
+        let mut earlier = now.wrapping_sub(4);
+        while earlier < now && earlier >= self.rights_from {
+            if self.entries[earlier].0 == hash && self.same_as(pos, earlier) {
+                repetitions += 1;
+            }
+            earlier = earlier.wrapping_sub(2);
+        }
+        repetitions
+    }
+
+    /// Whether the position at `earlier`, whose hash equals the current
+    /// position `pos`'s, is the same position.
+    #[cold]
+    fn same_as(&self, pos: &Position, earlier: usize) -> bool {
+        if earlier == 0 && self.first_has_ep {
+            return false;
+        }
+        let (mut by_role, mut by_color) = (pos.by_role, pos.by_color);
+        for &(_, m) in self.entries[earlier + 1..].iter().rev() {
+            // Castling changes the rights, so it lies before `rights_from`;
+            // anything else irreversible restarted the history.
+            debug_assert_eq!(m.kind(), MoveKind::Normal);
+            let (from, to) = (m.from(), m.to());
+            let Some(role) = Role::ALL.into_iter().find(|r| by_role[r.index()].contains(to)) else {
+                return false;
+            };
+            let color = usize::from(by_color[1].contains(to));
+            let both = Bitboard::from(from) | to;
+            by_role[role.index()] ^= both;
+            by_color[color] ^= both;
+        }
+        by_role == pos.by_role && by_color == pos.by_color
+    }
+
+    /// The bytes it holds on the heap.
+    fn heap_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<(u64, Move)>()
+    }
 }
 
 fn not_canonical(text: &str, canonical: &str) -> Illegal {
@@ -499,8 +588,7 @@ impl Replayed {
 
     /// A rough count of the bytes this replay holds, for bounded caches.
     pub fn heap_bytes(&self) -> usize {
-        self.game.history.capacity() * std::mem::size_of::<RepetitionKey>()
-            + self.plies.capacity() * std::mem::size_of::<Played>()
+        self.game.history.heap_bytes() + self.plies.capacity() * std::mem::size_of::<Played>()
     }
 }
 
@@ -512,4 +600,51 @@ pub fn legal_moves_with_san(position: &Position, from: Bitboard) -> Vec<LegalMov
         .into_iter()
         .map(|m| LegalMove { uci: UciMove::from_move(m), san: san(position, m) })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play_all(game: &mut Game, moves: &[&str]) {
+        for text in moves {
+            game.play_text(text, Notation::San, false).unwrap();
+        }
+    }
+
+    #[test]
+    fn equal_hashes_of_different_positions_are_not_a_repetition() {
+        let mut game = Game::new(Position::default());
+        play_all(&mut game, &["Nf3", "Nf6", "Nc3", "Nc6"]);
+        // Forge a hash collision: the position after 1. Nf3, black to move,
+        // gets the hash of the position after 3. Ng1, black to move too.
+        let ng1 = "f3g1".parse::<UciMove>().unwrap().to_move(game.position()).unwrap();
+        let hash = game.position().play(ng1).zobrist();
+        let mut forged = game.clone();
+        forged.history.entries[1].0 = hash;
+        forged.play(ng1);
+        assert_eq!(forged.repetitions, 1, "equal hashes, different placement");
+        // The real thing: knights back home twice over is the start again.
+        play_all(&mut game, &["Ng1", "Ng8", "Nb1", "Nb8"]);
+        assert_eq!(game.repetitions, 2);
+        play_all(&mut game, &["Nf3", "Nf6", "Ng1", "Ng8"]);
+        assert_eq!(game.repetitions, 3);
+        assert!(game.outcome().threefold_claimable);
+    }
+
+    #[test]
+    fn a_legal_en_passant_capture_makes_the_first_position_unique() {
+        // Black can take on e3 en passant: the position is not the one the
+        // knights come back to, with the same placement but no capture.
+        let start = "4k1n1/8/8/8/3pP3/8/8/4K1N1 b - e3 0 1";
+        let mut game = Game::new(start.parse().unwrap());
+        play_all(&mut game, &["Nf6", "Nf3", "Ng8", "Ng1"]);
+        assert_eq!(game.repetitions, 1);
+        play_all(&mut game, &["Nf6", "Nf3", "Ng8", "Ng1"]);
+        assert_eq!(game.repetitions, 2);
+        // Without the capture, the first position counts like any other.
+        let mut game = Game::new("4k1n1/8/8/8/3pP3/8/8/4K1N1 b - - 0 1".parse().unwrap());
+        play_all(&mut game, &["Nf6", "Nf3", "Ng8", "Ng1"]);
+        assert_eq!(game.repetitions, 2);
+    }
 }

@@ -308,30 +308,6 @@ impl Position {
         }
     }
 
-    /// What makes positions the same for the repetition rules, compactly,
-    /// with the Zobrist hash in front so that most comparisons stop at it.
-    ///
-    /// ```
-    /// use arbiter::chess::Position;
-    /// // The en-passant square counts only when a capture there is legal.
-    /// let a: Position = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1".parse().unwrap();
-    /// let b: Position = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".parse().unwrap();
-    /// assert_eq!(a.repetition_key(), b.repetition_key());
-    /// assert_ne!(a.repetition_key(), Position::default().repetition_key());
-    /// ```
-    #[inline]
-    pub fn repetition_key(&self) -> RepetitionKey {
-        let ep = self.legal_ep_square();
-        RepetitionKey {
-            hash: ep.map_or(self.hash, |ep| self.hash ^ zobrist::en_passant_key(ep)),
-            by_role: self.by_role,
-            white: self.by_color[Color::White.index()],
-            castling: self.castling,
-            turn: self.turn,
-            ep,
-        }
-    }
-
     /// The en-passant square, only if an en-passant capture is legal.
     #[inline]
     pub fn legal_ep_square(&self) -> Option<Square> {
@@ -509,22 +485,6 @@ impl Position {
         self.hash ^= zobrist::turn_key(Color::Black);
         self.update_check_info();
     }
-}
-
-/// A position as the repetition rules see it: placement (the role boards and
-/// the white pieces determine it), side to move, castling rights, and the
-/// en-passant square only when an en-passant capture is legal. Equality is
-/// exact; the hash only makes unequal keys differ early: derived equality
-/// compares the fields in order, the hash first (a whole-key comparison per
-/// history entry would dominate the replay).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RepetitionKey {
-    hash: u64,
-    by_role: [Bitboard; 6],
-    white: Bitboard,
-    castling: Bitboard,
-    turn: Color,
-    ep: Option<Square>,
 }
 
 /// Where king and rook land when `color`'s king on `king` castles with the

@@ -55,7 +55,8 @@ pub enum SanError {
 }
 
 /// Canonical SAN with its check or mate mark, held inline: ASCII, never
-/// longer than 7 bytes (`Qa1xb2#`, `exd8=Q+`), padded with zero bytes.
+/// longer than 7 bytes (`Qa1xb2#`, `exd8=Q+`), in 8 bytes with the length
+/// last.
 ///
 /// It is built in a register and stored with one write. A string pushed
 /// byte by byte and then copied as a word (as a returned `ArrayString` is)
@@ -74,33 +75,39 @@ pub enum SanError {
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(C, align(8))]
 pub struct SanString {
-    /// ASCII bytes other than NUL, then zero bytes.
+    /// The text's ASCII bytes, then zero bytes; the last byte is the length.
     bytes: [u8; 8],
 }
 
 impl SanString {
+    /// The most text it holds.
+    const CAPACITY: usize = 7;
+
+    /// The text's bytes packed in a word, first byte lowest, and its length.
     #[inline]
-    fn word(self) -> u64 {
-        u64::from_le_bytes(self.bytes)
+    fn from_word(text: u64, len: usize) -> SanString {
+        debug_assert!(len <= Self::CAPACITY && text >> (8 * len) == 0);
+        SanString { bytes: (text | (len as u64) << 56).to_le_bytes() }
     }
 
     /// Its length in bytes.
     #[inline]
     pub fn len(&self) -> usize {
-        8 - (self.word().leading_zeros() / 8) as usize
+        usize::from(self.bytes[7])
     }
 
     /// Whether it is empty (a written move never is).
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.word() == 0
+        self.len() == 0
     }
 
     /// The text.
     #[inline]
     pub fn as_str(&self) -> &str {
-        // SAFETY: only `SanWriter::push` and `SanString::push_mark` put bytes
-        // in, and both take ASCII only, so every prefix is valid UTF-8.
+        // SAFETY: only `SanWriter::push` and `SanString::push_mark` put text
+        // in, and both take ASCII only, so every prefix of the first seven
+        // bytes is valid UTF-8; `len` is at most 7 (`from_word`).
         unsafe { std::str::from_utf8_unchecked(&self.bytes[..self.len()]) }
     }
 
@@ -109,8 +116,9 @@ impl SanString {
     fn push_mark(&mut self, mark: u8) {
         debug_assert!(mark == b'+' || mark == b'#');
         let len = self.len();
-        if len < 8 {
-            self.bytes = (self.word() | u64::from(mark) << (8 * len)).to_le_bytes();
+        if len < Self::CAPACITY {
+            let text = u64::from_le_bytes(self.bytes) & !(0xff << 56);
+            *self = SanString::from_word(text | u64::from(mark) << (8 * len), len + 1);
         }
     }
 }
@@ -156,24 +164,24 @@ impl fmt::Debug for SanString {
 
 /// Builds a [`SanString`] in a register, a byte at a time.
 struct SanWriter {
-    word: u64,
-    shift: u32,
+    text: u64,
+    len: usize,
 }
 
 impl SanWriter {
     #[inline]
     fn new() -> SanWriter {
-        SanWriter { word: 0, shift: 0 }
+        SanWriter { text: 0, len: 0 }
     }
 
-    /// Appends an ASCII character; past 8 bytes (never reached by SAN)
+    /// Appends an ASCII character; past 7 bytes (never reached by SAN)
     /// nothing is kept.
     #[inline]
     fn push(&mut self, c: char) {
         debug_assert!(c.is_ascii() && c != '\0');
-        if self.shift < 64 && c.is_ascii() {
-            self.word |= u64::from(c as u8) << self.shift;
-            self.shift += 8;
+        if self.len < SanString::CAPACITY && c.is_ascii() {
+            self.text |= u64::from(c as u8) << (8 * self.len);
+            self.len += 1;
         }
     }
 
@@ -185,7 +193,7 @@ impl SanWriter {
 
     #[inline]
     fn finish(self) -> SanString {
-        SanString { bytes: self.word.to_le_bytes() }
+        SanString::from_word(self.text, self.len)
     }
 }
 
@@ -600,12 +608,9 @@ mod tests {
             .find(|m| m.promotion() == Some(Role::Queen) && m.to() == Square::D8);
         let text = san(&pos, m.unwrap());
         assert_eq!((text.as_str(), text.len()), ("exd8=Q+", 7));
-        let mut full = text;
-        full.push_mark(b'#');
-        assert_eq!(full.as_str(), "exd8=Q+#", "an eighth byte still fits");
-        let mut over = full;
+        let mut over = text;
         over.push_mark(b'#');
-        assert_eq!(over, full, "a ninth is dropped, never written out of bounds");
+        assert_eq!(over, text, "an eighth byte is dropped, never written out of bounds");
         assert_eq!(format!("{text} {text:?}"), "exd8=Q+ \"exd8=Q+\"");
         assert!(!text.is_empty() && SanWriter::new().finish().is_empty());
     }
