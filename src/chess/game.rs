@@ -275,7 +275,10 @@ fn read_uci(text: &str) -> Result<UciMove, Illegal> {
 /// en-passant square when a capture there is legal.
 ///
 /// Each position is kept as its Zobrist hash and the move that reached it,
-/// 16 bytes instead of a copy of the position. A position repeats an earlier
+/// 16 bytes instead of a copy of the position, and marks a bit of a
+/// 512-bit filter picked by its hash: a position whose bit is clear
+/// repeats none, and the history is not scanned (long stretches of
+/// reversible moves would otherwise cost a scan per ply). A position repeats an earlier
 /// one only if their hashes are equal, and then the placement is checked
 /// exactly: every move since the last capture or pawn move is an ordinary
 /// move of a piece to an empty square, so undoing them one by one from the
@@ -295,6 +298,8 @@ struct History {
     rights: Bitboard,
     /// Whether the first position has a legal en-passant capture.
     first_has_ep: bool,
+    /// Bit `hash >> 55` is set for the hash of every position recorded.
+    seen: [u64; 8],
 }
 
 impl History {
@@ -304,6 +309,7 @@ impl History {
             rights_from: 0,
             rights: start.castling_rights(),
             first_has_ep: false,
+            seen: [0; 8],
         };
         // The first position's move is never read.
         history.restart(start, Move::new(Square::A1, Square::A1, MoveKind::Normal));
@@ -312,8 +318,11 @@ impl History {
 
     /// Starts again from `pos`, after an irreversible move or at the start.
     fn restart(&mut self, pos: &Position, m: Move) {
+        let hash = pos.zobrist();
         self.entries.clear();
-        self.entries.push((pos.zobrist(), m));
+        self.entries.push((hash, m));
+        self.seen = [0; 8];
+        self.mark(hash);
         self.rights_from = 0;
         self.rights = pos.castling_rights();
         self.first_has_ep = pos.legal_ep_square().is_some();
@@ -334,6 +343,9 @@ impl History {
             self.rights_from = now;
         }
         self.entries.push((hash, m));
+        if !self.mark(hash) {
+            return 1;
+        }
         // Same side to move: every second position back, from four plies
         // back (two plies cannot bring a position back: each side has moved
         // a piece of its own).
@@ -346,6 +358,16 @@ impl History {
             earlier = earlier.wrapping_sub(2);
         }
         repetitions
+    }
+
+    /// Sets the filter bit of `hash`; returns whether it was set already.
+    #[inline]
+    fn mark(&mut self, hash: u64) -> bool {
+        let bit = (hash >> 55) as usize;
+        let (word, mask) = (&mut self.seen[bit / 64], 1 << (bit % 64));
+        let was_set = *word & mask != 0;
+        *word |= mask;
+        was_set
     }
 
     /// Whether the position at `earlier`, whose hash equals the current
