@@ -644,6 +644,7 @@ mod tests {
         let hash = game.position().play(ng1).zobrist();
         let mut forged = game.clone();
         forged.history.entries[1].0 = hash;
+        forged.history.mark(hash);
         forged.play(ng1);
         assert_eq!(forged.repetitions, 1, "equal hashes, different placement");
         // The real thing: knights back home twice over is the start again.
