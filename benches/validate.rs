@@ -61,7 +61,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use arbiter::chess::game::{Game, Notation};
+use arbiter::chess::game::{Game, Notation, Played};
 use arbiter::chess::outcome::{GameResult, Outcome, Termination};
 use arbiter::chess::uci::UciMove;
 use arbiter::chess::{MoveKind, Position};
@@ -227,8 +227,13 @@ impl Engine for Arbiter {
         let mut game = Game::new(Position::default());
         let mut plies = 0;
         for token in tokens {
-            let Ok(played) = game.play_text(token, Notation::San, false) else { break };
-            out.push_str(&played.san);
+            // Only the SAN is bound: moving the whole `Played` out would copy
+            // its 16 bytes at once, right after they were written field by
+            // field, and wait on store forwarding every ply (perf).
+            let Ok(Played { san, .. }) = game.play_text(token, Notation::San, false) else {
+                break;
+            };
+            out.push_str(&san);
             out.push(' ');
             plies += 1;
         }
