@@ -151,7 +151,7 @@ impl Game {
     ///
     /// An [`Illegal`] naming the rule the move breaks; in `strict` mode also
     /// a legal move not written canonically.
-    #[inline]
+    #[inline(always)]
     pub fn play_text(
         &mut self,
         text: &str,

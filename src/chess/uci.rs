@@ -112,9 +112,11 @@ impl UciMove {
     /// assert_eq!(m.to_array_string().as_str(), "e7e8q");
     /// ```
     pub fn to_array_string(&self) -> ArrayString<5> {
-        let mut out = ArrayString::new();
-        self.ascii()[..self.text_len()].iter().for_each(|&byte| out.push(char::from(byte)));
-        out
+        let ascii = self.ascii();
+        // The bytes are ASCII letters and digits, and at most five: neither
+        // fallback is ever taken.
+        let text = std::str::from_utf8(&ascii[..self.text_len()]).unwrap_or_default();
+        ArrayString::from(text).unwrap_or_default()
     }
 
     /// The text as ASCII bytes, the first [`UciMove::text_len`] of them,
