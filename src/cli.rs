@@ -234,7 +234,8 @@ fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
 /// Writes a replay as its proto3 JSON line.
 fn write_game(out: &mut impl Write, replay: &crate::chess::game::Replay) -> io::Result<()> {
     let messages = Messages::new(replay);
-    write_json(out, &ValidateGameResponse::new(replay, &messages))
+    ValidateGameResponse::new(replay, &messages).write_json(out)?;
+    out.write_all(b"\n")
 }
 
 fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {

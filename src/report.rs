@@ -4,37 +4,26 @@
 //! generated messages, destructured field by field, so a new field in the
 //! contract must be given its JSON form here; only the plies, the bulk of a
 //! long game, are taken from the replay itself, without a message and two
-//! strings per ply in between (the message's fields are still named here).
+//! strings per ply in between (the message's fields are still named here),
+//! and written by hand: their texts (SAN, UCI, FEN) are ASCII that JSON
+//! never escapes, and going through serde for them cost about as much as
+//! the replay itself.
 
-use arrayvec::ArrayString;
+use std::io::{self, Write};
+
 use serde::Serialize;
 
 use crate::api::convert::position_message;
 use crate::chess::game::{PlyRecord, Replay};
 use crate::proto;
 
-/// `ValidateGameResponse`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// `ValidateGameResponse`, written by [`ValidateGameResponse::write_json`].
+#[derive(Debug)]
 pub struct ValidateGameResponse<'a> {
-    plies: Vec<Ply<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    plies: &'a [PlyRecord],
     illegal_move: Option<IllegalMove<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     position: Option<Position<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     outcome: Option<Outcome<'a>>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Ply<'a> {
-    san: &'a str,
-    #[serde(serialize_with = "as_str")]
-    uci: ArrayString<5>,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    fen_after: &'a str,
-    canonical_input: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -74,10 +63,6 @@ struct Outcome<'a> {
     pgn_result: &'a str,
 }
 
-fn as_str<S: serde::Serializer>(text: &ArrayString<5>, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(text)
-}
-
 /// The enum value's name, or `UNKNOWN` for a value this build does not know
 /// (the server never sends one; the generated enums cover every value).
 fn enum_name<E: TryFrom<i32>>(value: i32, name: impl Fn(E) -> &'static str) -> &'static str {
@@ -114,27 +99,70 @@ impl<'a> ValidateGameResponse<'a> {
             |proto::ValidateGameResponse { plies: _, illegal_move: _, position: _, outcome: _ }| {};
         let Messages { illegal_move, position, outcome } = messages;
         ValidateGameResponse {
-            plies: replay.plies.iter().map(Ply::from).collect(),
+            plies: &replay.plies,
             illegal_move: illegal_move.as_ref().map(IllegalMove::from),
             position: Some(Position::from(position)),
             outcome: Some(Outcome::from(outcome)),
         }
     }
+
+    /// Writes the JSON object, on one line without its end: fields in the
+    /// message's order, those at their default left out as proto3 JSON
+    /// allows (an empty `fenAfter`, a missing message).
+    ///
+    /// # Errors
+    ///
+    /// What writing to `out` fails with.
+    pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
+        let ValidateGameResponse { plies, illegal_move, position, outcome } = self;
+        out.write_all(b"{\"plies\":[")?;
+        for (i, ply) in plies.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            write_ply(out, ply)?;
+        }
+        out.write_all(b"]")?;
+        write_field(out, "illegalMove", illegal_move.as_ref())?;
+        write_field(out, "position", position.as_ref())?;
+        write_field(out, "outcome", outcome.as_ref())?;
+        out.write_all(b"}")
+    }
 }
 
-impl<'a> From<&'a PlyRecord> for Ply<'a> {
-    /// As `proto::Ply` from the service's conversion, without the strings.
-    fn from(ply: &'a PlyRecord) -> Ply<'a> {
-        let _: fn(proto::Ply) =
-            |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _ }| {};
-        let PlyRecord { san, uci, fen_after, canonical_input } = ply;
-        Ply {
-            san,
-            uci: uci.to_array_string(),
-            fen_after: fen_after.as_ref().map_or("", |fen| fen.as_str()),
-            canonical_input: *canonical_input,
-        }
+/// `"name":value` after a comma, unless `value` is `None`.
+fn write_field(out: &mut impl Write, name: &str, value: Option<&impl Serialize>) -> io::Result<()> {
+    let Some(value) = value else { return Ok(()) };
+    write!(out, ",\"{name}\":")?;
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)
+}
+
+/// One ply as `proto::Ply` from the service's conversion, without the
+/// strings. SAN, UCI and FEN are made of letters, digits and `x=+#-/ `
+/// only: nothing in them needs escaping.
+fn write_ply(out: &mut impl Write, ply: &PlyRecord) -> io::Result<()> {
+    let _: fn(proto::Ply) = |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _ }| {};
+    let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+    let plain = |text: &[u8]| {
+        text.iter().all(|&b| (b.is_ascii_graphic() && b != b'"' && b != b'\\') || b == b' ')
+    };
+    out.write_all(b"{\"san\":\"")?;
+    debug_assert!(plain(san.as_bytes()));
+    out.write_all(san.as_bytes())?;
+    out.write_all(b"\",\"uci\":\"")?;
+    out.write_all(&uci.ascii()[..uci.text_len()])?;
+    out.write_all(b"\"")?;
+    if let Some(fen) = fen_after {
+        debug_assert!(plain(fen.as_bytes()));
+        out.write_all(b",\"fenAfter\":\"")?;
+        out.write_all(fen.as_bytes())?;
+        out.write_all(b"\"")?;
     }
+    out.write_all(if *canonical_input {
+        b",\"canonicalInput\":true}"
+    } else {
+        b",\"canonicalInput\":false}"
+    })
 }
 
 impl<'a> From<&'a proto::IllegalMove> for IllegalMove<'a> {
@@ -183,5 +211,48 @@ impl<'a> From<&'a proto::Outcome> for Outcome<'a> {
                 .collect(),
             pgn_result,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Position;
+    use crate::chess::game::{ReplayOptions, replay};
+
+    fn json_of(moves: &[&str], options: &ReplayOptions) -> String {
+        let replay = replay(Position::default(), moves, options);
+        let messages = Messages::new(&replay);
+        let mut out = Vec::new();
+        ValidateGameResponse::new(&replay, &messages).write_json(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn plies_are_written_as_proto3_json() {
+        let options = ReplayOptions { skip_legal_moves: true, ..Default::default() };
+        let text = json_of(&["e4", "e7e5", "Ng1-f3", "Ke3"], &options);
+        let plies = r#"{"plies":[{"san":"e4","uci":"e2e4","canonicalInput":true},{"san":"e5","uci":"e7e5","canonicalInput":true},{"san":"Nf3","uci":"g1f3","canonicalInput":false}],"illegalMove":{"index":3,"move":"Ke3","#;
+        assert!(text.starts_with(plies), "{text}");
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            value["position"]["fen"],
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+        );
+        assert_eq!(value["outcome"]["pgnResult"], "*");
+        assert!(!text.contains('\n'));
+
+        let options =
+            ReplayOptions { include_fens: true, skip_legal_moves: true, ..Default::default() };
+        let text = json_of(&["f3", "e5", "g4", "Qh4#"], &options);
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["plies"][3]["san"], "Qh4#");
+        assert_eq!(
+            value["plies"][0]["fenAfter"],
+            "rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - 0 1"
+        );
+        assert_eq!(value["outcome"]["termination"], "TERMINATION_CHECKMATE");
+        assert!(value.get("illegalMove").is_none());
+        assert!(text.ends_with("}}"), "{text}");
     }
 }
