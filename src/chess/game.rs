@@ -278,9 +278,9 @@ fn read_uci(text: &str) -> Result<UciMove, Illegal> {
 /// 16 bytes instead of a copy of the position, and marks a bit of a
 /// 512-bit filter picked by its hash: a position whose bit is clear
 /// repeats none, and the history is not scanned (long stretches of
-/// reversible moves would otherwise cost a scan per ply). A position repeats an earlier
-/// one only if their hashes are equal, and then the placement is checked
-/// exactly: every move since the last capture or pawn move is an ordinary
+/// reversible moves would otherwise cost a scan per ply). A position
+/// repeats an earlier one only if their hashes are equal, and then the
+/// placement is checked exactly: every move since the last capture or pawn move is an ordinary
 /// move of a piece to an empty square, so undoing them one by one from the
 /// current placement gives the earlier one. The other parts are equal by
 /// construction: the side to move by taking every second position, the
