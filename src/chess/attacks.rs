@@ -455,6 +455,29 @@ pub fn line(a: Square, b: Square) -> Bitboard {
     BETWEEN_AND_LINE[1][a.index()][b.index()]
 }
 
+/// Of `sliders`, pieces already on a line with `sq` that they move along,
+/// those with nothing of `occupied` between them and `sq`: one look at the
+/// small between-squares table per piece, instead of a magic lookup in the
+/// large attack table. Most squares have one or two such pieces, and the
+/// large table's entries are mostly out of cache in a game replay.
+///
+/// ```
+/// use arbiter::chess::{attacks, Bitboard, Square};
+/// let rooks = Bitboard::from(Square::A1) | Square::H8;
+/// let occupied = rooks | Square::A4;
+/// assert_eq!(attacks::unblocked(rooks, Square::A8, occupied), Bitboard::from(Square::H8));
+/// ```
+#[inline(always)]
+pub fn unblocked(sliders: Bitboard, sq: Square, occupied: Bitboard) -> Bitboard {
+    let mut found = Bitboard::EMPTY;
+    for from in sliders {
+        if (between(from, sq) & occupied).is_empty() {
+            found |= from;
+        }
+    }
+    found
+}
+
 /// Whether `a`, `b` and `c` lie on one line.
 #[inline]
 pub fn aligned(a: Square, b: Square, c: Square) -> bool {

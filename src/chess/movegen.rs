@@ -318,9 +318,9 @@ impl Position {
             & match role {
                 Role::Pawn => self.pawn_sources(to, occupied),
                 Role::Knight => attacks::knight_attacks(to),
-                Role::Bishop => slider_sources(pieces & attacks::bishop_rays(to), to, occupied),
-                Role::Rook => slider_sources(pieces & attacks::rook_rays(to), to, occupied),
-                Role::Queen => slider_sources(
+                Role::Bishop => attacks::unblocked(pieces & attacks::bishop_rays(to), to, occupied),
+                Role::Rook => attacks::unblocked(pieces & attacks::rook_rays(to), to, occupied),
+                Role::Queen => attacks::unblocked(
                     pieces & (attacks::rook_rays(to) | attacks::bishop_rays(to)),
                     to,
                     occupied,
@@ -565,22 +565,6 @@ impl Position {
             sink.castle(king, rook);
         }
     }
-}
-
-/// Of `pieces`, sliders already on a line with `to` that they move along,
-/// those with nothing between them and `to`. One look at the small
-/// between-squares table per piece, instead of a magic lookup in the large
-/// attack table: most targets have one or two such pieces, and the large
-/// table's entries are mostly out of cache in a game replay.
-#[inline(always)]
-fn slider_sources(pieces: Bitboard, to: Square, occupied: Bitboard) -> Bitboard {
-    let mut sources = Bitboard::EMPTY;
-    for from in pieces {
-        if (attacks::between(from, to) & occupied).is_empty() {
-            sources |= from;
-        }
-    }
-    sources
 }
 
 #[cfg(test)]

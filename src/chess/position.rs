@@ -224,7 +224,7 @@ impl Position {
         (attacks::knight_attacks(sq) & self.by_role(Role::Knight) & them).any()
             || (attacks::pawn_attacks(!attacker, sq) & self.by_role(Role::Pawn) & them).any()
             || (attacks::king_attacks(sq) & self.by_role(Role::King) & them).any()
-            || (lines & them).into_iter().any(|s| (attacks::between(s, sq) & occupied).is_empty())
+            || attacks::unblocked(lines & them, sq, occupied).any()
     }
 
     /// Whether the legal move `m` gives check, found without playing it: the

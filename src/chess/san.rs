@@ -105,9 +105,9 @@ impl SanString {
     /// The text.
     #[inline]
     pub fn as_str(&self) -> &str {
-        // SAFETY: only `SanWriter::push` and `SanString::push_mark` put text
-        // in, and both take ASCII only, so every prefix of the first seven
-        // bytes is valid UTF-8; `len` is at most 7 (`from_word`).
+        // SAFETY: only `SanWriter::push` puts text in, and it takes ASCII
+        // only, so every prefix of the first seven bytes is valid UTF-8;
+        // `len` is at most 7 (`from_word`).
         unsafe { std::str::from_utf8_unchecked(&self.bytes[..self.len()]) }
     }
 
@@ -115,11 +115,10 @@ impl SanString {
     #[inline]
     fn push_mark(&mut self, mark: u8) {
         debug_assert!(mark == b'+' || mark == b'#');
-        let len = self.len();
-        if len < Self::CAPACITY {
-            let text = u64::from_le_bytes(self.bytes) & !(0xff << 56);
-            *self = SanString::from_word(text | u64::from(mark) << (8 * len), len + 1);
-        }
+        let text = u64::from_le_bytes(self.bytes) & !(0xff << 56);
+        let mut writer = SanWriter { text, len: self.len() };
+        writer.push(char::from(mark));
+        *self = writer.finish();
     }
 }
 
