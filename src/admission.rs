@@ -96,7 +96,8 @@ pub struct AdmissionLayer {
 
 impl AdmissionLayer {
     /// Budgets for the gRPC service named `service` (as
-    /// `arbiter.v1.RulesService`) whose streaming methods are `streams`: at
+    /// `arbiter.v1.RulesService`) whose streaming methods have the paths
+    /// `streams` (as `/arbiter.v1.RulesService/ValidateGames`): at
     /// most `max_calls` of its calls open, and at most `max_unary` of them
     /// unary.
     pub fn new(
@@ -110,7 +111,7 @@ impl AdmissionLayer {
                 calls: Budget::new(max_calls),
                 unary: Budget::new(max_unary),
                 prefix: format!("/{service}/"),
-                streams: streams.iter().map(|method| format!("/{service}/{method}")).collect(),
+                streams: streams.iter().map(|&path| path.to_owned()).collect(),
             }),
         }
     }

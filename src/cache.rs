@@ -48,11 +48,11 @@ use metrics::Counter;
 use quick_cache::sync::Cache;
 use quick_cache::{Equivalent, Lifecycle, Weighter};
 
-use crate::api::wire::MoveTexts;
 use crate::chess::Bitboard;
 use crate::chess::Position;
 use crate::chess::game::{
-    Extension, LegalMove, Notation, Replay, ReplayOptions, Replayed, legal_moves_with_san,
+    Extension, LegalMove, MoveTexts, Notation, Replay, ReplayOptions, Replayed,
+    legal_moves_with_san,
 };
 use crate::telemetry::prometheus::{
     CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES, CACHE_NOT_KEPT,

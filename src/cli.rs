@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::chess::game::{Notation, ReplayOptions, replay};
 use crate::chess::{Position, perft};
 use crate::config::ServeConfig;
-use crate::report::{Messages, ValidateGameResponse};
+use crate::report::{GameJson, Messages};
 use crate::telemetry::Telemetry;
 
 /// Arbiter: the Laws of Chess as a service.
@@ -234,7 +234,7 @@ fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
 /// Writes a replay as its proto3 JSON line.
 fn write_game(out: &mut impl Write, replay: &crate::chess::game::Replay) -> io::Result<()> {
     let messages = Messages::new(replay);
-    ValidateGameResponse::new(replay, &messages).write_json(out)?;
+    GameJson::new(replay, &messages).write_json(out)?;
     out.write_all(b"\n")
 }
 

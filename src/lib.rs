@@ -9,9 +9,12 @@
 //! - [`proto`]: the generated `arbiter.v1` contract: messages and client,
 //!   and the server, generated apart to read and write `api::wire`'s
 //!   messages for the game calls.
-//! - [`api`]: conversion between the contract and the core, the messages the
+//! - [`api`]: requests converted into the core's queries, the messages the
 //!   server reads and writes by hand, the service, and the one mapping from
 //!   request errors to gRPC statuses.
+//! - [`answer`]: the core's answers (plies, illegal moves, positions,
+//!   outcomes) as contract messages, for the service and the command line.
+//! - [`status`]: the names of gRPC status codes, for metrics and JSON.
 //! - [`cache`]: the bounded cache of replay state that lets a request
 //!   extending a recently seen move list replay only the new moves.
 //! - [`admission`]: the budget of calls in flight; calls over it are shed
@@ -28,6 +31,7 @@
 //! - [`cli`]: the `arbiter` command line.
 
 pub mod admission;
+pub mod answer;
 pub mod api;
 pub mod cache;
 pub mod chess;
@@ -37,5 +41,6 @@ pub mod listener;
 pub mod proto;
 pub mod report;
 pub mod server;
+pub mod status;
 pub mod telemetry;
 pub mod tls;

@@ -11,3 +11,8 @@ pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("arbi
 // The server, generated apart from the contract's types (see build.rs): it
 // decodes the game requests as `api::wire`'s messages.
 tonic::include_proto!("arbiter.v1.RulesService");
+
+/// The rules service's paths, from the contract (see build.rs).
+pub mod routes {
+    include!(concat!(env!("OUT_DIR"), "/rules_routes.rs"));
+}

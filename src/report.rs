@@ -13,22 +13,23 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::api::convert::position_message;
+use crate::answer::position_message;
 use crate::chess::game::{PlyRecord, Replay};
 use crate::proto;
 
-/// `ValidateGameResponse`, written by [`ValidateGameResponse::write_json`].
+/// A `ValidateGameResponse` as proto3 JSON, written by
+/// [`GameJson::write_json`].
 #[derive(Debug)]
-pub struct ValidateGameResponse<'a> {
+pub struct GameJson<'a> {
     plies: &'a [PlyRecord],
-    illegal_move: Option<IllegalMove<'a>>,
-    position: Option<Position<'a>>,
-    outcome: Option<Outcome<'a>>,
+    illegal_move: Option<IllegalMoveJson<'a>>,
+    position: Option<PositionJson<'a>>,
+    outcome: Option<OutcomeJson<'a>>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct IllegalMove<'a> {
+struct IllegalMoveJson<'a> {
     index: u32,
     #[serde(rename = "move")]
     text: &'a str,
@@ -38,24 +39,24 @@ struct IllegalMove<'a> {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Position<'a> {
+struct PositionJson<'a> {
     fen: &'a str,
     turn: &'static str,
     in_check: bool,
     halfmove_clock: u32,
     fullmove_number: u32,
-    legal_moves: Vec<LegalMove<'a>>,
+    legal_moves: Vec<LegalMoveJson<'a>>,
 }
 
 #[derive(Debug, Serialize)]
-struct LegalMove<'a> {
+struct LegalMoveJson<'a> {
     uci: &'a str,
     san: &'a str,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Outcome<'a> {
+struct OutcomeJson<'a> {
     result: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     termination: Option<&'static str>,
@@ -70,7 +71,7 @@ fn enum_name<E: TryFrom<i32>>(value: i32, name: impl Fn(E) -> &'static str) -> &
 }
 
 /// The messages of a replay's answer other than its plies, which
-/// [`ValidateGameResponse`] borrows.
+/// [`GameJson`] borrows.
 #[derive(Debug)]
 pub struct Messages {
     illegal_move: Option<proto::IllegalMove>,
@@ -90,19 +91,19 @@ impl Messages {
     }
 }
 
-impl<'a> ValidateGameResponse<'a> {
+impl<'a> GameJson<'a> {
     /// The answer for `replay`, whose other messages are `messages`.
-    pub fn new(replay: &'a Replay, messages: &'a Messages) -> ValidateGameResponse<'a> {
+    pub fn new(replay: &'a Replay, messages: &'a Messages) -> GameJson<'a> {
         // The fields of the message this JSON stands for, each given its
         // JSON form below.
         let _: fn(proto::ValidateGameResponse) =
             |proto::ValidateGameResponse { plies: _, illegal_move: _, position: _, outcome: _ }| {};
         let Messages { illegal_move, position, outcome } = messages;
-        ValidateGameResponse {
+        GameJson {
             plies: &replay.plies,
-            illegal_move: illegal_move.as_ref().map(IllegalMove::from),
-            position: Some(Position::from(position)),
-            outcome: Some(Outcome::from(outcome)),
+            illegal_move: illegal_move.as_ref().map(IllegalMoveJson::from),
+            position: Some(PositionJson::from(position)),
+            outcome: Some(OutcomeJson::from(outcome)),
         }
     }
 
@@ -114,7 +115,7 @@ impl<'a> ValidateGameResponse<'a> {
     ///
     /// What writing to `out` fails with.
     pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
-        let ValidateGameResponse { plies, illegal_move, position, outcome } = self;
+        let GameJson { plies, illegal_move, position, outcome } = self;
         out.write_all(b"{\"plies\":[")?;
         for (i, ply) in plies.iter().enumerate() {
             if i > 0 {
@@ -165,10 +166,10 @@ fn write_ply(out: &mut impl Write, ply: &PlyRecord) -> io::Result<()> {
     })
 }
 
-impl<'a> From<&'a proto::IllegalMove> for IllegalMove<'a> {
-    fn from(illegal: &'a proto::IllegalMove) -> IllegalMove<'a> {
+impl<'a> From<&'a proto::IllegalMove> for IllegalMoveJson<'a> {
+    fn from(illegal: &'a proto::IllegalMove) -> IllegalMoveJson<'a> {
         let proto::IllegalMove { index, r#move, reason, message } = illegal;
-        IllegalMove {
+        IllegalMoveJson {
             index: *index,
             text: r#move,
             reason: enum_name(*reason, |r: proto::IllegalMoveReason| r.as_str_name()),
@@ -177,11 +178,11 @@ impl<'a> From<&'a proto::IllegalMove> for IllegalMove<'a> {
     }
 }
 
-impl<'a> From<&'a proto::Position> for Position<'a> {
-    fn from(position: &'a proto::Position) -> Position<'a> {
+impl<'a> From<&'a proto::Position> for PositionJson<'a> {
+    fn from(position: &'a proto::Position) -> PositionJson<'a> {
         let proto::Position { fen, turn, in_check, halfmove_clock, fullmove_number, legal_moves } =
             position;
-        Position {
+        PositionJson {
             fen,
             turn: enum_name(*turn, |c: proto::Color| c.as_str_name()),
             in_check: *in_check,
@@ -191,17 +192,17 @@ impl<'a> From<&'a proto::Position> for Position<'a> {
                 .iter()
                 .map(|m| {
                     let proto::LegalMove { uci, san } = m;
-                    LegalMove { uci, san }
+                    LegalMoveJson { uci, san }
                 })
                 .collect(),
         }
     }
 }
 
-impl<'a> From<&'a proto::Outcome> for Outcome<'a> {
-    fn from(outcome: &'a proto::Outcome) -> Outcome<'a> {
+impl<'a> From<&'a proto::Outcome> for OutcomeJson<'a> {
+    fn from(outcome: &'a proto::Outcome) -> OutcomeJson<'a> {
         let proto::Outcome { result, termination, claimable_draws, pgn_result } = outcome;
-        Outcome {
+        OutcomeJson {
             result: enum_name(*result, |r: proto::GameResult| r.as_str_name()),
             termination: (*termination != proto::Termination::Unspecified as i32)
                 .then(|| enum_name(*termination, |t: proto::Termination| t.as_str_name())),
@@ -224,7 +225,7 @@ mod tests {
         let replay = replay(Position::default(), moves, options);
         let messages = Messages::new(&replay);
         let mut out = Vec::new();
-        ValidateGameResponse::new(&replay, &messages).write_json(&mut out).unwrap();
+        GameJson::new(&replay, &messages).write_json(&mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 

@@ -38,7 +38,7 @@ pub enum ServerError {
 }
 
 /// The name health checks use for the rules service.
-pub const SERVICE_NAME: &str = "arbiter.v1.RulesService";
+pub const SERVICE_NAME: &str = crate::proto::routes::RULES_SERVICE;
 
 /// Serves gRPC on `listener` and Prometheus metrics on
 /// `config.metrics_listen` until `shutdown` completes, then drains (see
@@ -113,7 +113,7 @@ async fn serve_grpc(
     let workers = tokio::runtime::Handle::current().metrics().num_workers();
     let admission = AdmissionLayer::new(
         SERVICE_NAME,
-        &["ValidateGames"],
+        &crate::proto::routes::RULES_STREAMING_PATHS,
         config.max_concurrency as usize,
         config.max_unary_calls(workers),
     );

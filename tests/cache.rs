@@ -143,8 +143,7 @@ fn run(seed: u64, capacity: u64, games: usize, requests: usize) -> CacheStats {
         let Request { start, moves, options } = request;
         let texts = moves.iter().collect();
         let mut cached = Vec::new();
-        wire::ValidateGameResponse::from(cache.replay(start.clone(), texts, options))
-            .encode_raw(&mut cached);
+        wire::GameAnswer::from(cache.replay(start.clone(), texts, options)).encode_raw(&mut cached);
         let direct = proto::ValidateGameResponse::from(&replay(start.clone(), moves, options));
         assert_eq!(
             cached,

@@ -34,6 +34,8 @@ use tonic::{Code, Request, Status, Streaming};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
+use arbiter::status::{code_name, parse_code};
+
 use crate::workload::Item;
 use crate::{Error, chain};
 
@@ -47,50 +49,6 @@ const PRINTED_FAILURES: usize = 20;
 const PRINTED_MISMATCHES: usize = 3;
 /// Latencies above this (in µs) are recorded as this.
 const MAX_LATENCY_US: u64 = 60_000_000;
-
-/// gRPC status code names, indexed by code.
-const CODE_NAMES: [&str; 17] = [
-    "OK",
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-];
-
-/// The name of `code`, as gRPC writes it (`RESOURCE_EXHAUSTED`).
-pub fn code_name(code: Code) -> &'static str {
-    CODE_NAMES.get(code as usize).copied().unwrap_or("UNKNOWN")
-}
-
-/// Reads a status code written as its name in any case, with `-` or `_`
-/// (`resource-exhausted`), or as its number.
-///
-/// # Errors
-///
-/// A message listing the names when `text` is none of them.
-pub fn parse_code(text: &str) -> Result<Code, String> {
-    let name = text.trim().to_ascii_uppercase().replace('-', "_");
-    let index = match name.parse::<usize>() {
-        Ok(number) => Some(number).filter(|&n| n < CODE_NAMES.len()),
-        Err(_) => CODE_NAMES.iter().position(|&known| known == name),
-    };
-    index
-        .and_then(|i| i32::try_from(i).ok())
-        .map(Code::from_i32)
-        .ok_or_else(|| format!("unknown status code {text:?}; one of {}", CODE_NAMES.join(", ")))
-}
 
 /// Failures after which a call is sent again (with `--retries`): a server
 /// going away (UNAVAILABLE), a proxy whose upstream died mid-call (INTERNAL,

@@ -30,9 +30,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tonic::Code;
 
+use arbiter::status::{code_name, parse_code};
 use drive::{
     Caller, Connections, HealthCaller, LegalCaller, Loop, StreamCaller, Tally, ValidateCaller,
-    code_name,
 };
 use live::Live;
 use report::{Measured, Report, ScenarioReport};
@@ -137,7 +137,7 @@ struct Flags {
     #[arg(long, default_value_t = 0, value_name = "N")]
     retries: u32,
     /// A status code that does not fail the run (repeatable), e.g. resource-exhausted.
-    #[arg(long = "allow-code", value_name = "CODE", value_parser = drive::parse_code)]
+    #[arg(long = "allow-code", value_name = "CODE", value_parser = parse_code)]
     allowed_codes: Vec<Code>,
     /// Also write the figures as JSON to this file.
     #[arg(long, value_name = "FILE")]

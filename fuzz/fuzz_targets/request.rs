@@ -48,7 +48,7 @@ fn check_error(status: &Status) {
     assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
 }
 
-fn check_game(request: &wire::ValidateGameRequest, response: &wire::ValidateGameResponse) {
+fn check_game(request: &wire::ValidateGameRequest, response: &wire::GameAnswer) {
     let response = response.replay();
     let from = request.plies_from as usize;
     let accepted = match &response.illegal_move {
@@ -117,7 +117,7 @@ async fn unary(rules: &Rules, cached: &Rules, data: &[u8]) {
 async fn stream(rules: &Rules, data: &[u8]) {
     let body = http_body_util::Full::new(frames(&[data, data]));
     let decoder =
-        ArbiterCodec::<wire::ValidateGamesResponse, wire::ValidateGamesRequest>::default()
+        ArbiterCodec::<wire::StreamAnswer, wire::ValidateGamesRequest>::default()
             .decoder();
     let requests = Streaming::new_request(decoder, body, None, Some(1 << 20));
     let expected = wire::ValidateGamesRequest::decode(data).ok();

@@ -19,8 +19,9 @@ use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::StreamGame;
 
-use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, position_message};
+use super::convert::{GameRequest, LegalMovesQuery, PerftQuery};
 use super::{Limits, RequestError, wire};
+use crate::answer::position_message;
 
 /// The service, with its limits and the replay cache. Calls in flight are
 /// bounded outside it, by [`crate::admission`].
@@ -83,8 +84,8 @@ async fn replay_then<T: Send + 'static>(
     .await
 }
 
-fn validate_response(replay: Replay) -> wire::ValidateGameResponse {
-    wire::ValidateGameResponse::from(replay)
+fn validate_response(replay: Replay) -> wire::GameAnswer {
+    wire::GameAnswer::from(replay)
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
@@ -92,7 +93,7 @@ async fn answer(
     request: wire::ValidateGamesRequest,
     limits: Limits,
     cache: Option<Arc<ReplayCache>>,
-) -> Result<wire::ValidateGamesResponse, Status> {
+) -> Result<wire::StreamAnswer, Status> {
     let wire::ValidateGamesRequest { id, game } = request;
     let checked = match game {
         Some(game) => GameRequest::from_proto(game, "game", &limits),
@@ -108,7 +109,7 @@ async fn answer(
         }
         Err(err) => wire::GameResult::Error(err.to_game_error()),
     };
-    Ok(wire::ValidateGamesResponse { id, result })
+    Ok(wire::StreamAnswer { id, result })
 }
 
 /// When to give up on the deadline a client sent in `grpc-timeout`, if any:
@@ -146,14 +147,14 @@ impl Drop for CancelOnDrop {
     }
 }
 
-type GameStream = Pin<Box<dyn Stream<Item = Result<wire::ValidateGamesResponse, Status>> + Send>>;
+type GameStream = Pin<Box<dyn Stream<Item = Result<wire::StreamAnswer, Status>> + Send>>;
 
 #[tonic::async_trait]
 impl RulesService for Rules {
     async fn validate_game(
         &self,
         request: Request<wire::ValidateGameRequest>,
-    ) -> Result<Response<wire::ValidateGameResponse>, Status> {
+    ) -> Result<Response<wire::GameAnswer>, Status> {
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let (options, cache) = (game.options, self.cache.clone());
         let (response, report) =

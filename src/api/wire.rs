@@ -3,11 +3,9 @@
 //!
 //! - `ValidateGameRequest`, `ValidateGamesRequest` and `LegalMovesRequest`:
 //!   the repeated `moves` field decodes into one buffer with the end of
-//!   each text ([`MoveTexts`]) rather than a `String` per move, so a
-//!   300-ply game is one allocation instead of 300, and the replay cache
-//!   hashes and compares its key as two slices and keeps the request's
-//!   buffers as its key.
-//! - `ValidateGameResponse` and `ValidateGamesResponse` are written
+//!   each text ([`MoveTexts`]) rather than a `String` per move.
+//! - [`GameAnswer`] and [`StreamAnswer`] write `ValidateGameResponse` and
+//!   `ValidateGamesResponse`
 //!   straight from the replay, without a `String` for every ply and legal
 //!   move.
 //!
@@ -15,8 +13,6 @@
 //! malformed field fails with prost's own error, named by message and
 //! field, so the codec answers INVALID_ARGUMENT `MALFORMED_MESSAGE` as for
 //! any generated message.
-
-use std::ops::Range;
 
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{
@@ -28,87 +24,27 @@ use prost::{DecodeError, Message};
 use super::codec::Encode;
 use crate::chess::Color;
 use crate::chess::fen::Fen;
-use crate::chess::game::{LegalMove, PlyRecord, Replay};
+use crate::chess::game::{LegalMove, MoveTexts, PlyRecord, Replay};
 use crate::chess::uci::UciMove;
 use crate::proto;
 
-/// Move texts in one string, with the end of each.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MoveTexts {
-    text: String,
-    ends: Vec<u32>,
+/// The prost side of [`MoveTexts`]: a repeated `string` field decoded into
+/// its one buffer, and written back.
+trait MoveTextsCodec {
+    fn merge(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+        end: usize,
+    ) -> Result<(), DecodeError>;
+    fn merge_run(&mut self, key: u8, buf: &mut impl Buf, room: usize) -> bool;
+    fn encode(&self, tag: u32, buf: &mut impl BufMut);
+    fn encoded_len(&self, tag: u32) -> usize;
 }
 
-impl MoveTexts {
-    /// How many texts.
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// No texts at all.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    /// The texts, one by one.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        (0..self.len()).map(|i| self.get(i))
-    }
-
-    /// The text at `index`.
-    ///
-    /// # Panics
-    ///
-    /// If `index` is not below [`MoveTexts::len`].
-    pub fn get(&self, index: usize) -> &str {
-        &self.text[self.end_of(index)..self.ends[index] as usize]
-    }
-
-    /// The texts in `range`, as one string and the end of each (counted
-    /// from the start of the first text of all).
-    ///
-    /// # Panics
-    ///
-    /// If `range` reaches past [`MoveTexts::len`].
-    pub fn span(&self, range: Range<usize>) -> (&str, &[u32]) {
-        (&self.text[self.end_of(range.start)..self.end_of(range.end)], &self.ends[range])
-    }
-
-    /// The texts from `start` on, one by one, for the replay.
-    pub fn tail(&self, start: usize) -> Vec<&str> {
-        let mut begin = self.end_of(start);
-        self.ends[start..]
-            .iter()
-            .map(|&end| {
-                let text = &self.text[begin..end as usize];
-                begin = end as usize;
-                text
-            })
-            .collect()
-    }
-
-    /// Keeps the first `len` texts.
-    pub fn truncate(&mut self, len: usize) {
-        self.text.truncate(self.end_of(len.min(self.len())));
-        self.ends.truncate(len);
-    }
-
-    /// Where the first `len` texts end in the shared string.
-    fn end_of(&self, len: usize) -> usize {
-        len.checked_sub(1).map_or(0, |last| self.ends[last] as usize)
-    }
-
-    /// Bytes held on the heap.
-    pub fn heap_bytes(&self) -> usize {
-        self.text.capacity() + self.ends.capacity() * size_of::<u32>()
-    }
-
-    fn push(&mut self, text: &str) {
-        self.text.push_str(text);
-        // gRPC frames a message with a 32-bit length: its texts fit.
-        self.ends.push(u32::try_from(self.text.len()).expect("a message is under 4 GiB"));
-    }
-
+impl MoveTextsCodec for MoveTexts {
     /// Decodes the text of field `tag`, whose key prost has just read, as
     /// prost's `string::merge` would but into the shared buffer, and with
     /// it the texts of the same field that follow: a move list is a run of
@@ -237,14 +173,6 @@ fn run_text(bytes: &[u8], at: usize, key: u8) -> Option<(usize, usize)> {
 /// Whether `byte` continues a character rather than starting one.
 fn is_continuation(byte: u8) -> bool {
     byte & 0xc0 == 0x80
-}
-
-impl<S: AsRef<str>> FromIterator<S> for MoveTexts {
-    fn from_iter<I: IntoIterator<Item = S>>(texts: I) -> MoveTexts {
-        let mut moves = MoveTexts::default();
-        texts.into_iter().for_each(|text| moves.push(text.as_ref()));
-        moves
-    }
 }
 
 /// Names the field at fault, as prost's generated code does.
@@ -563,7 +491,7 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
 /// the bytes of the generated message that `From<&Replay>` builds, without
 /// a `String` for every ply and every legal move.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ValidateGameResponse {
+pub struct GameAnswer {
     replay: Replay,
     /// The final position's FEN, written once.
     fen: Fen,
@@ -575,16 +503,16 @@ pub struct ValidateGameResponse {
     len: usize,
 }
 
-impl ValidateGameResponse {
+impl GameAnswer {
     /// The replay this answer writes.
     pub fn replay(&self) -> &Replay {
         &self.replay
     }
 }
 
-impl From<Replay> for ValidateGameResponse {
-    fn from(replay: Replay) -> ValidateGameResponse {
-        let mut response = ValidateGameResponse {
+impl From<Replay> for GameAnswer {
+    fn from(replay: Replay) -> GameAnswer {
+        let mut response = GameAnswer {
             fen: replay.position.fen(),
             illegal_move: replay.illegal_move.as_ref().map(proto::IllegalMove::from),
             outcome: proto::Outcome::from(&replay.outcome),
@@ -707,7 +635,7 @@ fn put_count(tag: u32, value: u32, buf: &mut impl BufMut) {
     }
 }
 
-impl ValidateGameResponse {
+impl GameAnswer {
     fn turn(&self) -> i32 {
         let turn = match self.replay.position.turn() {
             Color::White => proto::Color::White,
@@ -720,7 +648,7 @@ impl ValidateGameResponse {
         self.replay.plies.iter().map(|ply| 2 + ply_len(ply)).sum()
     }
 
-    /// `arbiter.v1.Position`, as `convert::position_message` fills it.
+    /// `arbiter.v1.Position`, as `answer::position_message` fills it.
     fn position_content_len(&self) -> usize {
         let position = &self.replay.position;
         text_len(1, &self.fen)
@@ -747,7 +675,7 @@ impl ValidateGameResponse {
     }
 }
 
-impl Encode for ValidateGameResponse {
+impl Encode for GameAnswer {
     fn encoded_len(&self) -> usize {
         self.len
     }
@@ -765,9 +693,9 @@ impl Encode for ValidateGameResponse {
 }
 
 /// `arbiter.v1.ValidateGamesResponse`, its game written as
-/// [`ValidateGameResponse`].
+/// [`GameAnswer`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct ValidateGamesResponse {
+pub struct StreamAnswer {
     pub id: String,
     pub result: GameResult,
 }
@@ -777,11 +705,11 @@ pub struct ValidateGamesResponse {
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum GameResult {
-    Game(ValidateGameResponse),
+    Game(GameAnswer),
     Error(proto::GameError),
 }
 
-impl Encode for ValidateGamesResponse {
+impl Encode for StreamAnswer {
     fn encoded_len(&self) -> usize {
         text_len(1, &self.id)
             + match &self.result {
@@ -1017,9 +945,9 @@ mod tests {
         ] {
             let replayed = replay(crate::chess::Position::default(), moves, &options);
             let expected = proto::ValidateGameResponse::from(&replayed);
-            let game = ValidateGameResponse::from(replayed);
+            let game = GameAnswer::from(replayed);
             assert_eq!(written(&game), expected.encode_to_vec(), "{moves:?}");
-            let stream = ValidateGamesResponse { id: "g1".into(), result: GameResult::Game(game) };
+            let stream = StreamAnswer { id: "g1".into(), result: GameResult::Game(game) };
             let expected = proto::ValidateGamesResponse {
                 id: "g1".into(),
                 result: Some(proto::validate_games_response::Result::Game(expected)),
@@ -1027,8 +955,7 @@ mod tests {
             assert_eq!(written(&stream), expected.encode_to_vec());
         }
         let error = proto::GameError { code: "INVALID_ARGUMENT".into(), ..Default::default() };
-        let stream =
-            ValidateGamesResponse { id: String::new(), result: GameResult::Error(error.clone()) };
+        let stream = StreamAnswer { id: String::new(), result: GameResult::Error(error.clone()) };
         let expected = proto::ValidateGamesResponse {
             id: String::new(),
             result: Some(proto::validate_games_response::Result::Error(error)),

@@ -5,12 +5,14 @@
 use super::bitboard::Bitboard;
 use super::fen::Fen;
 use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
-use super::movegen::{Move, MoveKind};
+use super::moves::{Move, MoveKind};
 use super::outcome::{GameResult, Outcome, Termination, is_insufficient_material, win_for};
 use super::position::Position;
 use super::san::{San, SanMove, SanString, push_check_mark, san, san_without_mark};
 use super::types::{Role, Square};
 use super::uci::UciMove;
+
+pub use super::move_texts::MoveTexts;
 
 /// How move texts are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

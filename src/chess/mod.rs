@@ -14,7 +14,9 @@ pub mod bitboard;
 pub mod fen;
 pub mod game;
 pub mod illegal;
+mod move_texts;
 pub mod movegen;
+pub mod moves;
 pub mod outcome;
 pub mod perft;
 pub mod position;
@@ -25,6 +27,6 @@ mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use fen::{FenError, ParseFenError, PositionError};
-pub use movegen::{MAX_LEGAL_MOVES, Move, MoveKind, MoveList};
+pub use moves::{MAX_LEGAL_MOVES, Move, MoveKind, MoveList};
 pub use position::Position;
 pub use types::{Color, File, Piece, Rank, Role, Square};

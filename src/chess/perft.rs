@@ -1,7 +1,7 @@
 //! Perft: counting the leaves of the legal move tree, the standard check of
 //! a move generator against known counts.
 
-use super::movegen::Move;
+use super::moves::Move;
 use super::position::Position;
 
 /// The number of legal move sequences of length `depth` from `pos`.

@@ -2,7 +2,7 @@
 
 use super::attacks;
 use super::bitboard::Bitboard;
-use super::movegen::{Move, MoveKind};
+use super::moves::{Move, MoveKind};
 use super::types::{Color, File, Piece, Rank, Role, Square};
 use super::zobrist;
 

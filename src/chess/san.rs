@@ -9,7 +9,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::bitboard::Bitboard;
-use super::movegen::{Move, MoveKind};
+use super::moves::{Move, MoveKind};
 use super::position::Position;
 use super::types::{File, Rank, Role, Square};
 

@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use arrayvec::ArrayString;
 
-use super::movegen::Move;
+use super::moves::Move;
 use super::position::{Position, castling_squares};
 use super::types::{Role, Square};
 

@@ -25,25 +25,36 @@ use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use super::prometheus::{RPC_DURATION, RPC_HANDLED, RPC_IN_FLIGHT};
-use crate::api::code_name;
+use crate::proto::routes::RULES_PATHS;
+use crate::status::code_name;
 
 /// The target of the RPC spans: they go to the trace exporter, not to the
 /// log lines (each would cost formatting on every call).
 pub const SPAN_TARGET: &str = "arbiter::rpc";
 
-/// The paths served, each counted under its own `grpc_service` and
-/// `grpc_method`; any other path is counted as `unknown` so that callers
-/// cannot create series at will.
-const KNOWN_PATHS: [&str; 8] = [
-    "/arbiter.v1.RulesService/ValidateGame",
-    "/arbiter.v1.RulesService/ValidateGames",
-    "/arbiter.v1.RulesService/LegalMoves",
-    "/arbiter.v1.RulesService/Perft",
+/// The paths served besides the rules service's.
+const OTHER_PATHS: [&str; 4] = [
     "/grpc.health.v1.Health/Check",
     "/grpc.health.v1.Health/Watch",
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
+
+const KNOWN: usize = RULES_PATHS.len() + OTHER_PATHS.len();
+
+/// The paths served, each counted under its own `grpc_service` and
+/// `grpc_method`; any other path is counted as `unknown` so that callers
+/// cannot create series at will.
+const KNOWN_PATHS: [&str; KNOWN] = {
+    let mut paths = [""; KNOWN];
+    let mut i = 0;
+    while i < KNOWN {
+        paths[i] =
+            if i < RULES_PATHS.len() { RULES_PATHS[i] } else { OTHER_PATHS[i - RULES_PATHS.len()] };
+        i += 1;
+    }
+    paths
+};
 
 /// The gRPC status codes, `OK` (0) to `UNAUTHENTICATED` (16).
 const CODES: usize = 17;
