@@ -42,6 +42,13 @@ pub struct ServeConfig {
           value_parser = clap::value_parser!(u32).range(0..=12))]
     pub max_perft_depth: u32,
 
+    /// Longest a perft may run on the server, whether or not its caller set
+    /// a deadline; over it the call ends RESOURCE_EXHAUSTED and the work
+    /// stops (a caller's earlier deadline still ends it DEADLINE_EXCEEDED).
+    #[arg(long, env = "ARBITER_PERFT_BUDGET", default_value = "10s",
+          value_parser = parse_perft_budget)]
+    pub perft_budget: Duration,
+
     /// Rules-service calls open at once across all connections, from
     /// admission until the response has been sent; a ValidateGames stream
     /// counts for its whole life. More are shed at once with
@@ -213,8 +220,50 @@ impl ServeConfig {
             max_moves: self.max_moves as usize,
             max_fen_bytes: self.max_fen_bytes as usize,
             max_perft_depth: self.max_perft_depth,
+            perft_budget: self.perft_budget,
             stream_games_in_flight: self.stream_games_in_flight as usize,
             blocking_moves: self.blocking_moves as usize,
+        }
+    }
+}
+
+/// A perft budget: a duration from 1 ms to 1 hour.
+fn parse_perft_budget(text: &str) -> Result<Duration, String> {
+    let budget = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    if (Duration::from_millis(1)..=Duration::from_secs(3600)).contains(&budget) {
+        Ok(budget)
+    } else {
+        Err(format!("{text:?} is outside 1ms..=1h"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        config: ServeConfig,
+    }
+
+    fn parse(flags: &[&str]) -> Result<ServeConfig, clap::Error> {
+        Flags::try_parse_from(["arbiter"].iter().chain(flags)).map(|flags| flags.config)
+    }
+
+    /// With the defaults, a perft with no deadline ends within 10 seconds.
+    #[test]
+    fn perft_budget_defaults_to_ten_seconds_and_is_bounded() {
+        assert_eq!(parse(&[]).unwrap().perft_budget, Duration::from_secs(10));
+        assert_eq!(
+            parse(&["--perft-budget", "250ms"]).unwrap().limits().perft_budget.as_millis(),
+            250
+        );
+        for bad in ["0s", "2h", "soon"] {
+            let error = parse(&["--perft-budget", bad]).unwrap_err().to_string();
+            assert!(error.contains("--perft-budget"), "{bad}: {error}");
         }
     }
 }

@@ -586,3 +586,20 @@ async fn an_unread_stream_is_cut_off_after_the_connection_age_grace() {
     sender.abort();
     server.shutdown().await.unwrap();
 }
+
+/// A perft of 8e9 nodes (Kiwipete to depth 6, many seconds of a core) with
+/// no deadline from its caller: the server's budget ends it
+/// RESOURCE_EXHAUSTED, naming the setting, and the work stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_perft_without_a_deadline_stops_at_the_servers_budget() {
+    let server = Spawned::start(&["--perft-budget", "500ms"]).await;
+    let mut client = RulesServiceClient::new(server.channel().await);
+    let perft = proto::PerftRequest { fen: KIWIPETE.into(), depth: 6, ..Default::default() };
+    let status = tokio::time::timeout(PATIENCE, client.perft(perft))
+        .await
+        .expect("the perft was not stopped")
+        .expect_err("a perft of 8e9 nodes finished within its budget");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(status.message().contains("--perft-budget"), "{status:?}");
+    assert_idle(&server, "after a perft over budget").await;
+}

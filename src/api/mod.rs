@@ -9,6 +9,8 @@ pub mod convert;
 pub mod service;
 pub mod wire;
 
+use std::time::Duration;
+
 use tonic::codegen::http;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
@@ -22,6 +24,8 @@ pub struct Limits {
     pub max_moves: usize,
     pub max_fen_bytes: usize,
     pub max_perft_depth: u32,
+    /// Longest a perft runs on the server, deadline or not.
+    pub perft_budget: Duration,
     pub stream_games_in_flight: usize,
     pub blocking_moves: usize,
 }
@@ -32,6 +36,7 @@ impl Default for Limits {
             max_moves: 1024,
             max_fen_bytes: 128,
             max_perft_depth: 6,
+            perft_budget: Duration::from_secs(10),
             stream_games_in_flight: 16,
             blocking_moves: 256,
         }

@@ -232,29 +232,39 @@ impl RulesService for Rules {
         let deadline = deadline(&request);
         let PerftQuery { start, depth, divide } =
             PerftQuery::from_proto(request.into_inner(), &self.limits)?;
+        // The server's own budget applies whatever the caller asked for; the
+        // earlier of the two ends the work.
+        let budget = self.limits.perft_budget;
+        let over_budget = Instant::now() + budget;
+        let (stop_at, caller_first) = match deadline {
+            Some(deadline) if deadline <= over_budget => (deadline, true),
+            _ => (over_budget, false),
+        };
         let cancelled = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(Arc::clone(&cancelled));
         let work = run(true, move || {
-            let stop = || {
-                cancelled.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d)
-            };
+            let stop = || cancelled.load(Ordering::Relaxed) || Instant::now() >= stop_at;
             perft::divide_until(&start, depth, &stop)
         });
-        // The worker stops itself at the deadline, but its answer still has
-        // to come back from the blocking pool: a timer here answers in time
-        // even for a deadline of a millisecond, before tonic's own
-        // `grpc-timeout` handling would answer CANCELLED. Leaving drops the
-        // guard, which stops the worker.
-        let split = match deadline {
-            Some(deadline) => tokio::select! {
-                biased;
-                split = work => split?,
-                () = tokio::time::sleep_until(deadline.into()) => None,
-            },
-            None => work.await?,
+        // The worker stops itself in time, but its answer still has to come
+        // back from the blocking pool: a timer here answers in time even for
+        // a deadline of a millisecond, before tonic's own `grpc-timeout`
+        // handling would answer CANCELLED. Leaving drops the guard, which
+        // stops the worker.
+        let split = tokio::select! {
+            biased;
+            split = work => split?,
+            () = tokio::time::sleep_until(stop_at.into()) => None,
         };
         let Some(split) = split else {
-            return Err(Status::deadline_exceeded("perft stopped: the deadline passed"));
+            return Err(if caller_first {
+                Status::deadline_exceeded("perft stopped: the deadline passed")
+            } else {
+                Status::resource_exhausted(format!(
+                    "perft stopped: over the server's budget of {} (--perft-budget)",
+                    humantime::format_duration(budget)
+                ))
+            });
         };
         let nodes = if depth == 0 { 1 } else { split.iter().map(|(_, n)| n).sum() };
         let divide = if divide {
