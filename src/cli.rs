@@ -31,7 +31,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the gRPC server (the default).
-    Serve(ServeConfig),
+    Serve(Box<ServeConfig>),
     /// Count the leaves of the legal move tree to DEPTH (perft).
     ///
     /// The last line of output is the node count; with --divide a
@@ -106,7 +106,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let mut out = BufWriter::new(stdout.lock());
     let code = match cli.command {
         None => return run_serve(cli.serve),
-        Some(Command::Serve(config)) => return run_serve(config),
+        Some(Command::Serve(config)) => return run_serve(*config),
         Some(Command::Perft(args)) => run_perft(&args, &mut out),
         Some(Command::Validate(args)) => run_validate(&args, &mut out),
     };
