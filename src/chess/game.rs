@@ -3,6 +3,7 @@
 //! outcome out.
 
 use super::bitboard::Bitboard;
+use super::echo::{self, Quoted};
 use super::fen::Fen;
 use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
 use super::moves::{Move, MoveKind};
@@ -254,9 +255,9 @@ impl Game {
             let (m, role) = self.find_uci(&uci)?;
             return Ok((SanMove::new(pos, m, role), Some(uci)));
         }
-        let san: San = text
-            .parse()
-            .map_err(|e| Illegal::new(IllegalReason::Unparseable, format!("{text:?} is {e}")))?;
+        let san: San = text.parse().map_err(|e| {
+            Illegal::new(IllegalReason::Unparseable, format!("{} is {e}", Quoted(text)))
+        })?;
         san.find(pos).map(|found| (found, None)).map_err(|_| diagnose_san(pos, &san))
     }
 
@@ -269,7 +270,8 @@ impl Game {
 
 /// `text` read as UCI.
 fn read_uci(text: &str) -> Result<UciMove, Illegal> {
-    text.parse().map_err(|e| Illegal::new(IllegalReason::Unparseable, format!("{text:?} is {e}")))
+    text.parse()
+        .map_err(|e| Illegal::new(IllegalReason::Unparseable, format!("{} is {e}", Quoted(text))))
 }
 
 /// The positions since the last capture or pawn move, as the repetition
@@ -405,7 +407,7 @@ impl History {
 fn not_canonical(text: &str, canonical: &str) -> Illegal {
     Illegal::new(
         IllegalReason::NonCanonical,
-        format!("{text:?} is not canonical: write {canonical}"),
+        format!("{} is not canonical: write {canonical}", Quoted(text)),
     )
 }
 
@@ -446,7 +448,7 @@ pub struct PlyRecord {
 pub struct IllegalMove {
     /// Index in the move list, from 0.
     pub index: usize,
-    /// The text as given.
+    /// The text as given, cut after [`echo::ECHO_CHARS`] characters.
     pub text: String,
     pub reason: IllegalReason,
     pub message: String,
@@ -557,8 +559,12 @@ impl Replayed {
                     }
                 }
                 Err(Illegal { reason, message }) => {
-                    tail.illegal_move =
-                        Some(IllegalMove { index, text: text.to_owned(), reason, message });
+                    tail.illegal_move = Some(IllegalMove {
+                        index,
+                        text: echo::field(text).into_owned(),
+                        reason,
+                        message,
+                    });
                     break;
                 }
             }

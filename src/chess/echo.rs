@@ -1,0 +1,56 @@
+//! A caller's text as answers and messages repeat it: whole when short,
+//! else cut, so that no answer is much larger than the request that caused
+//! it (a 3 MiB move of control characters must not come back as 18 MiB of
+//! escapes, twice).
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// Most characters of a caller's text that an answer repeats.
+pub const ECHO_CHARS: usize = 64;
+
+/// The first [`ECHO_CHARS`] characters of `text`, and how many bytes follow.
+fn head(text: &str) -> (&str, usize) {
+    let end = text.char_indices().nth(ECHO_CHARS).map_or(text.len(), |(at, _)| at);
+    (&text[..end], text.len() - end)
+}
+
+/// `text` to repeat in a field of an answer: itself when it has at most
+/// [`ECHO_CHARS`] characters, else those characters and `…`.
+///
+/// ```
+/// use arbiter::chess::echo::{ECHO_CHARS, field};
+/// assert_eq!(field("Nf3"), "Nf3");
+/// let long = "x".repeat(10_000);
+/// assert_eq!(field(&long), format!("{}…", "x".repeat(ECHO_CHARS)));
+/// ```
+pub fn field(text: &str) -> Cow<'_, str> {
+    match head(text) {
+        (whole, 0) => Cow::Borrowed(whole),
+        (head, _) => Cow::Owned(format!("{head}…")),
+    }
+}
+
+/// `text` quoted for a message, with Rust's escapes for control
+/// characters; a long text is cut after [`ECHO_CHARS`] characters and the
+/// bytes left out are counted.
+///
+/// ```
+/// use arbiter::chess::echo::Quoted;
+/// assert_eq!(Quoted("e9").to_string(), "\"e9\"");
+/// let long = "\u{1}".repeat(1000);
+/// let quoted = Quoted(&long).to_string();
+/// assert!(quoted.ends_with("… (936 more bytes)"), "{quoted}");
+/// assert!(quoted.len() < 500);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Quoted<'a>(pub &'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match head(self.0) {
+            (whole, 0) => write!(f, "{whole:?}"),
+            (head, rest) => write!(f, "{head:?}… ({rest} more bytes)"),
+        }
+    }
+}
