@@ -287,3 +287,38 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     assert_eq!(kept.value("arbiter_cache_not_kept_total", &[]), 1.0);
     server.shutdown().await.unwrap();
 }
+
+/// Every family whose labels are known in advance is there at start-up,
+/// at zero, before any event: `rate()` and dashboards need the series to
+/// exist. (No test here ends a call INTERNAL or pins a piece illegally.)
+#[tokio::test]
+async fn known_series_are_registered_at_zero_at_start_up() {
+    let server = TestServer::start(&[]).await;
+    let (_, text) = Scrape::take(&server).await;
+    let has = |series: &str| text.lines().any(|line| line.starts_with(series));
+    for series in [
+        "arbiter_illegal_moves_total{reason=\"PINNED_PIECE\"}",
+        "arbiter_illegal_moves_total{reason=\"CASTLING_THROUGH_CHECK\"}",
+        "arbiter_games_finished_total{termination=\"FIVEFOLD_REPETITION\"}",
+        "arbiter_game_requests_total{notation=\"UCI\"}",
+        "arbiter_moves_validated_total",
+        "arbiter_cache_hits_total",
+        "arbiter_cache_misses_total",
+        "arbiter_cache_evictions_total",
+        "arbiter_cache_not_kept_total",
+        "arbiter_encode_errors_total",
+        "arbiter_connections_refused_total",
+        "arbiter_stream_games_in_flight",
+        &format!(
+            "{HANDLED}{{grpc_service=\"{RULES}\",grpc_method=\"Perft\",grpc_code=\"INTERNAL\"}}"
+        ),
+        &format!(
+            "{HANDLED}{{grpc_service=\"{RULES}\",grpc_method=\"ValidateGames\",grpc_code=\"RESOURCE_EXHAUSTED\"}}"
+        ),
+        &format!(
+            "{HANDLED}{{grpc_service=\"grpc.reflection.v1.ServerReflection\",grpc_method=\"ServerReflectionInfo\",grpc_code=\"OK\"}}"
+        ),
+    ] {
+        assert!(has(series), "{series} is missing at start-up:\n{text}");
+    }
+}

@@ -12,6 +12,8 @@ use tonic::{Code, Status};
 use tonic_prost::prost::Message;
 use tonic_types::{ErrorDetails, StatusExt};
 
+use crate::telemetry::prometheus::ENCODE_ERRORS;
+
 /// A message the server or a client writes.
 pub trait Encode: Send + 'static {
     /// The length of the encoded message.
@@ -69,13 +71,10 @@ impl<T: Encode> Encoder for ArbiterEncoder<T> {
     type Error = Status;
 
     fn encode(&mut self, item: T, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        // Written into a plain slice first, then copied in one go: an answer
-        // is hundreds of short fields, and each write to tonic's buffer
-        // goes through several calls and a capacity check. `encoded_len`
-        // is exact (the byte-for-byte tests hold it to the generated code).
-        let mut message = vec![0; item.encoded_len()];
-        item.encode_raw(&mut message.as_mut_slice());
-        buf.put_slice(&message);
+        // Written into a vector first, then copied in one go: an answer is
+        // hundreds of short fields, and each write to tonic's buffer goes
+        // through several calls and a capacity check.
+        buf.put_slice(&written(&item)?);
         Ok(())
     }
 
@@ -83,6 +82,23 @@ impl<T: Encode> Encoder for ArbiterEncoder<T> {
         BufferSettings::default()
     }
 }
+/// `item` written out. `encoded_len` should be exact (the byte-for-byte
+/// tests hold it to the generated code), but a mistake in it must cost one
+/// call, not the process (the release build aborts on a panic): the vector
+/// grows if the length is short, and an answer whose length differs from
+/// the one counted is never sent, since its framing would be wrong.
+fn written(item: &impl Encode) -> Result<Vec<u8>, Status> {
+    let expected = item.encoded_len();
+    let mut message = Vec::with_capacity(expected);
+    item.encode_raw(&mut message);
+    if message.len() == expected {
+        return Ok(message);
+    }
+    metrics::counter!(ENCODE_ERRORS).increment(1);
+    tracing::error!(expected, written = message.len(), "an answer's length was miscounted");
+    Err(Status::internal("the answer could not be written"))
+}
+
 /// INVALID_ARGUMENT for a message prost could not decode, with the field it
 /// names (prost says e.g. `ValidateGameRequest.moves: invalid string value`)
 /// in `BadRequest` and the reason `MALFORMED_MESSAGE` in `ErrorInfo`.
@@ -128,5 +144,37 @@ impl<U: Message + Default> Decoder for ArbiterDecoder<U> {
 
     fn buffer_settings(&self) -> BufferSettings {
         BufferSettings::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer that counts `claimed` bytes and writes `actual`.
+    struct Miscounted {
+        claimed: usize,
+        actual: usize,
+    }
+
+    impl Encode for Miscounted {
+        fn encoded_len(&self) -> usize {
+            self.claimed
+        }
+
+        fn encode_raw(&self, buf: &mut impl BufMut) {
+            buf.put_bytes(b'x', self.actual);
+        }
+    }
+
+    /// A length counted short or long is an INTERNAL answer, never a panic
+    /// (which the release build turns into an abort of the whole server).
+    #[test]
+    fn a_miscounted_answer_is_an_error_not_an_abort() {
+        for (claimed, actual) in [(3, 10), (10, 3), (0, 1 << 16)] {
+            let status = written(&Miscounted { claimed, actual }).unwrap_err();
+            assert_eq!(status.code(), Code::Internal, "{claimed} vs {actual}");
+        }
+        assert_eq!(written(&Miscounted { claimed: 5, actual: 5 }).unwrap(), b"xxxxx");
     }
 }

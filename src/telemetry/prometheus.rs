@@ -67,6 +67,9 @@ pub const CACHE_ENTRIES: &str = "arbiter_cache_entries";
 pub const CONNECTIONS_OPEN: &str = "arbiter_connections_open";
 /// Connections closed on arrival because `--max-connections` were open.
 pub const CONNECTIONS_REFUSED: &str = "arbiter_connections_refused_total";
+/// Answers that could not be written (a length mistake in a hand-written
+/// encoder): the call ends INTERNAL rather than the process aborting.
+pub const ENCODE_ERRORS: &str = "arbiter_encode_errors_total";
 
 /// Upper bounds of the latency buckets, in seconds: most calls take well
 /// under a millisecond, perft and long streams take seconds.
@@ -101,6 +104,7 @@ pub fn install() -> Result<PrometheusHandle, TelemetryError> {
     let handle = recorder.handle();
     metrics::set_global_recorder(recorder).map_err(|_| TelemetryError::Recorder)?;
     describe();
+    register_at_zero();
     *slot = Some(handle.clone());
     Ok(handle)
 }
@@ -129,6 +133,40 @@ fn describe() {
         CONNECTIONS_REFUSED,
         "connections closed on arrival because --max-connections were open"
     );
+    describe_counter!(ENCODE_ERRORS, "answers that could not be written (answered INTERNAL)");
+}
+
+/// Registers every series whose labels are known in advance, at zero: a
+/// family missing until its first event breaks `rate()` and dashboards.
+fn register_at_zero() {
+    for counter in
+        [MOVES_VALIDATED, CACHE_HITS, CACHE_MISSES, CACHE_EVICTIONS, CACHE_NOT_KEPT, ENCODE_ERRORS]
+    {
+        counter!(counter).increment(0);
+    }
+    counter!(CONNECTIONS_REFUSED).increment(0);
+    for gauge in [STREAM_GAMES_IN_FLIGHT, CACHE_BYTES, CACHE_ENTRIES, CONNECTIONS_OPEN] {
+        gauge!(gauge).increment(0.0);
+    }
+    for notation in [Notation::Auto, Notation::Uci, Notation::San] {
+        counter!(GAME_REQUESTS, "notation" => notation_label(notation)).increment(0);
+    }
+    // Every value the contract names, so that a new reason or termination
+    // is registered as soon as the contract has it.
+    for reason in (1..).map_while(|value| proto::IllegalMoveReason::try_from(value).ok()) {
+        counter!(ILLEGAL_MOVES, "reason" => strip(reason.as_str_name(), "ILLEGAL_MOVE_REASON_"))
+            .increment(0);
+    }
+    for termination in (1..).map_while(|value| proto::Termination::try_from(value).ok()) {
+        counter!(GAMES_FINISHED, "termination" => strip(termination.as_str_name(), "TERMINATION_"))
+            .increment(0);
+    }
+    super::rpc::register_at_zero();
+}
+
+/// An enum value's name without its enum's prefix.
+fn strip(name: &'static str, prefix: &str) -> &'static str {
+    name.strip_prefix(prefix).unwrap_or(name)
 }
 
 /// The `notation` label: the notation the request asked for.
@@ -168,14 +206,12 @@ pub fn count_game(game: &GameReport) {
 
 /// The contract's name of an illegal-move reason, without the enum prefix.
 pub fn reason_label(reason: IllegalReason) -> &'static str {
-    let name = proto::IllegalMoveReason::from(reason).as_str_name();
-    name.strip_prefix("ILLEGAL_MOVE_REASON_").unwrap_or(name)
+    strip(proto::IllegalMoveReason::from(reason).as_str_name(), "ILLEGAL_MOVE_REASON_")
 }
 
 /// The contract's name of a termination, without the enum prefix.
 pub fn termination_label(termination: Termination) -> &'static str {
-    let name = proto::Termination::from(termination).as_str_name();
-    name.strip_prefix("TERMINATION_").unwrap_or(name)
+    strip(proto::Termination::from(termination).as_str_name(), "TERMINATION_")
 }
 
 /// Marks one game of a stream as being checked until dropped.

@@ -112,6 +112,30 @@ impl Method {
     }
 }
 
+/// The codes a rules-service call is known to end with, registered at zero
+/// for each of its methods; health and reflection calls get `OK`.
+const EXPECTED_CODES: [Code; 6] = [
+    Code::Ok,
+    Code::Cancelled,
+    Code::InvalidArgument,
+    Code::DeadlineExceeded,
+    Code::ResourceExhausted,
+    Code::Internal,
+];
+
+/// Registers, at zero, the series of every served path (its in-flight gauge,
+/// latency histogram and the counters of the codes it is expected to end
+/// with), so that dashboards and `rate()` see them before the first call.
+pub(super) fn register_at_zero() {
+    for (i, path) in KNOWN_PATHS.iter().enumerate() {
+        let method = Method::of(path);
+        let codes = if i < RULES_PATHS.len() { &EXPECTED_CODES[..] } else { &EXPECTED_CODES[..1] };
+        for &code in codes {
+            method.handled(code);
+        }
+    }
+}
+
 /// Whether a status means the server failed rather than the caller: those
 /// are logged at ERROR and mark the span as an error; the rest (bad
 /// requests, shed calls, deadlines the caller chose) are the caller's
