@@ -23,8 +23,9 @@ use prost::{DecodeError, Message};
 
 use super::codec::Encode;
 use crate::chess::Color;
-use crate::chess::fen::Fen;
+use crate::chess::fen::{Fen, MAX_FEN_LEN};
 use crate::chess::game::{LegalMove, MoveTexts, PlyRecord, Replay};
+use crate::chess::san::SanString;
 use crate::chess::uci::UciMove;
 use crate::proto;
 
@@ -487,6 +488,43 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
     }
 }
 
+impl From<proto::ValidateGamesRequest> for ValidateGamesRequest {
+    fn from(request: proto::ValidateGamesRequest) -> ValidateGamesRequest {
+        let proto::ValidateGamesRequest { id, game } = request;
+        ValidateGamesRequest { id, game: game.map(ValidateGameRequest::from) }
+    }
+}
+
+impl From<proto::LegalMovesRequest> for LegalMovesRequest {
+    fn from(request: proto::LegalMovesRequest) -> LegalMovesRequest {
+        let proto::LegalMovesRequest { fen, moves, notation, variant, from_square } = request;
+        LegalMovesRequest {
+            fen,
+            moves: moves.into_iter().collect(),
+            notation,
+            variant,
+            from_square,
+        }
+    }
+}
+
+/// The generated twins of the answers written here, each field named: a
+/// field added to the contract does not compile until the encoders below
+/// write it (and the byte-for-byte tests hold them to the generated code).
+const _: fn(proto::ValidateGameResponse) =
+    |proto::ValidateGameResponse { plies: _, illegal_move: _, position: _, outcome: _ }| {};
+const _: fn(proto::Ply) = |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _ }| {};
+const _: fn(proto::LegalMove) = |proto::LegalMove { uci: _, san: _ }| {};
+const _: fn(proto::Position) = |proto::Position {
+                                    fen: _,
+                                    turn: _,
+                                    in_check: _,
+                                    halfmove_clock: _,
+                                    fullmove_number: _,
+                                    legal_moves: _,
+                                }| {};
+const _: fn(proto::ValidateGamesResponse) = |proto::ValidateGamesResponse { id: _, result: _ }| {};
+
 /// `arbiter.v1.ValidateGameResponse`, written straight from the replay:
 /// the bytes of the generated message that `From<&Replay>` builds, without
 /// a `String` for every ply and every legal move.
@@ -557,6 +595,18 @@ fn put_text(tag: u32, text: &str, buf: &mut impl BufMut) {
 // (which compile to plain stores), and no varint loops: their fields have
 // tags below 16 and every length in them stays under 128 (SAN is at most 7
 // bytes, UCI 5, a FEN 103), so each key and each length is one byte.
+
+/// The longest ply's content: SAN, UCI, the FEN after it and the flag.
+const MAX_PLY_LEN: usize =
+    short_len(SanString::CAPACITY) + short_len(UciMove::MAX_LEN) + short_len(MAX_FEN_LEN) + 2;
+
+// Every length in a ply, and the ply's own, is written as one byte
+// (`as u8`): a one-byte varint holds less than 128.
+const _: () = assert!(MAX_PLY_LEN < 128, "a ply's length must be a one-byte varint");
+const _: () = assert!(
+    short_len(UciMove::MAX_LEN) + short_len(SanString::CAPACITY) < 128,
+    "a legal move's length must be a one-byte varint"
+);
 
 /// The one-byte key of field `tag`.
 const fn key(tag: u8, wire_type: WireType) -> u8 {

@@ -80,8 +80,8 @@ pub struct SanString {
 }
 
 impl SanString {
-    /// The most text it holds.
-    const CAPACITY: usize = 7;
+    /// The most text it holds: the longest SAN (`exd8=Q+`, `Qa1xb2#`).
+    pub const CAPACITY: usize = 7;
 
     /// The text's bytes packed in a word, first byte lowest, and its length.
     #[inline]

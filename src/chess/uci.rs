@@ -111,7 +111,7 @@ impl UciMove {
     /// let m: UciMove = "e7e8q".parse().unwrap();
     /// assert_eq!(m.to_array_string().as_str(), "e7e8q");
     /// ```
-    pub fn to_array_string(&self) -> ArrayString<5> {
+    pub fn to_array_string(&self) -> ArrayString<{ UciMove::MAX_LEN }> {
         let ascii = self.ascii();
         // The bytes are ASCII letters and digits, and at most five: neither
         // fallback is ever taken.
@@ -139,6 +139,9 @@ impl UciMove {
             self.promotion.map_or(0, |role| role.char() as u8),
         ]
     }
+
+    /// The longest UCI text: from, to and a promotion (`e7e8q`).
+    pub const MAX_LEN: usize = 5;
 
     /// The length of the text: 4, or 5 with a promotion.
     #[inline]
