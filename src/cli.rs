@@ -15,6 +15,9 @@ use crate::config::ServeConfig;
 use crate::report::{GameJson, Messages};
 use crate::telemetry::Telemetry;
 
+mod pgn;
+pub use pgn::PgnArgs;
+
 /// Arbiter: the Laws of Chess as a service.
 ///
 /// With no subcommand, runs the gRPC server (as `arbiter serve`).
@@ -44,6 +47,13 @@ pub enum Command {
     /// start, or `FEN; MOVE MOVE ...`) and prints one JSON object per game.
     /// Illegal moves are results, not failures.
     Validate(ValidateArgs),
+    /// Validate PGN files game by game (plain, .zst, .gz or .bz2).
+    ///
+    /// Progress and a summary go to standard error (its last line holds
+    /// `N games`); with --json, one JSON object per game on standard output.
+    /// Exit status: 0 when every game is valid, 1 when any is not, 2 when
+    /// an input cannot be read.
+    Pgn(PgnArgs),
 }
 
 /// Arguments of `arbiter perft`.
@@ -109,6 +119,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Serve(config)) => return run_serve(*config),
         Some(Command::Perft(args)) => run_perft(&args, &mut out),
         Some(Command::Validate(args)) => run_validate(&args, &mut out),
+        Some(Command::Pgn(args)) => return pgn::run(&args),
     };
     match out.flush() {
         Ok(()) => code,

@@ -27,6 +27,8 @@
 //!   every call, and opt-in OpenTelemetry traces over OTLP.
 //! - [`config`]: typed server configuration from flags and environment.
 //! - [`tls`]: the TLS and mutual-TLS files of the server, checked at start-up.
+//! - [`pgn`]: the PGN reader (streaming, game by game), the validation of
+//!   every game's lines through the replay, and the canonical export.
 //! - [`report`]: the proto3 JSON form of a response, for the command line.
 //! - [`cli`]: the `arbiter` command line.
 
@@ -38,6 +40,7 @@ pub mod chess;
 pub mod cli;
 pub mod config;
 pub mod listener;
+pub mod pgn;
 pub mod proto;
 pub mod report;
 pub mod server;

@@ -1,0 +1,433 @@
+//! `arbiter pgn`: PGN files (plain, zstd, gzip or bzip2) validated game by
+//! game, in parallel batches that keep the input's order, with progress and
+//! a summary on standard error and, on request, a JSON line per game and the
+//! canonical PGN of every readable game.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::pgn::{
+    GameReader, GameReport, RawGame, ReaderOptions, check_game, json, write_canonical,
+};
+
+/// Arguments of `arbiter pgn`.
+#[derive(Debug, clap::Args)]
+pub struct PgnArgs {
+    /// Threads validating games (default: all cores). With 1, reading and
+    /// validation share one thread.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub jobs: Option<u32>,
+    /// Print one JSON object per game on standard output, in input order.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the canonical PGN of every readable game to OUT (`-`: standard
+    /// output).
+    #[arg(long, value_name = "OUT")]
+    pub canonical: Option<PathBuf>,
+    /// No progress on standard error (the summary is still printed).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Largest game read, in bytes; a larger one is reported and skipped.
+    #[arg(long, default_value_t = ReaderOptions::default().max_game_bytes, value_name = "BYTES")]
+    pub max_game_bytes: usize,
+    /// PGN files, plain or compressed (.zst, .gz, .bz2, found by content);
+    /// none or `-`: standard input.
+    pub files: Vec<PathBuf>,
+}
+
+/// Games handed to the workers at once, and the most bytes in a batch.
+const BATCH_GAMES: usize = 256;
+const BATCH_BYTES: usize = 4 << 20;
+
+/// What one game came to, counted in the summary.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    games: u64,
+    valid: u64,
+    illegal: u64,
+    inconsistent: u64,
+    variation_errors: u64,
+    unreadable: u64,
+}
+
+impl Counts {
+    fn add(&mut self, report: &GameReport) {
+        self.games += 1;
+        match &report.verdict {
+            Ok(verdict) => {
+                self.valid += u64::from(verdict.is_valid());
+                self.illegal += u64::from(verdict.illegal_move.is_some());
+                self.inconsistent += u64::from(!verdict.result_consistent);
+                self.variation_errors += u64::from(!verdict.variation_errors.is_empty());
+            }
+            Err(_) => self.unreadable += 1,
+        }
+    }
+
+    fn invalid(&self) -> u64 {
+        self.games - self.valid
+    }
+}
+
+/// One game's output: its counts and the bytes for each output.
+struct Answer {
+    counts: Counts,
+    json: Vec<u8>,
+    canonical: Vec<u8>,
+}
+
+fn answer(raw: RawGame, index: u64, json_out: bool, canonical_out: bool) -> Answer {
+    let mut report = check_game(raw);
+    report.index = index as usize;
+    let mut counts = Counts::default();
+    counts.add(&report);
+    let mut json = Vec::new();
+    if json_out {
+        // Writing to a vector does not fail.
+        let _ = json::write_json(&report, &mut json);
+    }
+    let mut canonical = Vec::new();
+    if canonical_out && let (Some(game), Ok(verdict)) = (&report.game, &report.verdict) {
+        write_canonical(game, verdict, &mut canonical);
+    }
+    Answer { counts, json, canonical }
+}
+
+/// A reader that counts the bytes read through it, for progress.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+type Input = Box<dyn BufRead + Send>;
+
+/// Opens `path` (`-`: standard input), decompressing what its first bytes
+/// say is zstd, gzip or bzip2.
+fn open(path: &Path, count: &Arc<AtomicU64>) -> io::Result<Input> {
+    let raw: Box<dyn Read + Send> =
+        if path.as_os_str() == "-" { Box::new(io::stdin()) } else { Box::new(File::open(path)?) };
+    let mut input =
+        BufReader::with_capacity(1 << 16, Counting { inner: raw, count: count.clone() });
+    let head = input.fill_buf()?;
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    Ok(if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) || (head.is_empty() && extension == "zst") {
+        let mut decoder = zstd::Decoder::with_buffer(input)?;
+        // lichess's archives are written with long-distance matching.
+        decoder.window_log_max(31)?;
+        Box::new(BufReader::with_capacity(1 << 16, decoder))
+    } else if head.starts_with(&[0x1f, 0x8b]) || extension == "gz" {
+        Box::new(BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(input)))
+    } else if head.starts_with(b"BZh") || extension == "bz2" {
+        Box::new(BufReader::with_capacity(1 << 16, bzip2::bufread::MultiBzDecoder::new(input)))
+    } else {
+        Box::new(input)
+    })
+}
+
+/// Reads the inputs in turn, game by game; a file that cannot be read is
+/// reported and the next one read.
+struct Games {
+    paths: Vec<PathBuf>,
+    next_path: usize,
+    current: Option<(PathBuf, GameReader<Input>)>,
+    options: ReaderOptions,
+    bytes: Arc<AtomicU64>,
+    /// Whether some input could not be read.
+    failed: bool,
+}
+
+impl Games {
+    fn next_game(&mut self) -> Option<RawGame> {
+        loop {
+            if let Some((path, reader)) = &mut self.current {
+                match reader.next_game() {
+                    Ok(Some(game)) => return Some(game),
+                    Ok(None) => self.current = None,
+                    Err(err) => {
+                        eprintln!("arbiter: cannot read {}: {err}", path.display());
+                        self.failed = true;
+                        self.current = None;
+                    }
+                }
+            }
+            let path = self.paths.get(self.next_path)?.clone();
+            self.next_path += 1;
+            match open(&path, &self.bytes) {
+                Ok(input) => self.current = Some((path, GameReader::new(input, self.options))),
+                Err(err) => {
+                    eprintln!("arbiter: cannot read {}: {err}", path.display());
+                    self.failed = true;
+                }
+            }
+        }
+    }
+
+    /// The next batch: up to [`BATCH_GAMES`] games or [`BATCH_BYTES`].
+    fn next_batch(&mut self) -> Vec<RawGame> {
+        let mut batch = Vec::with_capacity(BATCH_GAMES);
+        let mut bytes = 0;
+        while batch.len() < BATCH_GAMES && bytes < BATCH_BYTES {
+            let Some(game) = self.next_game() else { break };
+            bytes += game.text.as_ref().map_or(0, Vec::len);
+            batch.push(game);
+        }
+        batch
+    }
+}
+
+/// Progress on standard error: a bar on a terminal, a line every few
+/// seconds otherwise, nothing when quiet.
+enum Progress {
+    Quiet,
+    Bar(ProgressBar),
+    Lines { last: Instant },
+}
+
+impl Progress {
+    fn new(quiet: bool, total_bytes: Option<u64>) -> Progress {
+        if quiet {
+            return Progress::Quiet;
+        }
+        if !io::stderr().is_terminal() {
+            return Progress::Lines { last: Instant::now() };
+        }
+        let bar = match total_bytes {
+            Some(total) => ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()),
+            None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+        };
+        let template = if total_bytes.is_some() {
+            "{bar:30} {bytes}/{total_bytes} {msg} ({eta} left)"
+        } else {
+            "{spinner} {bytes} {msg}"
+        };
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style);
+        }
+        Progress::Bar(bar)
+    }
+
+    fn update(&mut self, bytes: u64, counts: &Counts, started: Instant) {
+        let rate = counts.games as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        match self {
+            Progress::Quiet => {}
+            Progress::Bar(bar) => {
+                bar.set_position(bytes);
+                bar.set_message(format!(
+                    "{} games, {rate:.0} games/s, {} invalid",
+                    counts.games,
+                    counts.invalid()
+                ));
+            }
+            Progress::Lines { last } => {
+                if last.elapsed() >= Duration::from_secs(5) {
+                    *last = Instant::now();
+                    eprintln!(
+                        "arbiter pgn: {} games, {rate:.0} games/s, {} invalid, {:.1} MB read",
+                        counts.games,
+                        counts.invalid(),
+                        bytes as f64 / 1e6
+                    );
+                }
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Progress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Where the outputs go.
+struct Outputs {
+    json: Option<Box<dyn Write>>,
+    canonical: Option<Box<dyn Write>>,
+}
+
+impl Outputs {
+    fn write(&mut self, answer: &Answer) -> io::Result<()> {
+        if let Some(out) = &mut self.json {
+            out.write_all(&answer.json)?;
+        }
+        if let Some(out) = &mut self.canonical {
+            out.write_all(&answer.canonical)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        for out in [&mut self.json, &mut self.canonical].into_iter().flatten() {
+            out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `arbiter pgn`.
+pub fn run(args: &PgnArgs) -> ExitCode {
+    let mut paths = args.files.clone();
+    if paths.is_empty() {
+        paths.push(PathBuf::from("-"));
+    }
+    let total_bytes =
+        paths
+            .iter()
+            .map(|p| {
+                if p.as_os_str() == "-" { None } else { std::fs::metadata(p).ok().map(|m| m.len()) }
+            })
+            .sum::<Option<u64>>();
+    let canonical: Option<Box<dyn Write>> = match &args.canonical {
+        None => None,
+        Some(path) if path.as_os_str() == "-" => Some(Box::new(BufWriter::new(io::stdout()))),
+        Some(path) => match File::create(path) {
+            Ok(file) => Some(Box::new(BufWriter::with_capacity(1 << 16, file))),
+            Err(err) => {
+                eprintln!("arbiter: cannot write {}: {err}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let json: Option<Box<dyn Write>> = args
+        .json
+        .then(|| Box::new(BufWriter::with_capacity(1 << 16, io::stdout())) as Box<dyn Write>);
+    let mut outputs = Outputs { json, canonical };
+    let bytes = Arc::new(AtomicU64::new(0));
+    let mut games = Games {
+        paths,
+        next_path: 0,
+        current: None,
+        options: ReaderOptions { max_game_bytes: args.max_game_bytes },
+        bytes: bytes.clone(),
+        failed: false,
+    };
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |jobs| jobs as usize,
+    );
+    let started = Instant::now();
+    let mut progress = Progress::new(args.quiet, total_bytes);
+    let (json_out, canonical_out) = (args.json, args.canonical.is_some());
+    let mut counts = Counts::default();
+    let mut take = |answer: &Answer, counts: &mut Counts, progress: &mut Progress| {
+        let Counts { games, valid, illegal, inconsistent, variation_errors, unreadable } =
+            answer.counts;
+        counts.games += games;
+        counts.valid += valid;
+        counts.illegal += illegal;
+        counts.inconsistent += inconsistent;
+        counts.variation_errors += variation_errors;
+        counts.unreadable += unreadable;
+        if counts.games.is_multiple_of(1024) {
+            progress.update(bytes.load(Ordering::Relaxed), counts, started);
+        }
+        outputs.write(answer)
+    };
+    let written = if jobs <= 1 {
+        // One thread in all: read, validate, write.
+        let mut result = Ok(());
+        while let Some(raw) = games.next_game() {
+            let answer = answer(raw, counts.games, json_out, canonical_out);
+            if let Err(err) = take(&answer, &mut counts, &mut progress) {
+                result = Err(err);
+                break;
+            }
+        }
+        result.map(|()| games.failed)
+    } else {
+        run_parallel(
+            games,
+            jobs,
+            |answer| take(answer, &mut counts, &mut progress),
+            json_out,
+            canonical_out,
+        )
+    };
+    progress.finish();
+    let written = written.and_then(|failed| outputs.flush().map(|()| failed));
+    let failed = match written {
+        Ok(failed) => failed,
+        Err(err) => {
+            eprintln!("arbiter: cannot write the output: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let elapsed = started.elapsed().as_secs_f64();
+    let Counts { games, valid, illegal, inconsistent, variation_errors, unreadable } = counts;
+    eprintln!(
+        "arbiter pgn: {valid} valid, {illegal} with an illegal move, {inconsistent} with an \
+         inconsistent result, {variation_errors} with variation errors, {unreadable} unreadable"
+    );
+    eprintln!(
+        "arbiter pgn: {games} games in {elapsed:.2} s ({:.0} games/s)",
+        games as f64 / elapsed.max(1e-9)
+    );
+    if failed {
+        ExitCode::from(2)
+    } else if counts.invalid() > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Reads batches on a thread of their own while `jobs` threads validate the
+/// previous one; answers are handed to `take` in input order. Returns
+/// whether some input could not be read.
+fn run_parallel(
+    mut games: Games,
+    jobs: usize,
+    mut take: impl FnMut(&Answer) -> io::Result<()>,
+    json_out: bool,
+    canonical_out: bool,
+) -> io::Result<bool> {
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(io::Error::other)?;
+    // Two batches read ahead at most: memory stays bounded.
+    let (send, receive) = mpsc::sync_channel::<Vec<RawGame>>(2);
+    let reader = std::thread::spawn(move || {
+        loop {
+            let batch = games.next_batch();
+            if batch.is_empty() || send.send(batch).is_err() {
+                return games.failed;
+            }
+        }
+    });
+    let mut next_index = 0u64;
+    let mut result = Ok(());
+    for batch in receive {
+        let first = next_index;
+        next_index += batch.len() as u64;
+        let answers: Vec<Answer> = pool.install(|| {
+            batch
+                .into_par_iter()
+                .enumerate()
+                .map(|(i, raw)| answer(raw, first + i as u64, json_out, canonical_out))
+                .collect()
+        });
+        if let Err(err) = answers.iter().try_for_each(&mut take) {
+            result = Err(err);
+            break;
+        }
+    }
+    // Dropping the receiver (on an error) stops the reader at its next send.
+    let failed = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    result.map(|()| failed)
+}

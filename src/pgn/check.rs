@@ -1,0 +1,497 @@
+//! Validating a game read from PGN: the start position from its tags, the
+//! mainline replayed exactly as `ValidateGame` replays a move list, every
+//! variation from its own position, and whether the `Result` tag agrees with
+//! how the moves ended.
+
+use std::borrow::Cow;
+
+use thiserror::Error;
+
+use super::parse::{Line, PgnGame, parse_game};
+use super::reader::RawGame;
+use crate::chess::game::{Game, IllegalMove, Notation, ReplayOptions, Replayed};
+use crate::chess::illegal::{Illegal, IllegalReason};
+use crate::chess::outcome::{GameResult, Outcome};
+use crate::chess::{FenError, Position};
+
+/// The game a `Variant` tag names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Standard,
+    Chess960,
+}
+
+/// Why a game cannot be validated at all.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum GameError {
+    #[error("game of {bytes} bytes is over the size limit")]
+    TooLarge { bytes: u64 },
+    #[error("FEN tag {fen:?}: {error}")]
+    InvalidFen { fen: String, error: FenError },
+    #[error("SetUp tag is 1 but there is no FEN tag")]
+    MissingFen,
+    #[error("variant {name:?} (Chess960) is not supported yet")]
+    UnsupportedVariant { name: String },
+    #[error("unknown variant {name:?}")]
+    UnknownVariant { name: String },
+}
+
+impl GameError {
+    /// A stable machine-readable name.
+    pub const fn reason(&self) -> &'static str {
+        match self {
+            GameError::TooLarge { .. } => "GAME_TOO_LARGE",
+            GameError::InvalidFen { .. } => "INVALID_FEN",
+            GameError::MissingFen => "MISSING_FEN",
+            GameError::UnsupportedVariant { .. } => "UNSUPPORTED_VARIANT",
+            GameError::UnknownVariant { .. } => "UNKNOWN_VARIANT",
+        }
+    }
+}
+
+/// The variant a `Variant` tag names: Chess960 in any of the spellings in
+/// use (`Chess960`, `chess 960`, `Fischerandom`, `Fischer Random` ...), the
+/// standard game by its usual names, any case.
+///
+/// # Errors
+///
+/// [`GameError::UnknownVariant`] for any other variant.
+pub fn variant_of(tag: &str) -> Result<Variant, GameError> {
+    let key: String =
+        tag.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+    match key.as_str() {
+        "" | "standard" | "chess" | "normal" | "standardchess" | "fromposition" => {
+            Ok(Variant::Standard)
+        }
+        "chess960"
+        | "960"
+        | "fischerandom"
+        | "fischerrandom"
+        | "fischerrandomchess"
+        | "frc"
+        | "chess960fischerandom" => Ok(Variant::Chess960),
+        _ => Err(GameError::UnknownVariant { name: tag.to_owned() }),
+    }
+}
+
+/// The start position of `game` from its `Variant`, `SetUp` and `FEN` tags.
+///
+/// This is the one place that decides which variants can be replayed:
+/// Chess960 is refused until the rules core plays it.
+pub(super) fn start_position(game: &PgnGame) -> Result<Position, GameError> {
+    let variant = game.tag("Variant").map_or(Ok(Variant::Standard), |v| variant_of(&v))?;
+    match variant {
+        Variant::Standard => {}
+        Variant::Chess960 => {
+            let name = game.tag("Variant").map(Cow::into_owned).unwrap_or_default();
+            return Err(GameError::UnsupportedVariant { name });
+        }
+    }
+    match game.tag("FEN") {
+        Some(fen) => fen
+            .trim()
+            .parse()
+            .map_err(|error| GameError::InvalidFen { fen: fen.into_owned(), error }),
+        None if game.tag("SetUp").as_deref() == Some("1") => Err(GameError::MissingFen),
+        None => Ok(Position::default()),
+    }
+}
+
+/// A result token or `Result` tag value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResultToken {
+    WhiteWins,
+    BlackWins,
+    Draw,
+    /// `*`: unfinished or unknown.
+    Ongoing,
+}
+
+impl ResultToken {
+    /// One of the four tokens, as [`super::reader`] recognises them.
+    pub(super) fn from_bytes(token: &[u8]) -> ResultToken {
+        match token {
+            b"1-0" => ResultToken::WhiteWins,
+            b"0-1" => ResultToken::BlackWins,
+            b"1/2-1/2" => ResultToken::Draw,
+            _ => ResultToken::Ongoing,
+        }
+    }
+
+    /// The token for a tag value, if it is one.
+    pub fn parse(text: &str) -> Option<ResultToken> {
+        match text.trim() {
+            "1-0" => Some(ResultToken::WhiteWins),
+            "0-1" => Some(ResultToken::BlackWins),
+            "1/2-1/2" => Some(ResultToken::Draw),
+            "*" => Some(ResultToken::Ongoing),
+            _ => None,
+        }
+    }
+
+    /// The token as written.
+    pub const fn as_str(self) -> &'static str {
+        self.result().pgn()
+    }
+
+    /// The game result it states.
+    pub const fn result(self) -> GameResult {
+        match self {
+            ResultToken::WhiteWins => GameResult::WhiteWins,
+            ResultToken::BlackWins => GameResult::BlackWins,
+            ResultToken::Draw => GameResult::Draw,
+            ResultToken::Ongoing => GameResult::Ongoing,
+        }
+    }
+}
+
+/// Why a variation was not followed to its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VariationReason {
+    /// A move of the variation is illegal where it stands.
+    Illegal(IllegalReason),
+    /// The variation comes before any move it could replace.
+    NoMoveBefore,
+    /// The variation is nested deeper than the reader follows.
+    TooDeep,
+}
+
+impl VariationReason {
+    /// A stable machine-readable name: the illegal-move reason's contract
+    /// name, or one of the variation's own.
+    pub fn name(self) -> &'static str {
+        match self {
+            VariationReason::Illegal(reason) => {
+                crate::proto::IllegalMoveReason::from(reason).as_str_name()
+            }
+            VariationReason::NoMoveBefore => "VARIATION_WITHOUT_MOVE",
+            VariationReason::TooDeep => "VARIATION_TOO_DEEP",
+        }
+    }
+
+    pub(super) fn message(self) -> String {
+        match self {
+            VariationReason::Illegal(reason) => reason.to_string(),
+            VariationReason::NoMoveBefore => "a variation before any move it could replace".into(),
+            VariationReason::TooDeep => format!(
+                "variations nested deeper than {} are not read",
+                super::parse::MAX_VARIATION_DEPTH
+            ),
+        }
+    }
+}
+
+/// An error in a side line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariationError {
+    /// Where the variation is: for each level, the index of the move it
+    /// replaces in its line and its number among that move's variations.
+    pub path: Vec<u32>,
+    /// The index of the bad move in the variation.
+    pub index: usize,
+    /// The move as written (empty when the variation itself is at fault).
+    pub text: String,
+    pub reason: VariationReason,
+    pub message: String,
+}
+
+/// What validating a readable game found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// Mainline moves accepted.
+    pub plies: usize,
+    /// The mainline's first illegal move: nothing after it is looked at.
+    pub illegal_move: Option<IllegalMove>,
+    pub variation_errors: Vec<VariationError>,
+    /// The position after the last accepted mainline move.
+    pub position: Position,
+    pub outcome: Outcome,
+    /// The `Result` tag as written, if any.
+    pub result_tag: Option<String>,
+    /// Whether the tag and the result token agree with each other and with
+    /// how the moves ended.
+    pub result_consistent: bool,
+}
+
+impl Verdict {
+    /// Legal moves, a result that agrees, clean side lines.
+    pub fn is_valid(&self) -> bool {
+        self.illegal_move.is_none() && self.result_consistent && self.variation_errors.is_empty()
+    }
+}
+
+/// One game's answer: the game as read (canonical SAN filled in), and the
+/// verdict or why there is none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameReport {
+    pub index: usize,
+    /// Its first line in the input.
+    pub line: usize,
+    /// The game, unless it was too large to keep.
+    pub game: Option<PgnGame>,
+    pub verdict: Result<Verdict, GameError>,
+}
+
+/// Whether a `Result` tag and result token fit how the moves ended.
+///
+/// A tag and a token that disagree, or a tag that is no result, are
+/// inconsistent. A game the rules ended (mate, stalemate, dead position,
+/// fivefold repetition, 75-move rule) must carry that result. A game the
+/// rules did not end may carry any result: a decisive one is a resignation
+/// or a loss on time, a draw an agreement or a claim, `*` unfinished.
+///
+/// ```
+/// use arbiter::chess::outcome::{GameResult, Outcome, Termination};
+/// use arbiter::pgn::{ResultToken, result_consistent};
+/// let mate = Outcome::ended(GameResult::BlackWins, Termination::Checkmate);
+/// assert!(result_consistent(Some("0-1"), Some(ResultToken::BlackWins), &mate));
+/// assert!(!result_consistent(Some("1/2-1/2"), None, &mate));
+/// assert!(result_consistent(Some("1-0"), None, &Outcome::ONGOING));
+/// assert!(!result_consistent(Some("1-0"), Some(ResultToken::Ongoing), &Outcome::ONGOING));
+/// ```
+pub fn result_consistent(tag: Option<&str>, token: Option<ResultToken>, outcome: &Outcome) -> bool {
+    let tag = match tag.map(ResultToken::parse) {
+        Some(None) => return false,
+        Some(Some(tag)) => Some(tag),
+        None => None,
+    };
+    if let (Some(tag), Some(token)) = (tag, token)
+        && tag != token
+    {
+        return false;
+    }
+    match tag.or(token) {
+        Some(stated) if outcome.is_over() => stated.result() == outcome.result,
+        _ => true,
+    }
+}
+
+/// Reads and validates one game as the reader cut it.
+pub fn check_game(raw: RawGame) -> GameReport {
+    let RawGame { index, line, text } = raw;
+    match text {
+        Ok(text) => {
+            let mut game = parse_game(text);
+            let verdict = check_parsed(&mut game);
+            GameReport { index, line, game: Some(game), verdict }
+        }
+        Err(bytes) => {
+            GameReport { index, line, game: None, verdict: Err(GameError::TooLarge { bytes }) }
+        }
+    }
+}
+
+/// Validates a parsed game, writing each legal move's canonical SAN into it.
+///
+/// # Errors
+///
+/// A [`GameError`] when the game cannot be validated at all (bad `FEN`
+/// tag, a variant that cannot be played).
+pub fn check_parsed(game: &mut PgnGame) -> Result<Verdict, GameError> {
+    let start = start_position(game)?;
+    let options =
+        ReplayOptions { notation: Notation::Auto, skip_legal_moves: true, ..Default::default() };
+    let PgnGame { text, mainline, result_token, syntax_errors, .. } = game;
+    let texts: Vec<&str> = mainline.moves.iter().map(|m| move_text(m.text.bytes(text))).collect();
+    let mut replayed = Replayed::new(start);
+    let mut variation_errors = syntax_errors.clone();
+    let mut path = Vec::new();
+    let mut done = 0;
+    let mut illegal_move = None;
+    // The mainline in stretches that end before each move with variations,
+    // so that they are checked from the position before it.
+    while done < texts.len() {
+        let next = (done + 1..texts.len())
+            .find(|&i| !mainline.moves[i].variations().is_empty())
+            .unwrap_or(texts.len());
+        // Side lines of a move are checked only when the move is legal:
+        // nothing after the mainline's first illegal move is.
+        let before =
+            (!mainline.moves[done].variations().is_empty()).then(|| replayed.game().clone());
+        let extension = replayed.extend(&texts[done..next], &options);
+        let illegal = extension.illegal_move();
+        if let Some(before) = before
+            && illegal.is_none_or(|m| m.index != done)
+        {
+            path.clear();
+            let variations = mainline.moves[done].variations_mut();
+            check_variations(text, variations, done, &before, &mut path, &mut variation_errors);
+        }
+        if let Some(illegal) = illegal {
+            illegal_move = Some(illegal.clone());
+            break;
+        }
+        done = next;
+    }
+    for (node, played) in mainline.moves.iter_mut().zip(replayed.plies()) {
+        node.san = Some(played.san);
+    }
+    let outcome = replayed.game().outcome();
+    let result_token = *result_token;
+    let result_tag = game.tag("Result").map(Cow::into_owned);
+    let result_consistent = result_consistent(result_tag.as_deref(), result_token, &outcome);
+    Ok(Verdict {
+        plies: replayed.plies().len(),
+        illegal_move,
+        variation_errors,
+        position: replayed.game().position().clone(),
+        outcome,
+        result_tag,
+        result_consistent,
+    })
+}
+
+/// A move's text as the replay takes it: non-UTF-8 bytes can be no move.
+fn move_text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or("\u{fffd}")
+}
+
+/// Checks the variations replacing move `ply` of a line, each from `before`.
+fn check_variations(
+    text: &[u8],
+    variations: &mut [Line],
+    ply: usize,
+    before: &Game,
+    path: &mut Vec<u32>,
+    errors: &mut Vec<VariationError>,
+) {
+    for (number, variation) in variations.iter_mut().enumerate() {
+        path.extend([ply as u32, number as u32]);
+        check_line(text, variation, before.clone(), path, errors);
+        path.truncate(path.len() - 2);
+    }
+}
+
+/// Plays a variation from `game`, up to its first illegal move.
+fn check_line(
+    text: &[u8],
+    line: &mut Line,
+    mut game: Game,
+    path: &mut Vec<u32>,
+    errors: &mut Vec<VariationError>,
+) {
+    for (index, node) in line.moves.iter_mut().enumerate() {
+        let before = (!node.variations().is_empty()).then(|| game.clone());
+        let mv = move_text(node.text.bytes(text));
+        match game.play_text(mv, Notation::Auto, false) {
+            Ok(played) => node.san = Some(played.san),
+            Err(Illegal { reason, message }) => {
+                errors.push(VariationError {
+                    path: path.clone(),
+                    index,
+                    text: mv.to_owned(),
+                    reason: VariationReason::Illegal(reason),
+                    message,
+                });
+                return;
+            }
+        }
+        if let Some(before) = before {
+            check_variations(text, node.variations_mut(), index, &before, path, errors);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::outcome::Termination;
+
+    fn check(text: &str) -> (PgnGame, Result<Verdict, GameError>) {
+        let mut game = parse_game(text.as_bytes().to_vec());
+        let verdict = check_parsed(&mut game);
+        (game, verdict)
+    }
+
+    #[test]
+    fn a_mate_fits_only_its_own_result() {
+        let (game, verdict) = check("[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4 0-1");
+        let verdict = verdict.unwrap();
+        assert_eq!(verdict.plies, 4);
+        assert_eq!(verdict.outcome.termination, Some(Termination::Checkmate));
+        assert!(verdict.result_consistent && verdict.is_valid());
+        assert_eq!(game.mainline.moves[3].san.unwrap(), "Qh4#");
+        let (_, verdict) = check("[Result \"1/2-1/2\"]\n\n1. f3 e5 2. g4 Qh4# 1/2-1/2");
+        assert!(!verdict.unwrap().result_consistent);
+        let (_, verdict) = check("[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1");
+        assert!(!verdict.unwrap().result_consistent);
+    }
+
+    #[test]
+    fn an_unfinished_game_may_end_by_resignation_or_agreement() {
+        for result in ["1-0", "0-1", "1/2-1/2", "*"] {
+            let (_, verdict) = check(&format!("[Result \"{result}\"]\n\n1. e4 e5 {result}"));
+            assert!(verdict.unwrap().result_consistent, "{result}");
+        }
+        let (_, verdict) = check("[Result \"white won\"]\n\n1. e4 e5");
+        assert!(!verdict.unwrap().result_consistent);
+    }
+
+    #[test]
+    fn a_stalemate_or_dead_position_is_a_draw() {
+        // Stalemate: black king a8, white queen b6, white king c1... after Qb6.
+        let (_, verdict) =
+            check("[FEN \"k7/8/8/2Q5/8/8/8/2K5 w - - 0 1\"]\n[Result \"1-0\"]\n\n1. Qb6 1-0");
+        let verdict = verdict.unwrap();
+        assert_eq!(verdict.outcome.termination, Some(Termination::Stalemate));
+        assert!(!verdict.result_consistent);
+        let (_, verdict) = check(
+            "[FEN \"k7/8/8/8/8/8/1r6/K7 w - - 0 1\"]\n[Result \"1/2-1/2\"]\n\n1. Kxb2 1/2-1/2",
+        );
+        let verdict = verdict.unwrap();
+        assert_eq!(verdict.outcome.termination, Some(Termination::InsufficientMaterial));
+        assert!(verdict.result_consistent);
+    }
+
+    #[test]
+    fn an_illegal_move_stops_the_game_and_its_later_side_lines() {
+        let (game, verdict) = check("1. e4 e5 (1... Nf6 2. Ke3) 2. Ke3 (2. Nf3 Nc6) Nc6 *");
+        let verdict = verdict.unwrap();
+        let illegal = verdict.illegal_move.as_ref().unwrap();
+        assert_eq!((illegal.index, illegal.text.as_str()), (2, "Ke3"));
+        assert_eq!(verdict.plies, 2);
+        // The side line before the illegal move is checked, the one at it not.
+        assert_eq!(verdict.variation_errors.len(), 1);
+        let error = &verdict.variation_errors[0];
+        assert_eq!(
+            (error.path.as_slice(), error.index, error.text.as_str()),
+            (&[1, 0][..], 1, "Ke3")
+        );
+        assert_eq!(error.reason, VariationReason::Illegal(IllegalReason::NoPiece));
+        assert_eq!(game.mainline.moves[1].variations()[0].moves[0].san.unwrap(), "Nf6");
+        assert!(game.mainline.moves[2].variations()[0].moves[0].san.is_none());
+    }
+
+    #[test]
+    fn a_bad_side_line_leaves_the_mainline_whole() {
+        let (game, verdict) =
+            check("1. e4 (1. e5) (1. d4 d5 (1... Nf6 2. c4 (2. Bxf7)) 2. c4) e5 2. Nf3 *");
+        let verdict = verdict.unwrap();
+        assert!(verdict.illegal_move.is_none());
+        assert_eq!(verdict.plies, 3);
+        let paths: Vec<&[u32]> =
+            verdict.variation_errors.iter().map(|e| e.path.as_slice()).collect();
+        assert_eq!(paths, [&[0, 0][..], &[0, 1, 1, 0, 1, 0]]);
+        let nested = &game.mainline.moves[0].variations()[1].moves[1].variations()[0];
+        assert_eq!(nested.moves[1].san.unwrap(), "c4");
+        assert!(!verdict.is_valid());
+    }
+
+    #[test]
+    fn tags_that_make_a_game_unreadable() {
+        let (_, verdict) = check("[Variant \"Fischerandom\"]\n\n1. e4 *");
+        assert!(matches!(verdict, Err(GameError::UnsupportedVariant { .. })));
+        let (_, verdict) = check("[Variant \"Crazyhouse\"]\n\n1. e4 *");
+        assert!(matches!(verdict, Err(GameError::UnknownVariant { .. })));
+        let (_, verdict) = check("[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*");
+        assert_eq!(verdict.unwrap_err().reason(), "INVALID_FEN");
+        let (_, verdict) = check("[SetUp \"1\"]\n\n*");
+        assert_eq!(verdict.unwrap_err(), GameError::MissingFen);
+        for name in ["chess960", "Chess 960", "FISCHERRANDOM", "fischer random", "Chess960"] {
+            assert_eq!(variant_of(name), Ok(Variant::Chess960), "{name}");
+        }
+        for name in ["Standard", "From Position", "chess"] {
+            assert_eq!(variant_of(name), Ok(Variant::Standard), "{name}");
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The canonical PGN of a checked game: the seven-tag roster first, then
+//! the other tags; canonical SAN with move numbers; comments, NAGs and
+//! variations kept; movetext lines of at most 80 characters.
+
+use std::fmt::Write as _;
+
+use super::check::{ResultToken, Verdict, start_position};
+use super::parse::{Line, PgnGame};
+
+/// The seven-tag roster, in its order, with the value written when a tag is
+/// missing.
+const ROSTER: [(&str, &str); 7] = [
+    ("Event", "?"),
+    ("Site", "?"),
+    ("Date", "????.??.??"),
+    ("Round", "?"),
+    ("White", "?"),
+    ("Black", "?"),
+    ("Result", "*"),
+];
+
+/// The longest movetext line.
+const WIDTH: usize = 80;
+
+/// Movetext written word by word, wrapped at [`WIDTH`].
+struct Wrapper<'a> {
+    out: &'a mut Vec<u8>,
+    column: usize,
+    /// The next word follows the last without a space (after `(`).
+    glue: bool,
+}
+
+impl Wrapper<'_> {
+    /// Writes `word`, after a space when `spaced` and the line is not empty.
+    fn word(&mut self, word: &[u8], spaced: bool) {
+        let spaced = spaced && !std::mem::take(&mut self.glue);
+        let space = usize::from(spaced && self.column > 0);
+        if self.column > 0 && self.column + space + word.len() > WIDTH {
+            self.out.push(b'\n');
+            self.column = 0;
+        } else if space == 1 {
+            self.out.push(b' ');
+            self.column += 1;
+        }
+        self.out.extend_from_slice(word);
+        self.column += word.len();
+    }
+
+    /// A comment as `{words}`, its words re-spaced; a `}` inside (from a
+    /// `;` comment) would end it early and becomes `)`.
+    fn comment(&mut self, text: &[u8]) {
+        let mut words =
+            text.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty()).peekable();
+        let mut first = true;
+        let mut word = Vec::new();
+        if words.peek().is_none() {
+            self.word(b"{}", true);
+        }
+        while let Some(w) = words.next() {
+            word.clear();
+            if first {
+                word.push(b'{');
+            }
+            word.extend(w.iter().map(|&b| if b == b'}' { b')' } else { b }));
+            if words.peek().is_none() {
+                word.push(b'}');
+            }
+            self.word(&word, true);
+            first = false;
+        }
+    }
+}
+
+/// Writes `value` as a tag value, escaping `"` and `\`.
+fn push_tag(out: &mut Vec<u8>, name: &str, value: &str) {
+    out.push(b'[');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b" \"");
+    for b in value.bytes() {
+        if b == b'"' || b == b'\\' {
+            out.push(b'\\');
+        }
+        out.push(b);
+    }
+    out.extend_from_slice(b"\"]\n");
+}
+
+/// Appends the canonical PGN of `game`, whose `verdict` filled in its SAN,
+/// and a blank line after it. Moves not validated (from a line's first
+/// illegal move on) are left out. The result is the `Result` tag when it is
+/// a result, else the result token, else `*`, in the tag and at the end.
+pub fn write_canonical(game: &PgnGame, verdict: &Verdict, out: &mut Vec<u8>) {
+    let result = verdict
+        .result_tag
+        .as_deref()
+        .and_then(ResultToken::parse)
+        .or(game.result_token)
+        .unwrap_or(ResultToken::Ongoing);
+    for (name, default) in ROSTER {
+        match name {
+            "Result" => push_tag(out, name, result.as_str()),
+            _ => push_tag(out, name, game.tag(name).as_deref().unwrap_or(default)),
+        }
+    }
+    for (name, value) in game.tags() {
+        if !ROSTER.iter().any(|(roster, _)| *roster == name) {
+            push_tag(out, &name, &value);
+        }
+    }
+    out.push(b'\n');
+    // The ply the game starts on: 2 × (fullmove - 1), + 1 with black to move.
+    let start = start_position(game).map_or(0, |pos| {
+        2 * (pos.fullmove_number() as usize).saturating_sub(1) + pos.turn().index()
+    });
+    let mut wrapper = Wrapper { out, column: 0, glue: false };
+    write_line(game, &game.mainline, start, &mut wrapper);
+    wrapper.word(result.as_str().as_bytes(), true);
+    wrapper.out.extend_from_slice(b"\n\n");
+}
+
+/// Writes a line of moves whose first move is ply `ply` of the game.
+fn write_line(game: &PgnGame, line: &Line, ply: usize, w: &mut Wrapper<'_>) {
+    for &span in &line.comments {
+        w.comment(span.bytes(&game.text));
+    }
+    // Black's move takes a number (`12...`) at the start of a line and
+    // after a comment or a variation.
+    let mut numbered = false;
+    let mut word = String::new();
+    for (i, node) in line.moves.iter().enumerate() {
+        let Some(san) = node.san else { break };
+        let ply = ply + i;
+        if ply.is_multiple_of(2) || !numbered {
+            word.clear();
+            let dots = if ply.is_multiple_of(2) { "." } else { "..." };
+            let _ = write!(word, "{}{dots}", ply / 2 + 1);
+            w.word(word.as_bytes(), true);
+        }
+        w.word(san.as_str().as_bytes(), true);
+        for &nag in node.nags() {
+            word.clear();
+            let _ = write!(word, "${nag}");
+            w.word(word.as_bytes(), true);
+        }
+        numbered = true;
+        for span in node.comments() {
+            w.comment(span.bytes(&game.text));
+            numbered = false;
+        }
+        for variation in node.variations() {
+            let empty = variation.moves.first().is_none_or(|m| m.san.is_none());
+            if empty && variation.comments.is_empty() {
+                continue;
+            }
+            w.word(b"(", true);
+            w.glue = true;
+            write_line(game, variation, ply, w);
+            w.glue = false;
+            w.word(b")", false);
+            numbered = false;
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! One JSON object per game for `arbiter pgn --json`: the game's tags and
+//! verdict, with `illegalMove`, `position` and `outcome` in the shape
+//! `arbiter validate` prints (proto3 JSON names, enum values by name).
+
+use std::io::{self, Write};
+
+use super::check::{GameReport, VariationError, Verdict};
+use crate::chess::Color;
+use crate::chess::game::IllegalMove;
+use crate::proto;
+
+/// `value` as a JSON string.
+fn string(out: &mut Vec<u8>, value: &str) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)
+}
+
+/// Appends the JSON line (with its `\n`) of one game.
+///
+/// # Errors
+///
+/// None in practice: writing to a vector does not fail.
+pub fn write_json(report: &GameReport, out: &mut Vec<u8>) -> io::Result<()> {
+    let GameReport { index, line, game, verdict } = report;
+    write!(out, "{{\"index\":{index},\"line\":{line},\"tags\":{{")?;
+    if let Some(game) = game {
+        let mut seen: Vec<std::borrow::Cow<'_, str>> = Vec::new();
+        for (name, value) in game.tags() {
+            // A repeated tag keeps its first value, as the validation does.
+            if seen.contains(&name) {
+                continue;
+            }
+            if !seen.is_empty() {
+                out.push(b',');
+            }
+            string(out, &name)?;
+            out.push(b':');
+            string(out, &value)?;
+            seen.push(name);
+        }
+    }
+    out.push(b'}');
+    match verdict {
+        Ok(verdict) => write_verdict(verdict, out)?,
+        Err(error) => {
+            out.extend_from_slice(b",\"error\":{\"reason\":");
+            string(out, error.reason())?;
+            out.extend_from_slice(b",\"message\":");
+            string(out, &error.to_string())?;
+            out.push(b'}');
+        }
+    }
+    out.extend_from_slice(b"}\n");
+    Ok(())
+}
+
+fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
+    let Verdict {
+        plies,
+        illegal_move,
+        variation_errors,
+        position,
+        outcome,
+        result_tag,
+        result_consistent,
+    } = verdict;
+    write!(out, ",\"plies\":{plies}")?;
+    if let Some(IllegalMove { index, text, reason, message }) = illegal_move {
+        write!(out, ",\"illegalMove\":{{\"index\":{index},\"move\":")?;
+        string(out, text)?;
+        out.extend_from_slice(b",\"reason\":");
+        string(out, proto::IllegalMoveReason::from(*reason).as_str_name())?;
+        out.extend_from_slice(b",\"message\":");
+        string(out, message)?;
+        out.push(b'}');
+    }
+    out.extend_from_slice(b",\"variationErrors\":[");
+    for (i, error) in variation_errors.iter().enumerate() {
+        let VariationError { path, index, text, reason, message } = error;
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"path\":");
+        serde_json::to_writer(&mut *out, path).map_err(io::Error::from)?;
+        write!(out, ",\"index\":{index},\"move\":")?;
+        string(out, text)?;
+        out.extend_from_slice(b",\"reason\":");
+        string(out, reason.name())?;
+        out.extend_from_slice(b",\"message\":");
+        string(out, message)?;
+        out.push(b'}');
+    }
+    out.push(b']');
+    let turn = match position.turn() {
+        Color::White => proto::Color::White,
+        Color::Black => proto::Color::Black,
+    };
+    write!(
+        out,
+        ",\"position\":{{\"fen\":\"{}\",\"turn\":\"{}\",\"inCheck\":{},\"halfmoveClock\":{},\
+         \"fullmoveNumber\":{},\"legalMoves\":[]}}",
+        position.fen().as_str(),
+        turn.as_str_name(),
+        position.is_check(),
+        position.halfmove_clock(),
+        position.fullmove_number(),
+    )?;
+    let proto::Outcome { result, termination, claimable_draws, pgn_result } =
+        proto::Outcome::from(outcome);
+    let name = |value: i32, f: fn(i32) -> Option<&'static str>| f(value).unwrap_or("UNKNOWN");
+    write!(
+        out,
+        ",\"outcome\":{{\"result\":\"{}\"",
+        name(result, |v| proto::GameResult::try_from(v).ok().map(|r| r.as_str_name()))
+    )?;
+    if termination != proto::Termination::Unspecified as i32 {
+        let termination =
+            name(termination, |v| proto::Termination::try_from(v).ok().map(|t| t.as_str_name()));
+        write!(out, ",\"termination\":\"{termination}\"")?;
+    }
+    out.extend_from_slice(b",\"claimableDraws\":[");
+    for (i, &draw) in claimable_draws.iter().enumerate() {
+        let draw = name(draw, |v| proto::ClaimableDraw::try_from(v).ok().map(|d| d.as_str_name()));
+        write!(out, "{}\"{draw}\"", if i > 0 { "," } else { "" })?;
+    }
+    write!(out, "],\"pgnResult\":\"{pgn_result}\"}}")?;
+    if let Some(tag) = result_tag {
+        out.extend_from_slice(b",\"resultTag\":");
+        string(out, tag)?;
+    }
+    write!(out, ",\"resultConsistent\":{result_consistent}")?;
+    Ok(())
+}

@@ -1,0 +1,31 @@
+//! PGN: a streaming reader that cuts any `Read` into games in bounded
+//! memory, a parser of one game's tags and movetext (comments, NAGs, nested
+//! variations, clocks), validation of every line through the replay of
+//! [`crate::chess::game`], and the canonical export. No transport, no files:
+//! callers bring a reader and a writer.
+//!
+//! ```
+//! use arbiter::pgn::{GameReader, ReaderOptions, check_game};
+//! let text = "[Event \"x\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
+//! let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
+//! let raw = reader.next_game().unwrap().unwrap();
+//! let report = check_game(raw);
+//! let verdict = report.verdict.as_ref().unwrap();
+//! assert_eq!(verdict.plies, 4);
+//! assert!(verdict.result_consistent);
+//! assert!(reader.next_game().unwrap().is_none());
+//! ```
+
+mod check;
+mod export;
+pub mod json;
+mod parse;
+mod reader;
+
+pub use check::{
+    GameError, GameReport, ResultToken, Variant, VariationError, VariationReason, Verdict,
+    check_game, check_parsed, result_consistent, variant_of,
+};
+pub use export::write_canonical;
+pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, parse_game};
+pub use reader::{GameReader, RawGame, ReaderOptions};

@@ -1,0 +1,599 @@
+//! One game's text read into tags and a tree of moves: comments, NAGs and
+//! suffix annotations, clocks and nested variations. Nothing is copied:
+//! tags, moves and comments are spans of the game's bytes, so reading a game
+//! allocates only the vectors of its lines.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use super::check::{ResultToken, VariationError, VariationReason};
+use super::reader::{is_delimiter, is_result};
+use crate::chess::san::SanString;
+
+/// Variations nested deeper than this are skipped and reported.
+pub const MAX_VARIATION_DEPTH: usize = 64;
+
+/// A stretch of a game's text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub start: u32,
+    pub len: u32,
+}
+
+impl Span {
+    fn new(start: usize, end: usize) -> Span {
+        // Games are at most a few megabytes (the reader's limit).
+        Span { start: start as u32, len: (end - start) as u32 }
+    }
+
+    /// Its bytes in `text`.
+    pub fn bytes<'a>(&self, text: &'a [u8]) -> &'a [u8] {
+        let start = self.start as usize;
+        text.get(start..start + self.len as usize).unwrap_or_default()
+    }
+}
+
+/// A clock reading from a `[%clk H:MM:SS]` comment, to the millisecond.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Clock {
+    pub millis: u64,
+}
+
+impl fmt::Display for Clock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.millis / 1000;
+        write!(f, "{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)?;
+        match self.millis % 1000 {
+            0 => Ok(()),
+            ms if ms % 100 == 0 => write!(f, ".{}", ms / 100),
+            ms => write!(f, ".{ms:03}"),
+        }
+    }
+}
+
+/// One move of a line, with what follows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MoveNode {
+    /// The move as written, without move number or suffix annotation.
+    pub text: Span,
+    /// Its canonical SAN, once checked and found legal.
+    pub san: Option<SanString>,
+    /// The clock after the move, from a `[%clk]` comment.
+    pub clock: Option<Clock>,
+    /// The first comment after the move (most moves have at most one).
+    comment: Option<Span>,
+    /// The rarer rest: more comments, NAGs, variations.
+    extra: Option<Box<Extra>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Extra {
+    comments: Vec<Span>,
+    nags: Vec<u8>,
+    variations: Vec<Line>,
+}
+
+impl MoveNode {
+    /// The comments after the move, in order.
+    pub fn comments(&self) -> impl Iterator<Item = Span> + '_ {
+        self.comment.into_iter().chain(self.extra.iter().flat_map(|e| e.comments.iter().copied()))
+    }
+
+    /// Its NAGs, suffix annotations included (`!` is `$1` ... `?!` is `$6`).
+    pub fn nags(&self) -> &[u8] {
+        self.extra.as_ref().map_or(&[], |e| &e.nags)
+    }
+
+    /// The variations that replace this move.
+    pub fn variations(&self) -> &[Line] {
+        self.extra.as_ref().map_or(&[], |e| &e.variations)
+    }
+
+    /// The variations, to fill in their SAN.
+    pub(super) fn variations_mut(&mut self) -> &mut [Line] {
+        self.extra.as_mut().map_or(&mut [], |e| &mut e.variations)
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_default()
+    }
+
+    fn add_comment(&mut self, span: Span, text: &[u8]) {
+        if self.clock.is_none() {
+            self.clock = read_clock(span.bytes(text));
+        }
+        if self.comment.is_none() {
+            self.comment = Some(span);
+        } else {
+            self.extra().comments.push(span);
+        }
+    }
+}
+
+/// A line of moves: the mainline or a variation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Line {
+    /// Comments before its first move.
+    pub comments: Vec<Span>,
+    pub moves: Vec<MoveNode>,
+}
+
+/// One game read from PGN.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PgnGame {
+    /// The game's text, which the spans point into.
+    pub text: Vec<u8>,
+    /// Tag names and raw values (escapes kept), in order.
+    tags: Vec<(Span, Span)>,
+    pub mainline: Line,
+    /// The result token closing the movetext, if any.
+    pub result_token: Option<ResultToken>,
+    /// Variations that could not be read (before any move, or too deep).
+    pub syntax_errors: Vec<VariationError>,
+}
+
+/// Text as UTF-8, or as Latin-1 (the PGN standard's character set) when it
+/// is not valid UTF-8.
+fn decode(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
+}
+
+impl PgnGame {
+    /// The tags in order, values unescaped.
+    pub fn tags(&self) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
+        self.tags.iter().map(|(name, value)| {
+            (decode(name.bytes(&self.text)), unescape(value.bytes(&self.text)))
+        })
+    }
+
+    /// The value of the first tag called `name`.
+    pub fn tag(&self, name: &str) -> Option<Cow<'_, str>> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n.bytes(&self.text) == name.as_bytes())
+            .map(|(_, value)| unescape(value.bytes(&self.text)))
+    }
+
+    /// The text of `span` (a move or a comment).
+    pub fn str(&self, span: Span) -> Cow<'_, str> {
+        decode(span.bytes(&self.text))
+    }
+}
+
+/// A tag value without its escapes (`\"` and `\\`).
+fn unescape(raw: &[u8]) -> Cow<'_, str> {
+    if !raw.contains(&b'\\') {
+        return decode(raw);
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    let mut bytes = raw.iter();
+    while let Some(&b) = bytes.next() {
+        out.push(if b == b'\\' { bytes.next().copied().unwrap_or(b) } else { b });
+    }
+    Cow::Owned(decode(&out).into_owned())
+}
+
+/// The clock in a comment's `[%clk H:MM:SS(.f)]`, if there is one.
+fn read_clock(comment: &[u8]) -> Option<Clock> {
+    let at = memchr::memmem::find(comment, b"[%clk")?;
+    let rest = comment[at + 5..].trim_ascii_start();
+    let end = rest.iter().position(|&b| b == b']' || b.is_ascii_whitespace())?;
+    let mut parts = rest[..end].split(|&b| b == b':');
+    let number = |part: &[u8]| -> Option<u64> {
+        if part.is_empty() || part.len() > 9 || !part.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        part.iter().try_fold(0u64, |n, &d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))
+    };
+    let hours = number(parts.next()?)?;
+    let minutes = number(parts.next()?)?;
+    let seconds = parts.next()?;
+    if parts.next().is_some() || minutes >= 60 {
+        return None;
+    }
+    let (whole, fraction) = match seconds.iter().position(|&b| b == b'.') {
+        Some(dot) => (&seconds[..dot], &seconds[dot + 1..]),
+        None => (seconds, &b""[..]),
+    };
+    let whole = number(whole)?;
+    if whole >= 60 {
+        return None;
+    }
+    let mut millis = 0;
+    if !fraction.is_empty() {
+        let digits = number(fraction.get(..fraction.len().min(3))?)?;
+        millis = digits * [100, 10, 1][fraction.len().min(3) - 1];
+    }
+    let total = ((hours * 60 + minutes) * 60 + whole).checked_mul(1000)?.checked_add(millis)?;
+    Some(Clock { millis: total })
+}
+
+/// The NAG a suffix annotation stands for.
+fn suffix_nag(suffix: &[u8]) -> Option<u8> {
+    Some(match suffix {
+        b"!" => 1,
+        b"?" => 2,
+        b"!!" => 3,
+        b"??" => 4,
+        b"!?" => 5,
+        b"?!" => 6,
+        _ => return None,
+    })
+}
+
+/// What a movetext token is.
+enum Token<'a> {
+    /// A move number, an ellipsis or anything else with no move in it.
+    Nothing,
+    Result(ResultToken),
+    /// A move's text, and the NAG of its suffix annotation.
+    Move(&'a [u8], usize, Option<u8>),
+    /// A suffix annotation standing alone.
+    Nag(u8),
+}
+
+fn classify(token: &[u8], start: usize) -> Token<'_> {
+    if is_result(token) {
+        return Token::Result(ResultToken::from_bytes(token));
+    }
+    let mut text = token;
+    let mut start = start;
+    if text[0].is_ascii_digit() && !text.starts_with(b"0-0") {
+        // A move number, maybe with the move glued on: `12.`, `12...e5`.
+        let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
+        let dots = text[digits..].iter().take_while(|&&b| b == b'.').count();
+        if digits + dots == text.len() {
+            return Token::Nothing;
+        }
+        if dots > 0 {
+            text = &text[digits + dots..];
+            start += digits + dots;
+        }
+    }
+    if text.iter().all(|&b| b == b'.') {
+        return Token::Nothing;
+    }
+    let bare = text.iter().rposition(|&b| b != b'!' && b != b'?').map_or(0, |i| i + 1);
+    let nag = suffix_nag(&text[bare..]);
+    if bare == 0 {
+        return nag.map_or(Token::Nothing, Token::Nag);
+    }
+    Token::Move(&text[..bare], start, nag)
+}
+
+struct Parser<'a> {
+    text: &'a [u8],
+    pos: usize,
+    errors: Vec<VariationError>,
+}
+
+impl Parser<'_> {
+    fn at_line_start(&self) -> bool {
+        self.pos == 0 || self.text[self.pos - 1] == b'\n'
+    }
+
+    fn skip_line(&mut self) -> usize {
+        let end =
+            memchr::memchr(b'\n', &self.text[self.pos..]).map_or(self.text.len(), |k| self.pos + k);
+        self.pos = end;
+        end
+    }
+
+    /// The tag pairs at the start; `None` once the movetext begins.
+    fn tag(&mut self) -> Option<(Span, Span)> {
+        loop {
+            while self.pos < self.text.len() && self.text[self.pos].is_ascii_whitespace() {
+                self.pos += 1;
+            }
+            if self.pos < self.text.len() && self.text[self.pos] == b'%' && self.at_line_start() {
+                self.skip_line();
+                continue;
+            }
+            break;
+        }
+        if self.text.get(self.pos) != Some(&b'[') {
+            return None;
+        }
+        let text = self.text;
+        let mut i = self.pos + 1;
+        let skip_space = |i: &mut usize| {
+            while *i < text.len() && text[*i].is_ascii_whitespace() && text[*i] != b'\n' {
+                *i += 1;
+            }
+        };
+        skip_space(&mut i);
+        let name_start = i;
+        while i < text.len() && !text[i].is_ascii_whitespace() && !matches!(text[i], b'"' | b']') {
+            i += 1;
+        }
+        let name = Span::new(name_start, i);
+        skip_space(&mut i);
+        let mut value = Span::new(i, i);
+        if text.get(i) == Some(&b'"') {
+            i += 1;
+            let value_start = i;
+            while i < text.len() && text[i] != b'"' && text[i] != b'\n' {
+                i += if text[i] == b'\\' && i + 1 < text.len() && text[i + 1] != b'\n' {
+                    2
+                } else {
+                    1
+                };
+            }
+            value = Span::new(value_start, i.min(text.len()));
+            i += usize::from(text.get(i) == Some(&b'"'));
+        }
+        // The rest of the tag up to its `]`, on this line.
+        while i < text.len() && text[i] != b']' && text[i] != b'\n' {
+            i += 1;
+        }
+        self.pos = (i + usize::from(text.get(i) == Some(&b']'))).min(text.len());
+        Some((name, value))
+    }
+
+    /// Reads a line of moves up to its `)` (a variation, `depth` > 0) or the
+    /// result token or the end (the mainline). `path` names the line.
+    fn line(&mut self, depth: usize, path: &mut Vec<u32>) -> (Line, Option<ResultToken>) {
+        let mut line = Line::default();
+        let text = self.text;
+        while self.pos < text.len() {
+            let b = text[self.pos];
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
+                b'{' => {
+                    let start = self.pos + 1;
+                    let end =
+                        memchr::memchr(b'}', &text[start..]).map_or(text.len(), |k| start + k);
+                    self.pos = (end + 1).min(text.len());
+                    attach_comment(&mut line, Span::new(start, end), text);
+                }
+                b';' => {
+                    let start = self.pos + 1;
+                    let end = self.skip_line();
+                    let end = if end > start && text[end - 1] == b'\r' { end - 1 } else { end };
+                    attach_comment(&mut line, Span::new(start, end), text);
+                }
+                b'%' if self.at_line_start() => {
+                    self.skip_line();
+                }
+                b'(' => {
+                    self.pos += 1;
+                    let ply = line.moves.len();
+                    let Some(last) = line.moves.last_mut() else {
+                        self.skip_variation();
+                        self.error(path, VariationReason::NoMoveBefore);
+                        continue;
+                    };
+                    let number = last.variations().len() as u32;
+                    path.extend([ply as u32 - 1, number]);
+                    if depth + 1 > MAX_VARIATION_DEPTH {
+                        self.skip_variation();
+                        self.error(path, VariationReason::TooDeep);
+                    } else {
+                        let (variation, _) = self.line(depth + 1, path);
+                        last.extra().variations.push(variation);
+                    }
+                    path.truncate(path.len() - 2);
+                }
+                b')' => {
+                    self.pos += 1;
+                    if depth > 0 {
+                        return (line, None);
+                    }
+                }
+                b'$' => {
+                    let start = self.pos + 1;
+                    let mut end = start;
+                    while end < text.len() && text[end].is_ascii_digit() {
+                        end += 1;
+                    }
+                    self.pos = end.max(start);
+                    let value =
+                        std::str::from_utf8(&text[start..end]).ok().and_then(|d| d.parse().ok());
+                    if let (Some(nag), Some(last)) = (value, line.moves.last_mut()) {
+                        last.extra().nags.push(nag);
+                    }
+                }
+                _ if is_delimiter(b) => self.pos += 1,
+                _ => {
+                    let start = self.pos;
+                    let mut end = start + 1;
+                    while end < text.len() && !is_delimiter(text[end]) {
+                        end += 1;
+                    }
+                    self.pos = end;
+                    match classify(&text[start..end], start) {
+                        Token::Nothing => {}
+                        Token::Result(result) => {
+                            if depth == 0 {
+                                return (line, Some(result));
+                            }
+                        }
+                        Token::Nag(nag) => {
+                            if let Some(last) = line.moves.last_mut() {
+                                last.extra().nags.push(nag);
+                            }
+                        }
+                        Token::Move(mv, at, nag) => {
+                            let mut node = MoveNode {
+                                text: Span::new(at, at + mv.len()),
+                                ..MoveNode::default()
+                            };
+                            if let Some(nag) = nag {
+                                node.extra().nags.push(nag);
+                            }
+                            line.moves.push(node);
+                        }
+                    }
+                }
+            }
+        }
+        (line, None)
+    }
+
+    /// Skips to the end of a variation whose `(` was read, comments and
+    /// nested variations included, without recursion.
+    fn skip_variation(&mut self) {
+        let mut depth = 1usize;
+        while self.pos < self.text.len() && depth > 0 {
+            match self.text[self.pos] {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                b'{' => {
+                    let start = self.pos + 1;
+                    self.pos = memchr::memchr(b'}', &self.text[start..])
+                        .map_or(self.text.len(), |k| start + k);
+                }
+                b';' => {
+                    self.skip_line();
+                    continue;
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+    }
+
+    fn error(&mut self, path: &[u32], reason: VariationReason) {
+        self.errors.push(VariationError {
+            path: path.to_vec(),
+            index: 0,
+            text: String::new(),
+            message: reason.message(),
+            reason,
+        });
+    }
+}
+
+/// Puts a comment after the line's last move, or before its first.
+fn attach_comment(line: &mut Line, span: Span, text: &[u8]) {
+    match line.moves.last_mut() {
+        Some(last) => last.add_comment(span, text),
+        None => line.comments.push(span),
+    }
+}
+
+/// Reads one game's text (as [`super::GameReader`] cuts it).
+///
+/// ```
+/// use arbiter::pgn::parse_game;
+/// let game = parse_game(b"[White \"A \\\"B\\\"\"]\n\n1. e4!? {good} (1. d4 $1) 1... e5 1-0".to_vec());
+/// assert_eq!(game.tag("White").unwrap(), "A \"B\"");
+/// let e4 = &game.mainline.moves[0];
+/// assert_eq!(game.str(e4.text), "e4");
+/// assert_eq!(e4.nags(), [5]);
+/// assert_eq!(e4.variations()[0].moves.len(), 1);
+/// assert_eq!(game.mainline.moves.len(), 2);
+/// ```
+pub fn parse_game(text: Vec<u8>) -> PgnGame {
+    let mut parser = Parser { text: &text, pos: 0, errors: Vec::new() };
+    let mut tags = Vec::new();
+    while let Some(tag) = parser.tag() {
+        tags.push(tag);
+    }
+    let (mainline, result_token) = parser.line(0, &mut Vec::new());
+    let syntax_errors = parser.errors;
+    PgnGame { tags, mainline, result_token, syntax_errors, text }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(text: &str) -> PgnGame {
+        parse_game(text.as_bytes().to_vec())
+    }
+
+    fn moves(game: &PgnGame, line: &Line) -> Vec<String> {
+        line.moves.iter().map(|m| game.str(m.text).into_owned()).collect()
+    }
+
+    #[test]
+    fn move_numbers_in_every_form() {
+        let g = game("1. e4 1... e5 2.Nf3 2...Nc6 3. ... Bb5 a6 4 Ba4 5.. Nf6 0-0 1/2-1/2");
+        assert_eq!(
+            moves(&g, &g.mainline),
+            ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "0-0"]
+        );
+        assert_eq!(g.result_token, Some(ResultToken::Draw));
+    }
+
+    #[test]
+    fn suffix_annotations_and_nags() {
+        let g = game("1. e4! e5? 2. Nf3!! Nc6?? 3. Bb5!? a6?! 4. Ba4 ! $14 Nf6 ?? *");
+        let nags: Vec<&[u8]> = g.mainline.moves.iter().map(MoveNode::nags).collect();
+        assert_eq!(nags, [&[1][..], &[2], &[3], &[4], &[5], &[6], &[1, 14], &[4]]);
+        assert_eq!(moves(&g, &g.mainline)[6], "Ba4");
+        assert_eq!(g.result_token, Some(ResultToken::Ongoing));
+    }
+
+    #[test]
+    fn comments_of_every_kind() {
+        let g = game("{before} 1. e4 {a { inside} ; rest of line\n% escape e5\ne5 {x} {y} *");
+        assert_eq!(g.str(g.mainline.comments[0]), "before");
+        let e4 = &g.mainline.moves[0];
+        let comments: Vec<_> = e4.comments().map(|c| g.str(c).into_owned()).collect();
+        assert_eq!(comments, ["a { inside", " rest of line"]);
+        assert_eq!(moves(&g, &g.mainline), ["e4", "e5"]);
+        assert_eq!(g.mainline.moves[1].comments().count(), 2);
+    }
+
+    #[test]
+    fn nested_variations_attach_to_the_move_they_replace() {
+        let g = game("1. e4 e5 (1... c5 2. Nf3 (2. c3 d5) d6) (1... e6) 2. Nf3 *");
+        let e5 = &g.mainline.moves[1];
+        assert_eq!(e5.variations().len(), 2);
+        let sicilian = &e5.variations()[0];
+        assert_eq!(moves(&g, sicilian), ["c5", "Nf3", "d6"]);
+        assert_eq!(moves(&g, &sicilian.moves[1].variations()[0]), ["c3", "d5"]);
+        assert_eq!(moves(&g, &g.mainline), ["e4", "e5", "Nf3"]);
+        assert!(g.syntax_errors.is_empty());
+    }
+
+    #[test]
+    fn unreadable_variations_are_reported_not_followed() {
+        let g = game("(1. d4) 1. e4 e5 *");
+        assert_eq!(moves(&g, &g.mainline), ["e4", "e5"]);
+        assert_eq!(g.syntax_errors[0].reason, VariationReason::NoMoveBefore);
+        let deep = format!("1. e4 {} e5 *", "(1. d4 ".repeat(100) + &")".repeat(100));
+        let g = game(&deep);
+        assert_eq!(moves(&g, &g.mainline), ["e4", "e5"]);
+        assert_eq!(g.syntax_errors.len(), 1);
+        assert_eq!(g.syntax_errors[0].reason, VariationReason::TooDeep);
+        assert_eq!(g.syntax_errors[0].path.len(), 2 * (MAX_VARIATION_DEPTH + 1));
+    }
+
+    #[test]
+    fn tags_with_escapes_and_latin1() {
+        let g = parse_game(
+            b"[Event \"a \\\\ b \\\"c\\\"\"]\r\n[Site \"M\xfcnchen\"] [Round \"1\"]\r\n\r\n*"
+                .to_vec(),
+        );
+        let tags: Vec<(String, String)> =
+            g.tags().map(|(n, v)| (n.into_owned(), v.into_owned())).collect();
+        assert_eq!(tags[0], ("Event".into(), "a \\ b \"c\"".into()));
+        assert_eq!(tags[1].1, "München");
+        assert_eq!(g.tag("Round").unwrap(), "1");
+        assert!(g.mainline.moves.is_empty());
+    }
+
+    #[test]
+    fn clocks() {
+        let g = game(
+            "1. e4 { [%eval 0.2] [%clk 0:03:12] } e5 {[%clk 1:00:00.5]} 2. Nf3 {[%clk 0:99:00]} *",
+        );
+        let clocks: Vec<Option<u64>> =
+            g.mainline.moves.iter().map(|m| m.clock.map(|c| c.millis)).collect();
+        assert_eq!(clocks, [Some(192_000), Some(3_600_500), None]);
+        assert_eq!(Clock { millis: 3_600_500 }.to_string(), "1:00:00.5");
+        assert_eq!(Clock { millis: 192_000 }.to_string(), "0:03:12");
+    }
+
+    #[test]
+    fn uci_movetext_and_castling_with_zeros() {
+        let g = game("1. e2e4 e7e5 2. g1f3 b8c6 3. O-O 0-0-0+ *");
+        assert_eq!(moves(&g, &g.mainline), ["e2e4", "e7e5", "g1f3", "b8c6", "O-O", "0-0-0+"]);
+    }
+}

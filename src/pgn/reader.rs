@@ -1,0 +1,358 @@
+//! Cutting a PGN stream into games: line by line from any `BufRead`, in
+//! memory bounded by the game size limit, without understanding moves.
+//!
+//! A game ends at a result token outside comments and variations, or where
+//! the next one begins: a tag line (`[` at the start of a line, outside a
+//! comment) after movetext, or after a blank line that closed a tag section
+//! (files of tags only have no movetext and no result token). A game over the
+//! size limit is not kept: the reader skips to the next line that starts
+//! with `[`, reports the game as too large, and goes on from there.
+
+use std::io::{self, BufRead, Read};
+
+/// Limits of the reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReaderOptions {
+    /// The largest game kept, in bytes; a larger one is skipped and reported.
+    pub max_game_bytes: usize,
+}
+
+impl Default for ReaderOptions {
+    fn default() -> ReaderOptions {
+        // The longest real games with comments are tens of kilobytes.
+        ReaderOptions { max_game_bytes: 1 << 20 }
+    }
+}
+
+/// One game's text as read, or the note that it was too large.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawGame {
+    /// Its place in the stream, from 0.
+    pub index: usize,
+    /// The line it starts on, from 1.
+    pub line: usize,
+    /// Its bytes (tags and movetext), or `Err(bytes)` with the size of a
+    /// game over the limit, which was not kept.
+    pub text: Result<Vec<u8>, u64>,
+}
+
+/// Reads games one by one from a PGN stream.
+///
+/// ```
+/// use arbiter::pgn::{GameReader, ReaderOptions};
+/// let text = "[Event \"a\"]\n\n1. e4 e5 *\n[Event \"b\"]\n1. d4 1-0\n";
+/// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
+/// let first = reader.next_game().unwrap().unwrap();
+/// assert_eq!((first.index, first.line), (0, 1));
+/// assert_eq!(first.text.unwrap(), b"[Event \"a\"]\n\n1. e4 e5 *\n");
+/// let second = reader.next_game().unwrap().unwrap();
+/// assert_eq!((second.index, second.line), (1, 4));
+/// assert!(reader.next_game().unwrap().is_none());
+/// ```
+#[derive(Debug)]
+pub struct GameReader<R> {
+    input: R,
+    options: ReaderOptions,
+    /// The number of the next line to read, from 1.
+    line: usize,
+    next_index: usize,
+    /// The line that begins the next game, read while ending the last one.
+    carried: Vec<u8>,
+    /// Whether the byte-order mark has been looked for.
+    started: bool,
+    bytes_read: u64,
+}
+
+/// What a line says about where the game ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Feed {
+    More,
+    /// This line begins the next game.
+    NextGame,
+    /// The game ends with this line (its result token).
+    Ended,
+}
+
+/// Where the scan of a game stands.
+#[derive(Clone, Copy, Debug, Default)]
+struct Scan {
+    in_comment: bool,
+    depth: u32,
+    tags: bool,
+    blank_after_tags: bool,
+    movetext: bool,
+}
+
+/// Bytes that end a movetext token.
+#[inline]
+pub(super) fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';' | b'[' | b']' | b'$'
+    )
+}
+
+/// The four game termination markers.
+#[inline]
+pub(super) fn is_result(token: &[u8]) -> bool {
+    matches!(token, b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
+}
+
+impl Scan {
+    fn has_content(&self) -> bool {
+        self.tags || self.movetext
+    }
+
+    /// Takes one line (without its end) into account.
+    fn feed(&mut self, line: &[u8]) -> Feed {
+        if !self.in_comment {
+            if line.first() == Some(&b'%') {
+                return Feed::More;
+            }
+            let first = line.iter().position(|b| !b.is_ascii_whitespace());
+            match first.map(|i| line[i]) {
+                None => {
+                    self.blank_after_tags |= self.tags && !self.movetext;
+                    return Feed::More;
+                }
+                Some(b'[') => {
+                    if self.movetext || self.blank_after_tags {
+                        return Feed::NextGame;
+                    }
+                    self.tags = true;
+                    return Feed::More;
+                }
+                Some(_) => {}
+            }
+        }
+        self.movetext = true;
+        self.scan_movetext(line)
+    }
+
+    /// Follows comments and variations along a movetext line, looking for
+    /// a result token at the top level.
+    fn scan_movetext(&mut self, line: &[u8]) -> Feed {
+        let mut i = 0;
+        let n = line.len();
+        while i < n {
+            if self.in_comment {
+                match memchr::memchr(b'}', &line[i..]) {
+                    Some(k) => {
+                        i += k + 1;
+                        self.in_comment = false;
+                    }
+                    None => return Feed::More,
+                }
+                continue;
+            }
+            match line[i] {
+                b'{' => self.in_comment = true,
+                b';' => return Feed::More,
+                b'(' => self.depth += 1,
+                b')' => self.depth = self.depth.saturating_sub(1),
+                b => {
+                    if !is_delimiter(b) {
+                        let start = i;
+                        while i < n && !is_delimiter(line[i]) {
+                            i += 1;
+                        }
+                        if self.depth == 0 && is_result(&line[start..i]) {
+                            return Feed::Ended;
+                        }
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+        }
+        Feed::More
+    }
+}
+
+/// `line` without its line end (`\n` or `\r\n`).
+fn without_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+impl<R: BufRead> GameReader<R> {
+    /// A reader of the games in `input`.
+    pub fn new(input: R, options: ReaderOptions) -> GameReader<R> {
+        GameReader {
+            input,
+            options,
+            line: 1,
+            next_index: 0,
+            carried: Vec::new(),
+            started: false,
+            bytes_read: 0,
+        }
+    }
+
+    /// The bytes read from the input so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// The next game, or `None` at the end of the input.
+    ///
+    /// # Errors
+    ///
+    /// What reading the input fails with.
+    pub fn next_game(&mut self) -> io::Result<Option<RawGame>> {
+        if !self.started {
+            self.started = true;
+            if self.input.fill_buf()?.starts_with(b"\xEF\xBB\xBF") {
+                self.input.consume(3);
+                self.bytes_read += 3;
+            }
+        }
+        let max = self.options.max_game_bytes;
+        let mut text = std::mem::take(&mut self.carried);
+        let mut scan = Scan::default();
+        let mut start_line = self.line;
+        if !text.is_empty() {
+            // The carried line is a tag line that started this game.
+            start_line -= 1;
+            scan.feed(without_end(&text));
+        }
+        loop {
+            let line_start = text.len();
+            let limit = (max + 1).saturating_sub(line_start) as u64;
+            let n = <&mut R as Read>::take(&mut self.input, limit).read_until(b'\n', &mut text)?;
+            if n == 0 {
+                break;
+            }
+            self.bytes_read += n as u64;
+            // A line cut at the limit is counted when its end is skipped.
+            self.line += usize::from(text.last() == Some(&b'\n'));
+            if text.len() > max {
+                let at_line_start = text.last() == Some(&b'\n');
+                let skipped = self.skip_game(at_line_start)?;
+                return Ok(Some(self.emit(start_line, Err(text.len() as u64 + skipped))));
+            }
+            let was_empty = !scan.has_content();
+            match scan.feed(without_end(&text[line_start..])) {
+                Feed::More => {
+                    if !scan.has_content() {
+                        // Blank or escape lines before a game are not part of it.
+                        text.clear();
+                        start_line = self.line;
+                    } else if was_empty {
+                        start_line = self.line - 1;
+                    }
+                }
+                Feed::Ended => return Ok(Some(self.emit(start_line, Ok(text)))),
+                Feed::NextGame => {
+                    self.carried = text.split_off(line_start);
+                    return Ok(Some(self.emit(start_line, Ok(text))));
+                }
+            }
+        }
+        if scan.has_content() { Ok(Some(self.emit(start_line, Ok(text)))) } else { Ok(None) }
+    }
+
+    fn emit(&mut self, line: usize, text: Result<Vec<u8>, u64>) -> RawGame {
+        let index = self.next_index;
+        self.next_index += 1;
+        RawGame { index, line, text }
+    }
+
+    /// Skips the rest of a game over the size limit, up to the next line
+    /// that starts with `[` (not consumed); returns the bytes skipped.
+    fn skip_game(&mut self, mut at_line_start: bool) -> io::Result<u64> {
+        let mut skipped = 0u64;
+        loop {
+            let buf = self.input.fill_buf()?;
+            if buf.is_empty() || (at_line_start && buf[0] == b'[') {
+                return Ok(skipped);
+            }
+            let (n, line_end) = match memchr::memchr(b'\n', buf) {
+                Some(k) => (k + 1, true),
+                None => (buf.len(), false),
+            };
+            self.input.consume(n);
+            skipped += n as u64;
+            self.bytes_read += n as u64;
+            self.line += usize::from(line_end);
+            at_line_start = line_end;
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for GameReader<R> {
+    type Item = io::Result<RawGame>;
+
+    fn next(&mut self) -> Option<io::Result<RawGame>> {
+        self.next_game().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn games(text: &str, max: usize) -> Vec<RawGame> {
+        let reader = GameReader::new(text.as_bytes(), ReaderOptions { max_game_bytes: max });
+        reader.collect::<io::Result<Vec<_>>>().unwrap()
+    }
+
+    fn texts(text: &str) -> Vec<String> {
+        games(text, 1 << 20)
+            .into_iter()
+            .map(|g| String::from_utf8(g.text.unwrap()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn games_end_at_result_tokens_and_tag_lines() {
+        let text = "\u{feff}[Event \"a\"]\r\n\r\n1. e4 {1-0 in a comment} (1. d4 1-0) e5 *\r\n\
+                    [Event \"b\"]\n\n1. d4\n[Event \"c\"]\n";
+        assert_eq!(
+            texts(text),
+            [
+                "[Event \"a\"]\r\n\r\n1. e4 {1-0 in a comment} (1. d4 1-0) e5 *\r\n",
+                "[Event \"b\"]\n\n1. d4\n",
+                "[Event \"c\"]\n"
+            ]
+        );
+        let lines: Vec<usize> = games(text, 1 << 20).iter().map(|g| g.line).collect();
+        assert_eq!(lines, [1, 4, 7]);
+    }
+
+    #[test]
+    fn tag_only_games_end_at_a_blank_line() {
+        let text = "[Event \"a\"]\n[Result \"*\"]\n\n[Event \"b\"]\n\n\n\n[Event \"c\"]\n";
+        assert_eq!(texts(text).len(), 3);
+    }
+
+    #[test]
+    fn blank_lines_inside_movetext_and_comments_do_not_split() {
+        let text =
+            "[Event \"a\"]\n\n1. e4 e5\n\n2. Nf3 {a comment\n[%clk 0:01:00]\n\nstill} Nc6 1-0\n";
+        assert_eq!(texts(text).len(), 1);
+    }
+
+    #[test]
+    fn a_game_over_the_limit_is_skipped_and_reading_goes_on() {
+        let long = "1. e4 e5 ".repeat(50);
+        let text = format!("[Event \"a\"]\n\n{long}\n{long} 1-0\n[Event \"b\"]\n\n1. d4 *\n");
+        let read = games(&text, 300);
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[0].text, Err(text.find("[Event \"b\"]").unwrap() as u64));
+        assert_eq!(read[1].line, 5);
+        assert_eq!(read[1].text.as_deref(), Ok(&b"[Event \"b\"]\n\n1. d4 *\n"[..]));
+        // A single line over the limit, with no line end at all.
+        let read = games(&"x".repeat(10_000), 100);
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].text, Err(10_000));
+    }
+
+    #[test]
+    fn escape_lines_and_leading_blank_lines_are_not_games() {
+        assert!(texts("\n\n% nothing here\n\n").is_empty());
+        let read = games("\n% x\n\n[Event \"a\"]\n1. e4 *\n", 1 << 20);
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].line, 4);
+    }
+}
