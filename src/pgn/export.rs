@@ -42,6 +42,11 @@ impl Wrapper<'_> {
             self.out.push(b' ');
             self.column += 1;
         }
+        if self.column == 0 && word.first() == Some(&b'%') {
+            // A line starting with `%` is an escape line, skipped by readers.
+            self.out.push(b' ');
+            self.column += 1;
+        }
         self.out.extend_from_slice(word);
         self.column += word.len();
     }

@@ -103,8 +103,9 @@ impl Scan {
         self.tags || self.movetext
     }
 
-    /// Takes one line (without its end) into account.
-    fn feed(&mut self, line: &[u8]) -> Feed {
+    /// Takes one line (without its end) into account; `before` is the
+    /// game's text before it.
+    fn feed(&mut self, line: &[u8], before: &[u8]) -> Feed {
         if !self.in_comment {
             if line.first() == Some(&b'%') {
                 return Feed::More;
@@ -116,10 +117,14 @@ impl Scan {
                     return Feed::More;
                 }
                 Some(b'[') => {
-                    if self.movetext || self.blank_after_tags {
+                    if self.movetext
+                        || (self.blank_after_tags
+                            && repeats_a_tag(before, &line[first.unwrap_or(0)..]))
+                    {
                         return Feed::NextGame;
                     }
                     self.tags = true;
+                    self.blank_after_tags = false;
                     return Feed::More;
                 }
                 Some(_) => {}
@@ -169,6 +174,22 @@ impl Scan {
     }
 }
 
+/// Whether the tag on `line` names a tag already in `before`: after a blank
+/// line, that begins a new game of tags only, and another tag goes on the
+/// same tag section (ChessBase writes blank lines between tags).
+fn repeats_a_tag(before: &[u8], line: &[u8]) -> bool {
+    let name_len = line[1..]
+        .iter()
+        .position(|b| b.is_ascii_whitespace() || *b == b'"')
+        .unwrap_or(line.len() - 1);
+    let name = &line[..1 + name_len];
+    before.split(|&b| b == b'\n').any(|l| {
+        let l = l.trim_ascii_start();
+        l.starts_with(name)
+            && l.get(name.len()).is_some_and(|b| b.is_ascii_whitespace() || *b == b'"')
+    })
+}
+
 /// `line` without its line end (`\n` or `\r\n`).
 fn without_end(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
@@ -214,7 +235,7 @@ impl<R: BufRead> GameReader<R> {
         if !text.is_empty() {
             // The carried line is a tag line that started this game.
             start_line -= 1;
-            scan.feed(without_end(&text));
+            scan.feed(without_end(&text), b"");
         }
         loop {
             let line_start = text.len();
@@ -232,7 +253,7 @@ impl<R: BufRead> GameReader<R> {
                 return Ok(Some(self.emit(start_line, Err(text.len() as u64 + skipped))));
             }
             let was_empty = !scan.has_content();
-            match scan.feed(without_end(&text[line_start..])) {
+            match scan.feed(without_end(&text[line_start..]), &text[..line_start]) {
                 Feed::More => {
                     if !scan.has_content() {
                         // Blank or escape lines before a game are not part of it.
@@ -323,6 +344,9 @@ mod tests {
     #[test]
     fn tag_only_games_end_at_a_blank_line() {
         let text = "[Event \"a\"]\n[Result \"*\"]\n\n[Event \"b\"]\n\n\n\n[Event \"c\"]\n";
+        assert_eq!(texts(text).len(), 3);
+        // A blank line between tags of one game (ChessBase).
+        let text = "[Event \"a\"]\n\n[Date \"?\"]\n\n1. e4 *\n[Event \"b\"]\n\n[Event \"c\"]\n";
         assert_eq!(texts(text).len(), 3);
     }
 
