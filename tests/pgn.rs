@@ -533,3 +533,43 @@ fn cli_exit_statuses_and_outputs() {
     assert_eq!(status, 2, "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Bytes a PGN reader must expect, and some it must survive.
+const PGN_BYTES: &[u8] = b"[]{}()\";%$!?.-/*\\ \n\n\r\t10254eNBRQKOx=+#abcdefgh\xef\xbb\xbf\xff";
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// What the `pgn` fuzz target checks, on PGN-like noise: no panic, no
+    /// game kept over the limit, and readable games export and read back.
+    #[test]
+    fn noise_never_breaks_the_reader(picks in proptest::collection::vec(0..PGN_BYTES.len(), 0..600), seed: u64) {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut data: Vec<u8> = picks.iter().map(|&i| PGN_BYTES[i]).collect();
+        // Real moves now and then, so that some games get far.
+        let moves = ["e4 ", "e5 ", "Nf3 ", "Nc6 ", "Bb5 ", "a6 ", "O-O ", "1. ", "2... "];
+        for _ in 0..rng.random_range(0..40) {
+            let at = rng.random_range(0..=data.len());
+            let mv = moves.choose(&mut rng).unwrap().as_bytes();
+            data.splice(at..at, mv.iter().copied());
+        }
+        let options = ReaderOptions { max_game_bytes: 256 };
+        let input = std::io::BufReader::with_capacity(16, &data[..]);
+        for raw in GameReader::new(input, options) {
+            let raw = raw.unwrap();
+            if let Ok(text) = &raw.text {
+                prop_assert!(text.len() <= 256);
+            }
+            let report = check_game(raw);
+            if let (Some(game), Ok(verdict)) = (&report.game, &report.verdict) {
+                let mut exported = Vec::new();
+                write_canonical(game, verdict, &mut exported);
+                let again = reports(&exported);
+                prop_assert_eq!(again.len(), 1, "{}", String::from_utf8_lossy(&exported));
+                let verdict2 = again[0].verdict.as_ref().unwrap();
+                prop_assert_eq!(verdict2.plies, verdict.plies, "{}", String::from_utf8_lossy(&exported));
+                prop_assert_eq!(&verdict2.position, &verdict.position);
+            }
+        }
+    }
+}
