@@ -292,7 +292,17 @@ pub fn check_parsed(game: &mut PgnGame) -> Result<Verdict, GameError> {
     let options =
         ReplayOptions { notation: Notation::Auto, skip_legal_moves: true, ..Default::default() };
     let PgnGame { text, mainline, result_token, syntax_errors, .. } = game;
-    let texts: Vec<&str> = mainline.moves.iter().map(|m| move_text(m.text.bytes(text))).collect();
+    // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
+    // a slice of it on character boundaries.
+    let whole = std::str::from_utf8(text).ok();
+    let texts: Vec<&str> = mainline
+        .moves
+        .iter()
+        .map(|m| {
+            let (start, end) = (m.text.start as usize, (m.text.start + m.text.len) as usize);
+            whole.and_then(|w| w.get(start..end)).unwrap_or_else(|| move_text(m.text.bytes(text)))
+        })
+        .collect();
     let mut replayed = Replayed::new(start);
     let mut variation_errors = syntax_errors.clone();
     let mut path = Vec::new();
