@@ -8,7 +8,7 @@
 //! - the anchor, `examples/pgn_anchor.rs`: pgn-reader 0.29 with shakmaty
 //!   0.30.1 resolving and playing each mainline SAN, one thread;
 //! - python-chess's `chess.pgn.read_game` over one copy, for scale, when
-//!   `python3 -c "import chess"` works.
+//!   `python3 -c "import chess"` works (or the interpreter `PYTHON` names).
 //!
 //! Every run's game count is checked. The goals: arbiter `--jobs 1` at least
 //! 1.5× the anchor's games per CPU second, and `--jobs 2` at most 0.6× the
@@ -174,10 +174,10 @@ fn main() {
         .args(["-c", "import chess.pgn"])
         .status()
         .is_ok_and(|s| s.success());
-    if bench && python {
+    if bench && has_chess {
         let script = "import sys, chess.pgn\nf = open(sys.argv[1], encoding='utf-8', errors='replace')\n\
                       n = 0\nwhile chess.pgn.read_game(f) is not None:\n    n += 1\nprint(n, 'games')\n";
-        let r = run(Path::new("python3"), &["-c", script, single.to_str().expect("UTF-8 path")]);
+        let r = run(&python, &["-c", script, single.to_str().expect("UTF-8 path")]);
         assert!(
             r.stdout.starts_with(&format!("{GAMES_PER_COPY} games")),
             "python-chess said: {}",
