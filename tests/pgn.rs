@@ -573,3 +573,18 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_game_of_many_tags_is_read_in_one_piece() {
+    // Tags separated by blank lines, none repeated: one game (the reader
+    // keeps a set of names, so this is linear, not quadratic).
+    let text: String =
+        (0..20_000).map(|i| format!("[T{i} \"v\"]\n\n")).collect::<String>() + "1. e4 *\n";
+    let reports = reports(text.as_bytes());
+    assert_eq!(reports.len(), 1);
+    assert_eq!(reports[0].game.as_ref().unwrap().tags().count(), 20_000);
+    let mut json = Vec::new();
+    arbiter::pgn::json::write_json(&reports[0], &mut json).unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(value["tags"].as_object().unwrap().len(), 20_000);
+}

@@ -23,9 +23,10 @@ pub fn write_json(report: &GameReport, out: &mut Vec<u8>) -> io::Result<()> {
     let GameReport { index, line, game, verdict } = report;
     write!(out, "{{\"index\":{index},\"line\":{line},\"tags\":{{")?;
     if let Some(game) = game {
-        let mut seen: Vec<std::borrow::Cow<'_, str>> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for (name, value) in game.tags() {
-            // A repeated tag keeps its first value, as the validation does.
+            // A repeated tag keeps its first value, as the validation does
+            // (a set: a game may hold a great many tags).
             if seen.contains(&name) {
                 continue;
             }
@@ -35,7 +36,7 @@ pub fn write_json(report: &GameReport, out: &mut Vec<u8>) -> io::Result<()> {
             string(out, &name)?;
             out.push(b':');
             string(out, &value)?;
-            seen.push(name);
+            seen.insert(name);
         }
     }
     out.push(b'}');

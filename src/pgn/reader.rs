@@ -8,6 +8,7 @@
 //! size limit is not kept: the reader skips to the next line that starts
 //! with `[`, reports the game as too large, and goes on from there.
 
+use std::collections::HashSet;
 use std::io::{self, BufRead, Read};
 
 /// Limits of the reader.
@@ -58,6 +59,8 @@ pub struct GameReader<R> {
     next_index: usize,
     /// The line that begins the next game, read while ending the last one.
     carried: Vec<u8>,
+    /// The hashes of the current game's tag names.
+    names: HashSet<u64>,
     /// Whether the byte-order mark has been looked for.
     started: bool,
     bytes_read: u64,
@@ -103,9 +106,9 @@ impl Scan {
         self.tags || self.movetext
     }
 
-    /// Takes one line (without its end) into account; `before` is the
-    /// game's text before it.
-    fn feed(&mut self, line: &[u8], before: &[u8]) -> Feed {
+    /// Takes one line (without its end) into account; `names` holds the
+    /// hashes of the game's tag names so far.
+    fn feed(&mut self, line: &[u8], names: &mut HashSet<u64>) -> Feed {
         if !self.in_comment {
             if line.first() == Some(&b'%') {
                 return Feed::More;
@@ -117,12 +120,11 @@ impl Scan {
                     return Feed::More;
                 }
                 Some(b'[') => {
-                    if self.movetext
-                        || (self.blank_after_tags
-                            && repeats_a_tag(before, &line[first.unwrap_or(0)..]))
-                    {
+                    let name = tag_name_hash(&line[first.unwrap_or(0)..]);
+                    if self.movetext || (self.blank_after_tags && names.contains(&name)) {
                         return Feed::NextGame;
                     }
+                    names.insert(name);
                     self.tags = true;
                     self.blank_after_tags = false;
                     return Feed::More;
@@ -174,20 +176,15 @@ impl Scan {
     }
 }
 
-/// Whether the tag on `line` names a tag already in `before`: after a blank
-/// line, that begins a new game of tags only, and another tag goes on the
-/// same tag section (ChessBase writes blank lines between tags).
-fn repeats_a_tag(before: &[u8], line: &[u8]) -> bool {
-    let name_len = line[1..]
+/// A hash of the name of the tag on `line` (from its `[`), for telling a
+/// repeated tag: after a blank line, a tag already in the game begins a new
+/// game of tags only, and another goes on the same tag section (ChessBase
+/// writes blank lines between tags). FNV-1a: short names, no allocation.
+fn tag_name_hash(line: &[u8]) -> u64 {
+    line[1..]
         .iter()
-        .position(|b| b.is_ascii_whitespace() || *b == b'"')
-        .unwrap_or(line.len() - 1);
-    let name = &line[..1 + name_len];
-    before.split(|&b| b == b'\n').any(|l| {
-        let l = l.trim_ascii_start();
-        l.starts_with(name)
-            && l.get(name.len()).is_some_and(|b| b.is_ascii_whitespace() || *b == b'"')
-    })
+        .take_while(|b| !b.is_ascii_whitespace() && **b != b'"' && **b != b']')
+        .fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// `line` without its line end (`\n` or `\r\n`).
@@ -205,6 +202,7 @@ impl<R: BufRead> GameReader<R> {
             line: 1,
             next_index: 0,
             carried: Vec::new(),
+            names: HashSet::new(),
             started: false,
             bytes_read: 0,
         }
@@ -231,11 +229,12 @@ impl<R: BufRead> GameReader<R> {
         let max = self.options.max_game_bytes;
         let mut text = std::mem::take(&mut self.carried);
         let mut scan = Scan::default();
+        self.names.clear();
         let mut start_line = self.line;
         if !text.is_empty() {
             // The carried line is a tag line that started this game.
             start_line -= 1;
-            scan.feed(without_end(&text), b"");
+            scan.feed(without_end(&text), &mut self.names);
         }
         loop {
             let line_start = text.len();
@@ -253,7 +252,7 @@ impl<R: BufRead> GameReader<R> {
                 return Ok(Some(self.emit(start_line, Err(text.len() as u64 + skipped))));
             }
             let was_empty = !scan.has_content();
-            match scan.feed(without_end(&text[line_start..]), &text[..line_start]) {
+            match scan.feed(without_end(&text[line_start..]), &mut self.names) {
                 Feed::More => {
                     if !scan.has_content() {
                         // Blank or escape lines before a game are not part of it.
