@@ -170,8 +170,11 @@ fn main() {
         j1 / anchor_median,
         w2 / w1
     );
-    let python = Command::new("python3")
+    // `PYTHON` names an interpreter with python-chess, if `python3` has none.
+    let python = env::var_os("PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from);
+    let has_chess = Command::new(&python)
         .args(["-c", "import chess.pgn"])
+        .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if bench && has_chess {
