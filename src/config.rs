@@ -66,13 +66,27 @@ pub struct ServeConfig {
           value_parser = clap::value_parser!(u32).range(1..=65_536))]
     pub max_unary_calls: Option<u32>,
 
-    /// Connections open at once on the gRPC port; one more is closed on
-    /// arrival (its client sees UNAVAILABLE and can go elsewhere). At
+    /// Connections open at once on the gRPC port. A connection that finds
+    /// them all open closes the one idle (no call open) the longest and
+    /// takes its place; when every connection has a call open, it is closed
+    /// on arrival (its client sees UNAVAILABLE and can go elsewhere). At
     /// start-up the soft limit of open files is raised to fit, up to the
     /// hard limit.
     #[arg(long, env = "ARBITER_MAX_CONNECTIONS", default_value_t = 1000,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_connections: u32,
+
+    /// How long a new connection has to finish its handshake (the HTTP/2
+    /// preface and SETTINGS, or a first HTTP/1.1 request; under TLS, the
+    /// TLS handshake) before it is closed (e.g. `5s`). Also how long the
+    /// metrics endpoint waits for a request's headers.
+    #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = "5s", value_parser = humantime::parse_duration)]
+    pub handshake_timeout: Duration,
+
+    /// Connections with no call open for this long are closed (e.g. `2m`);
+    /// their clients connect again for their next call.
+    #[arg(long, env = "ARBITER_MAX_CONNECTION_IDLE", default_value = "2m", value_parser = humantime::parse_duration)]
+    pub max_connection_idle: Duration,
 
     /// HTTP/2 streams one connection may have open at once.
     #[arg(long, env = "ARBITER_MAX_STREAMS_PER_CONNECTION", default_value_t = 128,
@@ -142,6 +156,10 @@ pub struct ServeConfig {
 /// "Overload").
 const UNARY_CALLS_PER_WORKER: usize = 32;
 
+/// Connections open at once on the metrics port; a new one closes the one
+/// idle the longest (see [`crate::listener`]).
+pub const METRICS_MAX_CONNECTIONS: usize = 32;
+
 /// A setting that makes no sense, found at start-up.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -171,6 +189,8 @@ impl ServeConfig {
             ("--keepalive-timeout", self.keepalive_timeout),
             ("--max-connection-age", self.max_connection_age),
             ("--max-connection-age-grace", self.max_connection_age_grace),
+            ("--handshake-timeout", self.handshake_timeout),
+            ("--max-connection-idle", self.max_connection_idle),
         ] {
             if value.is_zero() {
                 return Err(ConfigError::ZeroDuration(name));
@@ -211,6 +231,24 @@ impl ServeConfig {
             (None, Some(_), _) => incomplete("--tls-key", "--tls-cert"),
             (None, None, Some(_)) => incomplete("--tls-client-ca", "--tls-cert and --tls-key"),
             (None, None, None) => Ok(None),
+        }
+    }
+
+    /// The bounds on the gRPC port's connections.
+    pub fn connection_limits(&self) -> crate::listener::Limits {
+        crate::listener::Limits {
+            max_connections: self.max_connections as usize,
+            handshake_timeout: self.handshake_timeout,
+            idle_timeout: self.max_connection_idle,
+        }
+    }
+
+    /// The bounds on the metrics port's connections: a few scrapers need
+    /// a few connections.
+    pub fn metrics_limits(&self) -> crate::listener::Limits {
+        crate::listener::Limits {
+            max_connections: METRICS_MAX_CONNECTIONS,
+            ..self.connection_limits()
         }
     }
 

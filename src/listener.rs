@@ -1,5 +1,6 @@
 //! The gRPC port's accept loop: a bound on the connections open at once
-//! (`--max-connections`) and a back-off when accepting fails.
+//! (`--max-connections`), timeouts for connections that say nothing, and a
+//! back-off when accepting fails.
 //!
 //! tonic's own loop retries a failed `accept` at once: out of file
 //! descriptors (`EMFILE`), the listener stays readable and the server spins
@@ -7,11 +8,20 @@
 //! one connection (a peer that reset before being accepted) waits 5 ms,
 //! doubling to 1 s while it lasts, with one warning per attempt.
 //!
-//! A connection over the bound is accepted and closed at once, so that its
-//! client fails fast (UNAVAILABLE) and can go to another replica, instead of
-//! waiting unseen in the kernel's backlog until its deadline. Every accepted
-//! connection holds a slot until it closes; `arbiter_connections_open` and
-//! `arbiter_connections_refused_total` count them.
+//! Every accepted connection holds a slot until it closes. Neither hyper
+//! nor tonic bounds the time before a client's first bytes (hyper-util's
+//! version detection waits for ever) nor closes a connection with no call
+//! open, so idle sockets could hold every slot. Here ([`registry`]) a
+//! connection that has not finished the HTTP/2 handshake (the preface and
+//! SETTINGS, read by [`handshake`]) or sent a first HTTP/1.1 request within
+//! `--handshake-timeout` is closed, as is one with no call open for
+//! `--max-connection-idle`; and a connection that finds every slot taken
+//! closes the connection idle the longest and takes its slot. Only when
+//! every connection has a call open is a newcomer closed at once, so that
+//! its client fails fast (UNAVAILABLE) and can go to another replica,
+//! instead of waiting unseen in the kernel's backlog until its deadline.
+//! `arbiter_connections_open`, `arbiter_connections_refused_total` and
+//! `arbiter_connections_closed_total` count them.
 //!
 //! Answers go out many per `write`. The HTTP/2 layer (h2) copies a DATA
 //! frame into its write buffer only when the frame is short: under 256
@@ -24,6 +34,9 @@
 //! seven 2 KB answers a write). Not under TLS (see
 //! [`ShortFrames::responses`]).
 
+pub mod handshake;
+pub mod registry;
+
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -35,9 +48,12 @@ use futures_util::Stream;
 use http_body::{Body, Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::codegen::http;
-use tonic::transport::server::{Connected, TcpConnectInfo};
+use tonic::transport::server::Connected;
+
+use self::handshake::Handshake;
+use self::registry::{Activity, Registry};
+pub use self::registry::{ConnectionInfo, Limits, StreamsLayer};
 
 use crate::telemetry::prometheus::{CONNECTIONS_OPEN, CONNECTIONS_REFUSED};
 
@@ -67,37 +83,85 @@ pub fn fit_open_files(max_connections: u32) {
     }
 }
 
-/// The connections accepted on `listener`, at most `max_connections` open
-/// at once, with `TCP_NODELAY` set (without it every reply waits for a
-/// delayed ACK, ~40 ms). The stream never ends and never yields an error:
-/// tonic ends it by dropping it, which closes the listener.
-pub fn incoming(
-    listener: TcpListener,
-    max_connections: usize,
-) -> impl Stream<Item = io::Result<Connection>> {
-    let slots = Arc::new(Semaphore::new(max_connections));
-    futures_util::stream::unfold((listener, slots), |(listener, slots)| async move {
-        let connection = accept(&listener, &slots).await;
-        Some((Ok(connection), (listener, slots)))
-    })
+/// Which port a listener serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Port {
+    /// The gRPC port, under TLS or not; its connections are counted in the
+    /// `arbiter_connections_*` metrics.
+    Grpc {
+        /// Whether tonic speaks TLS over the connections: the HTTP/2
+        /// handshake is then out of sight, and the TLS handshake (bounded
+        /// by tonic) stands for it.
+        tls: bool,
+    },
+    /// The plaintext HTTP/1.1 metrics port.
+    Metrics,
 }
 
-/// The next connection with a free slot.
-async fn accept(listener: &TcpListener, slots: &Arc<Semaphore>) -> Connection {
+/// The connections accepted on `listener` within `limits` (see the
+/// module's documentation), with `TCP_NODELAY` set (without it every reply
+/// waits for a delayed ACK, ~40 ms). The stream never ends and never yields
+/// an error: tonic ends it by dropping it, which closes the listener.
+pub fn incoming(
+    listener: TcpListener,
+    limits: Limits,
+    port: Port,
+) -> impl Stream<Item = io::Result<Connection>> {
+    let registry = Arc::new(Registry::new(limits, port != Port::Metrics));
+    let mut reaper = tokio::time::interval(registry.reap_every());
+    reaper.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    futures_util::stream::unfold(
+        (listener, registry, reaper),
+        move |(listener, registry, mut reaper)| async move {
+            let connection = accept(&listener, &registry, &mut reaper, port).await;
+            Some((Ok(connection), (listener, registry, reaper)))
+        },
+    )
+}
+
+/// The next connection with a slot, closing the connections past their
+/// timeouts while it waits.
+async fn accept(
+    listener: &TcpListener,
+    registry: &Arc<Registry>,
+    reaper: &mut tokio::time::Interval,
+    port: Port,
+) -> Connection {
+    let counted = port != Port::Metrics;
+    let tls = port == Port::Grpc { tls: true };
     let mut backoff = MIN_BACKOFF;
     loop {
-        match listener.accept().await {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = reaper.tick() => {
+                registry.reap();
+                continue;
+            }
+        };
+        match accepted {
             Ok((stream, peer)) => {
-                let Ok(slot) = Arc::clone(slots).try_acquire_owned() else {
-                    metrics::counter!(CONNECTIONS_REFUSED).increment(1);
-                    tracing::debug!(%peer, "connection closed: --max-connections are open");
+                let Some(activity) = registry.admit(tls) else {
+                    if counted {
+                        metrics::counter!(CONNECTIONS_REFUSED).increment(1);
+                    }
+                    tracing::debug!(%peer, ?port, "connection closed: every connection has a call open");
                     continue;
                 };
                 if let Err(error) = stream.set_nodelay(true) {
                     tracing::warn!(%peer, %error, "cannot set TCP_NODELAY");
                 }
-                metrics::gauge!(CONNECTIONS_OPEN).increment(1.0);
-                return Connection { stream, _slot: slot };
+                if counted {
+                    metrics::gauge!(CONNECTIONS_OPEN).increment(1.0);
+                }
+                // Under TLS the bytes are not HTTP: nothing to watch.
+                let handshake = if tls { Handshake::NotHttp2 } else { Handshake::default() };
+                return Connection {
+                    stream,
+                    activity,
+                    registry: Arc::clone(registry),
+                    handshake,
+                    counted,
+                };
             }
             // The peer gave up before it was accepted: nothing to wait for.
             Err(error) if is_connection_error(&error) => {}
@@ -120,24 +184,44 @@ fn is_connection_error(error: &io::Error) -> bool {
     )
 }
 
-/// An accepted TCP connection; its slot is given back when it is dropped.
+/// An accepted TCP connection; its slot is given back when it is dropped,
+/// and it fails to read or write once the server has closed it.
 #[derive(Debug)]
 pub struct Connection {
     stream: TcpStream,
-    _slot: OwnedSemaphorePermit,
+    activity: Arc<Activity>,
+    registry: Arc<Registry>,
+    handshake: Handshake,
+    counted: bool,
+}
+
+impl Connection {
+    /// What the connection is doing: a server that does not go through
+    /// [`StreamsLayer`] marks its calls with it.
+    pub fn activity(&self) -> &Arc<Activity> {
+        &self.activity
+    }
+
+    /// The error a closed connection's reads and writes fail with.
+    fn closed() -> io::Error {
+        io::Error::new(io::ErrorKind::ConnectionAborted, "connection closed by the server")
+    }
 }
 
 impl Drop for Connection {
     fn drop(&mut self) {
-        metrics::gauge!(CONNECTIONS_OPEN).decrement(1.0);
+        self.registry.remove(&self.activity);
+        if self.counted {
+            metrics::gauge!(CONNECTIONS_OPEN).decrement(1.0);
+        }
     }
 }
 
 impl Connected for Connection {
-    type ConnectInfo = TcpConnectInfo;
+    type ConnectInfo = ConnectionInfo;
 
-    fn connect_info(&self) -> TcpConnectInfo {
-        self.stream.connect_info()
+    fn connect_info(&self) -> ConnectionInfo {
+        ConnectionInfo { tcp: self.stream.connect_info(), activity: Arc::clone(&self.activity) }
     }
 }
 
@@ -147,7 +231,19 @@ impl AsyncRead for Connection {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        let this = &mut *self;
+        if this.activity.is_closed(cx) {
+            return Poll::Ready(Err(Connection::closed()));
+        }
+        let before = buf.filled().len();
+        std::task::ready!(Pin::new(&mut this.stream).poll_read(cx, buf))?;
+        if this.handshake.is_open() {
+            this.handshake = this.handshake.feed(&buf.filled()[before..]);
+            if this.handshake == Handshake::Done {
+                this.activity.handshake_done();
+            }
+        }
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -157,6 +253,9 @@ impl AsyncWrite for Connection {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
+        if self.activity.was_closed() {
+            return Poll::Ready(Err(Connection::closed()));
+        }
         Pin::new(&mut self.stream).poll_write(cx, buf)
     }
 
@@ -165,6 +264,9 @@ impl AsyncWrite for Connection {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        if self.activity.was_closed() {
+            return Poll::Ready(Err(Connection::closed()));
+        }
         Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
     }
 

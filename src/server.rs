@@ -84,9 +84,15 @@ pub async fn serve(
     let rules = Rules::new(config.limits(), ReplayCache::new(config.cache_bytes));
     let cache = rules.cache().cloned();
     let before_scrape = move || cache.iter().for_each(|cache| cache.publish_size());
+    let metrics_limits = config.metrics_limits();
     tokio::select! {
         result = serve_grpc(listener, config, rules, shutdown) => result,
-        never = telemetry::prometheus::serve(metrics, handle, before_scrape) => match never {},
+        never = telemetry::prometheus::serve(
+            metrics,
+            metrics_limits,
+            handle,
+            before_scrape,
+        ) => match never {},
     }
 }
 
@@ -119,9 +125,10 @@ async fn serve_grpc(
     );
 
     let tls = config.tls()?;
-    let cut_frames = tls.is_none();
+    let (cut_frames, under_tls) = (tls.is_none(), tls.is_some());
     let builder = match tls {
-        Some(tls) => Server::builder().tls_config(tls)?,
+        // tonic sets no bound of its own on the TLS handshake.
+        Some(tls) => Server::builder().tls_config(tls.timeout(config.handshake_timeout))?,
         None => Server::builder(),
     };
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
@@ -132,6 +139,8 @@ async fn serve_grpc(
         .http2_keepalive_timeout(Some(config.keepalive_timeout))
         .max_connection_age(config.max_connection_age)
         .max_connection_age_grace(config.max_connection_age_grace)
+        // Outermost, so that every call holds its connection open.
+        .layer(crate::listener::StreamsLayer)
         .layer(tower::util::MapResponseLayer::new(crate::listener::ShortFrames::responses(
             cut_frames,
         )))
@@ -147,7 +156,11 @@ async fn serve_grpc(
         .add_service(reflection_v1alpha)
         .add_service(rules)
         .serve_with_incoming_shutdown(
-            crate::listener::incoming(listener, config.max_connections as usize),
+            crate::listener::incoming(
+                listener,
+                config.connection_limits(),
+                crate::listener::Port::Grpc { tls: under_tls },
+            ),
             async {
                 let _ = stop_rx.await;
             },

@@ -66,28 +66,42 @@ async fn wait_for(server: &TestServer, name: &str, value: f64) -> Scrape {
     panic!("{name} never reached {value}:\n{text}");
 }
 
-/// With `--max-connections 3` and the test's client connected: two more
-/// connections fill the bound, the next is closed on arrival and counted,
-/// and once one closes a new client gets in.
+/// With `--max-connections 3` and the test's client connected (idle): two
+/// more connections with a call open each, then a newcomer that finds no
+/// free slot closes the idle client's connection (counted as evicted) and
+/// is served; once all three have a call open, the next is closed on
+/// arrival and counted as refused; once the calls end a new client gets in.
 async fn connections_are_counted_and_bounded(server: &TestServer, before: &Scrape) {
     const OPEN: &str = "arbiter_connections_open";
     const REFUSED: &str = "arbiter_connections_refused_total";
+    const CLOSED: &str = "arbiter_connections_closed_total";
+    let evicted = [("reason", "evicted")];
     wait_for(server, OPEN, 1.0).await;
-    let kept = [server.channel().await, server.channel().await];
-    for channel in &kept {
-        HealthClient::new(channel.clone())
-            .check(HealthCheckRequest { service: String::new() })
+    let mut watches = Vec::new();
+    let mut watch = async || {
+        let mut watch = HealthClient::new(server.channel().await)
+            .watch(HealthCheckRequest { service: String::new() })
             .await
-            .unwrap();
+            .unwrap()
+            .into_inner();
+        assert!(watch.message().await.unwrap().is_some());
+        watch
+    };
+    for _ in 0..2 {
+        watches.push(watch().await);
     }
-    assert!(health_check(server).await.is_err(), "a fourth connection was served");
+    health_check(server).await.expect("the idle connection made room");
+    let during = Scrape::take(server).await.0;
+    assert!(during.value(CLOSED, &evicted) - before.value(CLOSED, &evicted) >= 1.0);
+    watches.push(watch().await);
+    assert!(health_check(server).await.is_err(), "a fourth busy connection was served");
     let during = wait_for(server, OPEN, 3.0).await;
     // The client may have tried twice (tonic reconnects a channel whose
     // connection closed before the call went out).
     let refused = during.value(REFUSED, &[]) - before.value(REFUSED, &[]);
     assert!(refused >= 1.0, "{refused} connections refused");
-    drop(kept);
-    wait_for(server, OPEN, 1.0).await;
+    drop(watches);
+    wait_for(server, OPEN, 0.0).await;
     health_check(server).await.expect("a new connection once others closed");
 }
 
@@ -262,6 +276,8 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     }
 
     connections_are_counted_and_bounded(&server, &before).await;
+    // Its connection was closed to make room: a new one.
+    let mut client = server.client().await;
 
     let (status, headers, _) = http_get(server.metrics_addr, "/metrics").await;
     assert_eq!(status, 200);

@@ -16,10 +16,11 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures_util::StreamExt;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode, header};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use metrics::{
     Counter, Gauge, counter, describe_counter, describe_gauge, describe_histogram, gauge,
 };
@@ -70,6 +71,12 @@ pub const CONNECTIONS_REFUSED: &str = "arbiter_connections_refused_total";
 /// Answers that could not be written (a length mistake in a hand-written
 /// encoder): the call ends INTERNAL rather than the process aborting.
 pub const ENCODE_ERRORS: &str = "arbiter_encode_errors_total";
+/// Connections the server closed, by `reason`: `handshake_timeout`,
+/// `idle_timeout`, or `evicted` to make room for a new one.
+pub const CONNECTIONS_CLOSED: &str = "arbiter_connections_closed_total";
+/// The `reason`s of [`CONNECTIONS_CLOSED`] (`crate::listener` closes for
+/// these and no others).
+pub const CLOSE_REASONS: [&str; 3] = ["handshake_timeout", "idle_timeout", "evicted"];
 
 /// Upper bounds of the latency buckets, in seconds: most calls take well
 /// under a millisecond, perft and long streams take seconds.
@@ -134,6 +141,10 @@ fn describe() {
         "connections closed on arrival because --max-connections were open"
     );
     describe_counter!(ENCODE_ERRORS, "answers that could not be written (answered INTERNAL)");
+    describe_counter!(
+        CONNECTIONS_CLOSED,
+        "connections the server closed, by reason: handshake or idle timeout, evicted"
+    );
 }
 
 /// Registers every series whose labels are known in advance, at zero: a
@@ -145,6 +156,9 @@ fn register_at_zero() {
         counter!(counter).increment(0);
     }
     counter!(CONNECTIONS_REFUSED).increment(0);
+    for reason in CLOSE_REASONS {
+        counter!(CONNECTIONS_CLOSED, "reason" => reason).increment(0);
+    }
     for gauge in [STREAM_GAMES_IN_FLIGHT, CACHE_BYTES, CACHE_ENTRIES, CONNECTIONS_OPEN] {
         gauge!(gauge).increment(0.0);
     }
@@ -242,34 +256,37 @@ fn stream_games() -> &'static Gauge {
 /// connections it opened. It never completes on its own. `before_scrape`
 /// runs before each rendering, to set gauges that are read rather than
 /// kept up to date on every call.
+///
+/// The connections are bounded as the gRPC port's are (see
+/// [`crate::listener`]), within `limits`: at most so many open, a newcomer
+/// closing the one idle the longest, and a request's headers read within
+/// the handshake timeout (hyper's `header_read_timeout`, which bounds every
+/// request, and also the wait for the next one on a kept-alive connection:
+/// a scraper connects again for its next scrape).
 pub async fn serve(
     listener: TcpListener,
+    limits: crate::listener::Limits,
     handle: PrometheusHandle,
     before_scrape: impl Fn() + Clone + Send + Sync + 'static,
 ) -> Infallible {
+    let incoming = crate::listener::incoming(listener, limits, crate::listener::Port::Metrics);
+    let mut incoming = std::pin::pin!(incoming);
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(limits.handshake_timeout);
     let mut connections = JoinSet::new();
     let mut upkeep = tokio::time::interval(UPKEEP_EVERY);
     loop {
         tokio::select! {
-            accepted = listener.accept() => {
-                let stream = match accepted {
-                    Ok((stream, _)) => stream,
-                    Err(err) => {
-                        // Out of file descriptors and the like: wait instead
-                        // of spinning; the gRPC server is what matters.
-                        tracing::warn!(%err, "metrics endpoint: accept failed");
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                        continue;
-                    }
-                };
+            Some(Ok(stream)) = incoming.next() => {
                 let (handle, before_scrape) = (handle.clone(), before_scrape.clone());
+                let activity = std::sync::Arc::clone(stream.activity());
+                let service = hyper::service::service_fn(move |request| {
+                    let _call = activity.call_opened();
+                    let response = respond(&request, &handle, &before_scrape);
+                    async move { Ok::<_, Infallible>(response) }
+                });
+                let connection = http.serve_connection(TokioIo::new(stream), service);
                 connections.spawn(async move {
-                    let service = hyper::service::service_fn(move |request| {
-                        let response = respond(&request, &handle, &before_scrape);
-                        async move { Ok::<_, Infallible>(response) }
-                    });
-                    let connection = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service);
                     if let Err(err) = connection.await {
                         tracing::debug!(%err, "metrics endpoint: connection ended");
                     }
