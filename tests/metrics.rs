@@ -78,7 +78,7 @@ async fn connections_are_counted_and_bounded(server: &TestServer, before: &Scrap
     let evicted = [("reason", "evicted")];
     wait_for(server, OPEN, 1.0).await;
     let mut watches = Vec::new();
-    let mut watch = async || {
+    let watch = async || {
         let mut watch = HealthClient::new(server.channel().await)
             .watch(HealthCheckRequest { service: String::new() })
             .await
