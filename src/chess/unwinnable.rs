@@ -335,11 +335,13 @@ struct Search {
     /// Seed of the play-outs' random tie-break (fixed: answers are
     /// reproducible).
     rng: u64,
+    /// How much randomness the current play-out adds to the scores.
+    noise: u64,
 }
 
 impl Search {
     fn new(winner: Color, limit: u64) -> Search {
-        Search { winner, used: 0, limit, rng: 0x9e37_79b9_7f4a_7c15 }
+        Search { winner, used: 0, limit, rng: 0x9e37_79b9_7f4a_7c15, noise: 12 }
     }
 
     /// Counts a visited position; `false` once `limit` is spent.
@@ -425,7 +427,13 @@ impl Search {
     /// been visited in all.
     fn playouts(&mut self, start: &Position, limit: u64) -> Option<Vec<Move>> {
         const LENGTH: usize = 80;
+        // Mostly guided, now and then nearly random: the guide finds most
+        // helpmates fast, randomness those that need odd-looking moves.
+        const NOISE: [u64; 4] = [12, 12, 40, 400];
+        let mut round = 0;
         while self.used < limit.min(self.limit) {
+            self.noise = NOISE[round % NOISE.len()];
+            round += 1;
             let mut pos = start.clone();
             let mut line = Vec::with_capacity(LENGTH);
             for _ in 0..LENGTH {
@@ -456,7 +464,7 @@ impl Search {
         let mut best = None;
         let mut best_score = i32::MIN;
         for &m in moves {
-            let noise = (self.random() % 12) as i32;
+            let noise = (self.random() % self.noise) as i32;
             let score = self.score(pos, m) + noise;
             if score > best_score {
                 best_score = score;
@@ -503,6 +511,12 @@ impl Search {
             };
             if capture {
                 score -= 40;
+            }
+            // A piece offered to a pawn of the winner frees that pawn.
+            let winner_pawns = pos.pieces(Piece { color: self.winner, role: Role::Pawn });
+            if role != Role::King && (attacks::pawn_attacks(!self.winner, to) & winner_pawns).any()
+            {
+                score += 8;
             }
             score
         }
