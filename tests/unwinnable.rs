@@ -63,10 +63,10 @@ fn checked(fen: &str, budget: Budget) -> Result<[Verdict; 2], String> {
     let pos = Position::from_fen_lenient_material(fen).map_err(|e| format!("{fen}: {e}"))?;
     let verdicts = Color::ALL.map(|c| analyse(&pos, c, budget));
     for (c, v) in Color::ALL.into_iter().zip(&verdicts) {
-        if let Verdict::Winnable(line) = v {
-            if !replays_to_mate(&pos, c, line) || !shakmaty_replays_to_mate(fen, c, line) {
-                return Err(format!("{fen}: {c:?}'s helpmate {line:?} does not replay to mate"));
-            }
+        if let Verdict::Winnable(line) = v
+            && (!replays_to_mate(&pos, c, line) || !shakmaty_replays_to_mate(fen, c, line))
+        {
+            return Err(format!("{fen}: {c:?}'s helpmate {line:?} does not replay to mate"));
         }
     }
     Ok(verdicts)

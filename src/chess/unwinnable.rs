@@ -264,7 +264,7 @@ fn wall_holds(pos: &Position, winner: Color) -> bool {
         }
         // An enemy pawn next to the king's region that no pawn protects
         // could be taken.
-        if (touched & enemy_pawns - danger).any() {
+        if (touched & (enemy_pawns - danger)).any() {
             return false;
         }
         if color != winner {
@@ -311,7 +311,7 @@ fn flood(start: Square, allowed: Bitboard, step: impl Fn(Square) -> Bitboard) ->
     let mut frontier = reached;
     while let Some(sq) = frontier.first() {
         frontier = frontier.without(sq);
-        let new = step(sq) & allowed - reached;
+        let new = step(sq) & (allowed - reached);
         reached |= new;
         frontier |= new;
     }
