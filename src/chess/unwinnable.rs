@@ -37,7 +37,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::attacks;
 use super::bitboard::Bitboard;
-use super::movegen::{Move, MoveKind, MoveList};
+use super::moves::{Move, MoveKind, MoveList};
 use super::position::Position;
 use super::types::{Color, Piece, Role, Square};
 
