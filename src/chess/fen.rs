@@ -147,7 +147,8 @@ impl Position {
     ///
     /// ```
     /// use arbiter::chess::Position;
-    /// let composed = "QQQQkQQQ/8/8/8/8/8/8/4K3 b - - 0 1";
+    /// // Three light-squared bishops beside eight pawns.
+    /// let composed = "4k3/8/8/8/8/8/PPPPPPPP/1B1BKB2 w - - 0 1";
     /// assert!(composed.parse::<Position>().is_err());
     /// assert!(Position::from_fen_lenient_material(composed).is_ok());
     /// ```
