@@ -10,7 +10,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use crate::chess::game::{Notation, ReplayOptions, replay};
-use crate::chess::{Position, perft};
+use crate::chess::unwinnable::{Budget, Verdict, analyse};
+use crate::chess::{Color, Position, perft};
 use crate::config::ServeConfig;
 use crate::report::{GameJson, Messages};
 use crate::telemetry::Telemetry;
@@ -54,6 +55,32 @@ pub enum Command {
     /// Exit status: 0 when every game is valid, 1 when any is not, 2 when
     /// an input cannot be read.
     Pgn(PgnArgs),
+    /// Say for each colour whether it can still checkmate (FIDE 5.2.2, 6.9).
+    ///
+    /// Prints one JSON line per position: `{"fen", "white": {"verdict",
+    /// "helpmate"}, "black": {...}}`, verdicts WINNABLE (with a helpmate in
+    /// UCI), UNWINNABLE or UNDETERMINED. With --batch, one FEN per line
+    /// (clocks optional; anything after the sixth field is ignored); a line
+    /// that is no FEN gets an error line and the run goes on.
+    Winnable(WinnableArgs),
+}
+
+/// Arguments of `arbiter winnable`.
+#[derive(Debug, clap::Args)]
+pub struct WinnableArgs {
+    /// The position as FEN (default: the standard starting position).
+    #[arg(long, conflicts_with = "batch")]
+    pub fen: Option<String>,
+    /// Read positions from FILE, one FEN per line (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    pub batch: Option<PathBuf>,
+    /// Quick mode: the small per-ply budget.
+    #[arg(long)]
+    pub quick: bool,
+    /// Positions one analysis may visit (default: 2000 in quick mode,
+    /// 400000 in full mode).
+    #[arg(long, value_name = "NODES")]
+    pub nodes: Option<u64>,
 }
 
 /// Arguments of `arbiter perft`.
@@ -120,6 +147,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Perft(args)) => run_perft(&args, &mut out),
         Some(Command::Validate(args)) => run_validate(&args, &mut out),
         Some(Command::Pgn(args)) => return pgn::run(&args),
+        Some(Command::Winnable(args)) => run_winnable(&args, &mut out),
     };
     match out.flush() {
         Ok(()) => code,
@@ -397,4 +425,113 @@ fn validate_batch(
             out.write_all(&answer?)?;
         }
     }
+}
+
+/// One colour's answer in `arbiter winnable`'s JSON.
+#[derive(Serialize)]
+struct VerdictJson {
+    verdict: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    helpmate: Option<Vec<String>>,
+}
+
+/// A line of `arbiter winnable`'s output.
+#[derive(Serialize)]
+struct WinnableLine<'a> {
+    fen: &'a str,
+    white: VerdictJson,
+    black: VerdictJson,
+}
+
+fn verdict_json(pos: &Position, color: Color, budget: Budget) -> VerdictJson {
+    let verdict = analyse(pos, color, budget);
+    let helpmate = match &verdict {
+        Verdict::Winnable(line) => Some(line.iter().map(ToString::to_string).collect()),
+        Verdict::Unwinnable | Verdict::Undetermined => None,
+    };
+    VerdictJson { verdict: verdict.name(), helpmate }
+}
+
+/// Writes the JSON line for one FEN (or its error line).
+fn winnable_line(out: &mut impl Write, text: &str, budget: Budget) -> io::Result<()> {
+    // Clock fields are optional; whatever follows the sixth field (a game id
+    // in the shared vectors) is not part of the position.
+    let mut fields: Vec<&str> = text.split_ascii_whitespace().take(6).collect();
+    // Castling and en passant may be missing too, as in composed positions.
+    while (2..4).contains(&fields.len()) {
+        fields.push("-");
+    }
+    let fen = fields.join(" ");
+    match Position::from_fen_lenient_material(&fen) {
+        Ok(pos) => write_json(
+            out,
+            &WinnableLine {
+                fen: &fen,
+                white: verdict_json(&pos, Color::White, budget),
+                black: verdict_json(&pos, Color::Black, budget),
+            },
+        ),
+        Err(err) => write_json(
+            out,
+            &ErrorLine { error: ErrorBody { code: "INVALID_ARGUMENT", message: &err.to_string() } },
+        ),
+    }
+}
+
+fn run_winnable(args: &WinnableArgs, out: &mut impl Write) -> ExitCode {
+    let mut budget = if args.quick { Budget::QUICK } else { Budget::FULL };
+    if let Some(nodes) = args.nodes {
+        budget.nodes = nodes;
+    }
+    let result = match &args.batch {
+        None => {
+            let fen = args.fen.as_deref().unwrap_or(crate::chess::fen::STARTING_FEN);
+            if let Err(err) = Position::from_fen_lenient_material(fen) {
+                eprintln!("arbiter: {err}");
+                return ExitCode::from(2);
+            }
+            winnable_line(out, fen, budget)
+        }
+        Some(path) if path.as_os_str() == "-" => winnable_batch(io::stdin().lock(), budget, out),
+        Some(path) => match File::open(path) {
+            Ok(file) => winnable_batch(BufReader::new(file), budget, out),
+            Err(err) => {
+                eprintln!("arbiter: cannot read {}: {err}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("arbiter: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One position per non-empty line, one JSON line each, in order.
+fn winnable_batch(mut input: impl BufRead, budget: Budget, out: &mut impl Write) -> io::Result<()> {
+    const MAX_LINE: usize = 4096;
+    while let Some(line) = read_line(&mut input, MAX_LINE)? {
+        let bytes = match line {
+            Line::TooLong => {
+                let message = format!("line longer than {MAX_LINE} bytes");
+                let body = ErrorBody { code: "INVALID_ARGUMENT", message: &message };
+                write_json(out, &ErrorLine { error: body })?;
+                continue;
+            }
+            Line::Text(bytes) => bytes,
+        };
+        match std::str::from_utf8(&bytes) {
+            Ok(text) if text.trim().is_empty() => {}
+            Ok(text) => winnable_line(out, text.trim(), budget)?,
+            Err(_) => {
+                let body =
+                    ErrorBody { code: "INVALID_ARGUMENT", message: "line is not valid utf-8" };
+                write_json(out, &ErrorLine { error: body })?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -164,3 +164,47 @@ fn validate_batch_keeps_order_across_chunks_and_bounds_lines() {
         }
     }
 }
+
+#[test]
+fn winnable_prints_both_verdicts_with_helpmates() {
+    let out = arbiter(&["winnable", "--fen", "4k3/8/8/8/8/8/8/Q3K3 w - - 0 1"]);
+    assert!(out.status.success());
+    let v = json(&out.stdout);
+    assert_eq!(v["white"]["verdict"], "WINNABLE");
+    assert!(!v["white"]["helpmate"].as_array().unwrap().is_empty());
+    assert_eq!(v["black"]["verdict"], "UNWINNABLE");
+    assert!(v["black"].get("helpmate").is_none());
+}
+
+#[test]
+fn winnable_batch_goes_on_after_a_bad_line() {
+    let dir = std::env::temp_dir().join(format!("arbiter-winnable-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("positions.txt");
+    // A locked wall (dead), a bad FEN, composed material (three light bishops and eight pawns) that
+    // only the analysis accepts, and a lichess-style line with a game id.
+    let lines = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - -\n\
+                 not a fen\n\
+                 4k3/8/8/8/8/8/PPPPPPPP/1B1BKB2 w - - 0 1\n\
+                 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 QzZqHm8A\n";
+    std::fs::write(&file, lines).unwrap();
+    let out = arbiter(&["winnable", "--quick", "--batch", file.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<serde_json::Value> = stdout.lines().map(|l| json(l.as_bytes())).collect();
+    assert_eq!(rows.len(), 4, "{stdout}");
+    assert_eq!(rows[0]["white"]["verdict"], "UNWINNABLE");
+    assert_eq!(rows[0]["black"]["verdict"], "UNWINNABLE");
+    assert_eq!(rows[1]["error"]["code"], "INVALID_ARGUMENT");
+    assert_eq!(rows[2]["black"]["verdict"], "UNWINNABLE");
+    assert_eq!(rows[3]["fen"], "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    assert_eq!(rows[3]["white"]["verdict"], "WINNABLE");
+}
+
+#[test]
+fn winnable_rejects_an_invalid_fen_on_stderr() {
+    let out = arbiter(&["winnable", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("white has no king"));
+}

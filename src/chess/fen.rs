@@ -122,41 +122,77 @@ impl FromStr for Position {
     /// assert!(matches!(err, FenError::Position(PositionError::MissingKing(_))));
     /// ```
     fn from_str(fen: &str) -> Result<Position, FenError> {
-        let fields: Vec<&str> = fen.split_ascii_whitespace().take(7).collect();
-        if !(4..=6).contains(&fields.len()) {
-            return Err(ParseFenError::FieldCount(fen.split_ascii_whitespace().count()).into());
-        }
-        let mut pos = Position::empty();
-        parse_placement(fields[0], &mut pos)?;
-        pos.turn = match fields[1] {
-            "w" => Color::White,
-            "b" => Color::Black,
-            other => return Err(ParseFenError::Turn(other.to_owned()).into()),
-        };
-        let castling = parse_castling(fields[2])?;
-        pos.ep_square = match fields[3] {
-            "-" => None,
-            s => match s.parse::<Square>() {
-                Ok(sq) if matches!(sq.rank(), Rank::Third | Rank::Sixth) => Some(sq),
-                _ => return Err(ParseFenError::EnPassant(s.to_owned()).into()),
-            },
-        };
-        if let Some(s) = fields.get(4) {
-            pos.halfmoves =
-                parse_number(s).ok_or_else(|| ParseFenError::HalfmoveClock((*s).to_owned()))?;
-        }
-        if let Some(s) = fields.get(5) {
-            pos.fullmoves = parse_number(s)
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| ParseFenError::FullmoveNumber((*s).to_owned()))?;
-        }
-        validate_material(&pos)?;
-        pos.castling = castling_rights(&pos, &castling)?;
-        validate_en_passant(&pos)?;
-        pos.finish_setup();
-        validate_checks(&pos)?;
-        Ok(pos)
+        parse_fen(fen, Material::Strict)
     }
+}
+
+/// How strictly [`parse_fen`] checks the material.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Material {
+    /// Only material a game can produce.
+    Strict,
+    /// Also more promoted pieces than missing pawns (composed positions).
+    Lenient,
+}
+
+impl Position {
+    /// Reads a FEN like [`str::parse`], but accepts material that no game
+    /// could produce (more promoted pieces than missing pawns, more than 16
+    /// pieces a side): composed positions, which the unwinnability analysis
+    /// takes and a game replay does not. Every other rule is checked.
+    ///
+    /// # Errors
+    ///
+    /// As [`str::parse`], without the two material errors above.
+    ///
+    /// ```
+    /// use arbiter::chess::Position;
+    /// // Three light-squared bishops beside eight pawns.
+    /// let composed = "4k3/8/8/8/8/8/PPPPPPPP/1B1BKB2 w - - 0 1";
+    /// assert!(composed.parse::<Position>().is_err());
+    /// assert!(Position::from_fen_lenient_material(composed).is_ok());
+    /// ```
+    pub fn from_fen_lenient_material(fen: &str) -> Result<Position, FenError> {
+        parse_fen(fen, Material::Lenient)
+    }
+}
+
+/// Reads a FEN, checking the material as `material` says.
+fn parse_fen(fen: &str, material: Material) -> Result<Position, FenError> {
+    let fields: Vec<&str> = fen.split_ascii_whitespace().take(7).collect();
+    if !(4..=6).contains(&fields.len()) {
+        return Err(ParseFenError::FieldCount(fen.split_ascii_whitespace().count()).into());
+    }
+    let mut pos = Position::empty();
+    parse_placement(fields[0], &mut pos)?;
+    pos.turn = match fields[1] {
+        "w" => Color::White,
+        "b" => Color::Black,
+        other => return Err(ParseFenError::Turn(other.to_owned()).into()),
+    };
+    let castling = parse_castling(fields[2])?;
+    pos.ep_square = match fields[3] {
+        "-" => None,
+        s => match s.parse::<Square>() {
+            Ok(sq) if matches!(sq.rank(), Rank::Third | Rank::Sixth) => Some(sq),
+            _ => return Err(ParseFenError::EnPassant(s.to_owned()).into()),
+        },
+    };
+    if let Some(s) = fields.get(4) {
+        pos.halfmoves =
+            parse_number(s).ok_or_else(|| ParseFenError::HalfmoveClock((*s).to_owned()))?;
+    }
+    if let Some(s) = fields.get(5) {
+        pos.fullmoves = parse_number(s)
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| ParseFenError::FullmoveNumber((*s).to_owned()))?;
+    }
+    validate_material(&pos, material)?;
+    pos.castling = castling_rights(&pos, &castling)?;
+    validate_en_passant(&pos)?;
+    pos.finish_setup();
+    validate_checks(&pos)?;
+    Ok(pos)
 }
 
 /// A decimal number without sign, as FEN clocks are written.
@@ -258,7 +294,7 @@ fn castling_rights(pos: &Position, letters: &[char]) -> Result<Bitboard, Positio
     Ok(rooks)
 }
 
-fn validate_material(pos: &Position) -> Result<(), PositionError> {
+fn validate_material(pos: &Position, material: Material) -> Result<(), PositionError> {
     for color in Color::ALL {
         let count = |role| pos.pieces(Piece { color, role });
         match count(Role::King).count() {
@@ -266,7 +302,7 @@ fn validate_material(pos: &Position) -> Result<(), PositionError> {
             1 => {}
             _ => return Err(PositionError::TooManyKings(color)),
         }
-        if pos.by_color(color).count() > 16 {
+        if pos.by_color(color).count() > 16 && material == Material::Strict {
             return Err(PositionError::TooManyPieces(color));
         }
         let pawns = count(Role::Pawn).count();
@@ -280,7 +316,7 @@ fn validate_material(pos: &Position) -> Result<(), PositionError> {
             + excess(count(Role::Knight), 2)
             + excess(bishops & Bitboard::LIGHT_SQUARES, 1)
             + excess(bishops & Bitboard::DARK_SQUARES, 1);
-        if promoted > 8 - pawns {
+        if promoted > 8 - pawns && material == Material::Strict {
             return Err(PositionError::TooManyPromotedPieces(color));
         }
     }

@@ -24,6 +24,7 @@ pub mod position;
 pub mod san;
 pub mod types;
 pub mod uci;
+pub mod unwinnable;
 mod zobrist;
 
 pub use bitboard::Bitboard;
