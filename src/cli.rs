@@ -221,6 +221,7 @@ impl ValidateArgs {
             include_fens: self.fens,
             skip_legal_moves: self.no_legal_moves,
             plies_from: 0,
+            shredder_fen: false,
         }
     }
 }

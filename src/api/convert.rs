@@ -123,6 +123,7 @@ impl GameRequest {
                 include_fens,
                 skip_legal_moves,
                 plies_from: plies_from as usize,
+                shredder_fen: false,
             },
         })
     }
@@ -163,6 +164,7 @@ impl LegalMovesQuery {
             include_fens: false,
             skip_legal_moves: true,
             plies_from: moves.len(),
+            shredder_fen: false,
         };
         Ok(LegalMovesQuery { game: GameRequest { start, moves, options }, from })
     }

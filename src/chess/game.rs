@@ -176,7 +176,7 @@ impl Game {
         self.position.play_piece_unchecked(m, found.role);
         let mated = push_check_mark(&self.position, &mut san);
         let canonical_input = match uci {
-            Some(uci) => uci == UciMove::from_move(m),
+            Some(uci) => uci == UciMove::from_move_in(m, self.position.castling_mode()),
             // Byte by byte: SAN is short, shorter than a call to compare.
             None => text.len() == san.len() && text.bytes().zip(san.bytes()).all(|(a, b)| a == b),
         };
@@ -184,7 +184,8 @@ impl Game {
             && !canonical_input
         {
             self.position = before;
-            let canonical = UciMove::from_move(m).to_array_string();
+            let canonical =
+                UciMove::from_move_in(m, self.position.castling_mode()).to_array_string();
             return Err(not_canonical(text, if uci.is_some() { &canonical } else { &san }));
         }
         self.advance(m, mated);
@@ -216,9 +217,12 @@ impl Game {
             Err(illegal) => return Err(self.explain_failure(illegal)),
         };
         // Read UCI writes back to the text it was read from.
-        let canonical_input = uci == UciMove::from_move(m);
+        let canonical_input = uci == UciMove::from_move_in(m, self.position.castling_mode());
         if strict && !canonical_input {
-            return Err(not_canonical(text, &UciMove::from_move(m).to_array_string()));
+            return Err(not_canonical(
+                text,
+                &UciMove::from_move_in(m, self.position.castling_mode()).to_array_string(),
+            ));
         }
         self.position.play_piece_unchecked(m, role);
         let mated = self.position.is_check() && !self.position.has_legal_moves();
@@ -430,6 +434,9 @@ pub struct ReplayOptions {
     pub skip_legal_moves: bool,
     /// Return plies from this index on (earlier ones are still checked).
     pub plies_from: usize,
+    /// Write the FENs with Shredder-FEN castling letters (`HAha`) instead
+    /// of X-FEN (`KQkq`).
+    pub shredder_fen: bool,
 }
 
 /// One accepted move.
@@ -555,7 +562,12 @@ impl Replayed {
                 Ok(played) => {
                     self.plies.push(played);
                     if options.include_fens && index >= options.plies_from {
-                        tail.fens.push(self.game.position().fen());
+                        let position = self.game.position();
+                        tail.fens.push(if options.shredder_fen {
+                            position.shredder_fen()
+                        } else {
+                            position.fen()
+                        });
                     }
                 }
                 Err(Illegal { reason, message }) => {
@@ -599,7 +611,7 @@ impl Replayed {
             .iter()
             .map(|played| PlyRecord {
                 san: played.san,
-                uci: UciMove::from_move(played.mv),
+                uci: UciMove::from_move_in(played.mv, self.game.position.castling_mode()),
                 fen_after: options
                     .include_fens
                     .then(|| Box::new(fens.next().expect("the FEN of every returned ply"))),
@@ -628,7 +640,10 @@ pub fn legal_moves_with_san(position: &Position, from: Bitboard) -> Vec<LegalMov
     position
         .legal_moves_filtered(from, Bitboard::FULL)
         .into_iter()
-        .map(|m| LegalMove { uci: UciMove::from_move(m), san: san(position, m) })
+        .map(|m| LegalMove {
+            uci: UciMove::from_move_in(m, position.castling_mode()),
+            san: san(position, m),
+        })
         .collect()
 }
 
