@@ -480,6 +480,15 @@ pub struct Replay {
     /// Its legal moves (none once the game is over, or when skipped).
     pub legal_moves: Vec<LegalMove>,
     pub outcome: Outcome,
+    /// FENs are asked for with Shredder-FEN castling letters.
+    pub shredder_fen: bool,
+}
+
+impl Replay {
+    /// The FEN of the final position, in the castling notation asked for.
+    pub fn position_fen(&self) -> Fen {
+        if self.shredder_fen { self.position.shredder_fen() } else { self.position.fen() }
+    }
 }
 
 /// Replays `moves` from `start`.
@@ -625,7 +634,14 @@ impl Replayed {
         } else {
             list(&position)
         };
-        Replay { plies, illegal_move, position, legal_moves, outcome }
+        Replay {
+            plies,
+            illegal_move,
+            position,
+            legal_moves,
+            outcome,
+            shredder_fen: options.shredder_fen,
+        }
     }
 
     /// A rough count of the bytes this replay holds, for bounded caches.
