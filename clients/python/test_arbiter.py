@@ -592,7 +592,7 @@ def test_chess960(pb, rules):
     )
     reply = rules.ValidateGame(game, timeout=RPC_TIMEOUT_S)
     assert not reply.HasField("illegal_move")
-    assert [(p.san, p.uci) for p in reply.plies] == [("O-O", "b1g1"), ("e5", "e7e5"), ("Re1", "f1e1")]
+    assert [(p.san, p.uci) for p in reply.plies] == [("O-O", "b1g1"), ("e5", "e7e5"), ("Rfe1", "f1e1")]
     assert reply.plies[0].fen_after == "4k3/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b - - 1 1"
 
     reply = rules.ValidateGame(
