@@ -150,7 +150,14 @@ fn register_at_zero() {
         gauge!(gauge).increment(0.0);
     }
     for notation in [Notation::Auto, Notation::Uci, Notation::San] {
-        counter!(GAME_REQUESTS, "notation" => notation_label(notation)).increment(0);
+        for variant in [CastlingMode::Standard, CastlingMode::Chess960] {
+            counter!(
+                GAME_REQUESTS,
+                "notation" => notation_label(notation),
+                "variant" => variant_label(variant)
+            )
+            .increment(0);
+        }
     }
     // Every value the contract names, so that a new reason or termination
     // is registered as soon as the contract has it.
