@@ -10,11 +10,11 @@ use crate::proto;
 
 impl From<&Replay> for proto::ValidateGameResponse {
     fn from(replay: &Replay) -> proto::ValidateGameResponse {
-        let Replay { plies, illegal_move, position, legal_moves, outcome } = replay;
+        let Replay { plies, illegal_move, position, legal_moves, outcome, shredder_fen } = replay;
         proto::ValidateGameResponse {
             plies: plies.iter().map(proto::Ply::from).collect(),
             illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
-            position: Some(position_message(position, legal_moves)),
+            position: Some(position_message(position, legal_moves, *shredder_fen)),
             outcome: Some(proto::Outcome::from(outcome)),
         }
     }
@@ -74,10 +74,16 @@ impl From<IllegalReason> for proto::IllegalMoveReason {
     }
 }
 
-/// The `Position` message of a position and its listed legal moves.
-pub fn position_message(position: &Position, legal_moves: &[LegalMove]) -> proto::Position {
+/// The `Position` message of a position and its listed legal moves, its
+/// FEN with Shredder-FEN castling letters if `shredder_fen`.
+pub fn position_message(
+    position: &Position,
+    legal_moves: &[LegalMove],
+    shredder_fen: bool,
+) -> proto::Position {
+    let fen = if shredder_fen { position.shredder_fen() } else { position.fen() };
     proto::Position {
-        fen: position.fen().as_str().to_owned(),
+        fen: fen.as_str().to_owned(),
         turn: match position.turn() {
             Color::White => proto::Color::White,
             Color::Black => proto::Color::Black,

@@ -490,6 +490,9 @@ impl Hash for GameId<'_> {
         state.write_u64(self.start.zobrist());
         state.write_u32(self.start.halfmove_clock());
         state.write_u32(self.start.fullmove_number());
+        // Standard and Chess960 games from one placement answer differently
+        // (castling in UCI): the variant is part of the key.
+        self.start.castling_mode().hash(state);
         self.notation.hash(state);
         self.strict.hash(state);
     }
@@ -746,6 +749,25 @@ mod tests {
         assert_eq!(cache.stats().not_kept, 4);
         replay(&illegal[..9]);
         assert_eq!((cache.stats().entries, cache.stats().not_kept), (3, 4));
+    }
+
+    #[test]
+    fn standard_and_chess960_games_do_not_share_entries() {
+        let cache = ReplayCache::new(1 << 20).unwrap();
+        let options = ReplayOptions::default();
+        let fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
+        let standard: Position = fen.parse().unwrap();
+        let chess960 = Position::from_fen(fen, crate::chess::CastlingMode::Chess960).unwrap();
+        let moves = ["O-O", "O-O-O", "a3", "a6", "b3", "b6", "c3", "c6", "d3"];
+        for start in [&standard, &chess960, &standard, &chess960] {
+            for len in [moves.len() - 2, moves.len()] {
+                let cached = cache.replay(start.clone(), texts(&moves[..len]), &options);
+                assert_eq!(cached, replay(start.clone(), &moves[..len], &options));
+            }
+        }
+        let answer = cache.replay(chess960.clone(), texts(&moves), &options);
+        assert_eq!(answer.plies[0].uci.to_string(), "e1h1");
+        assert!(cache.stats().hits > 0);
     }
 
     #[test]

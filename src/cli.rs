@@ -10,8 +10,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use crate::chess::game::{Notation, ReplayOptions, replay};
+use crate::chess::uci::UciMove;
 use crate::chess::unwinnable::{Budget, Verdict, analyse};
-use crate::chess::{Color, Position, perft};
+use crate::chess::{CastlingMode, Color, Position, perft};
 use crate::config::ServeConfig;
 use crate::report::{GameJson, Messages};
 use crate::telemetry::Telemetry;
@@ -83,12 +84,70 @@ pub struct WinnableArgs {
     pub nodes: Option<u64>,
 }
 
+/// The rules in force.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum VariantArg {
+    /// Standard chess.
+    #[default]
+    Standard,
+    /// Chess960: X-FEN or Shredder-FEN castling, UCI castling as king takes rook.
+    Chess960,
+}
+
+/// Where a game starts, shared by `perft` and `validate`.
+#[derive(Debug, clap::Args)]
+pub struct StartArgs {
+    /// The rules in force.
+    #[arg(long, value_enum, default_value = "standard")]
+    pub variant: VariantArg,
+    /// Chess960 start position by Scharnagl number, 0-959 (518 is the
+    /// standard array), instead of --fen; implies --variant chess960.
+    #[arg(long, value_name = "N", conflicts_with = "fen",
+          value_parser = clap::value_parser!(u32).range(0..=959))]
+    pub chess960: Option<u32>,
+}
+
+impl StartArgs {
+    fn mode(&self) -> CastlingMode {
+        match (self.variant, self.chess960) {
+            (VariantArg::Chess960, _) | (_, Some(_)) => CastlingMode::Chess960,
+            (VariantArg::Standard, None) => CastlingMode::Standard,
+        }
+    }
+
+    /// The start position without a FEN: the numbered Chess960 one, else
+    /// the standard array (position 518 in Chess960).
+    fn default_start(&self) -> Position {
+        match (self.mode(), self.chess960) {
+            (CastlingMode::Standard, _) => Position::default(),
+            (CastlingMode::Chess960, number) => {
+                Position::chess960_start(number.unwrap_or(518)).unwrap_or_default()
+            }
+        }
+    }
+
+    /// The start position: `fen` read under the variant's rules, or the
+    /// default start.
+    fn start(&self, fen: Option<&str>) -> Result<Position, ExitCode> {
+        match fen.map(|fen| Position::from_fen(fen, self.mode())) {
+            None => Ok(self.default_start()),
+            Some(Ok(pos)) => Ok(pos),
+            Some(Err(err)) => {
+                eprintln!("arbiter: {err}");
+                Err(ExitCode::from(2))
+            }
+        }
+    }
+}
+
 /// Arguments of `arbiter perft`.
 #[derive(Debug, clap::Args)]
 pub struct PerftArgs {
     /// Start position as FEN (default: the standard starting position).
     #[arg(long)]
     pub fen: Option<String>,
+    #[command(flatten)]
+    pub start: StartArgs,
     /// Print the count below each legal move first.
     #[arg(long)]
     pub divide: bool,
@@ -114,6 +173,12 @@ pub struct ValidateArgs {
     /// Start position as FEN (default: the standard starting position).
     #[arg(long, conflicts_with = "batch")]
     pub fen: Option<String>,
+    /// With --batch, the start of the lines without a FEN.
+    #[command(flatten)]
+    pub start: StartArgs,
+    /// Write FENs with Shredder-FEN castling letters (`HAha`), not X-FEN.
+    #[arg(long)]
+    pub shredder_fen: bool,
     /// Notation of the moves.
     #[arg(long, value_enum, default_value = "auto")]
     pub notation: NotationArg,
@@ -204,26 +269,16 @@ fn run_serve(config: ServeConfig) -> ExitCode {
     code
 }
 
-fn parse_fen(fen: Option<&str>) -> Result<Position, ExitCode> {
-    match fen.map(str::parse::<Position>) {
-        None => Ok(Position::default()),
-        Some(Ok(pos)) => Ok(pos),
-        Some(Err(err)) => {
-            eprintln!("arbiter: {err}");
-            Err(ExitCode::from(2))
-        }
-    }
-}
-
 fn run_perft(args: &PerftArgs, out: &mut impl Write) -> ExitCode {
-    let pos = match parse_fen(args.fen.as_deref()) {
+    let pos = match args.start.start(args.fen.as_deref()) {
         Ok(pos) => pos,
         Err(code) => return code,
     };
     let total = if args.divide {
         let split = perft::divide(&pos, args.depth);
         for (m, nodes) in &split {
-            if writeln!(out, "{m}: {nodes}").is_err() {
+            let uci = UciMove::from_move_in(*m, pos.castling_mode());
+            if writeln!(out, "{uci}: {nodes}").is_err() {
                 return ExitCode::FAILURE;
             }
         }
@@ -249,6 +304,7 @@ impl ValidateArgs {
             include_fens: self.fens,
             skip_legal_moves: self.no_legal_moves,
             plies_from: 0,
+            shredder_fen: self.shredder_fen,
         }
     }
 }
@@ -281,17 +337,17 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
     let options = args.options();
     let result = match &args.batch {
         None => {
-            let start = match parse_fen(args.fen.as_deref()) {
+            let start = match args.start.start(args.fen.as_deref()) {
                 Ok(pos) => pos,
                 Err(code) => return code,
             };
             write_game(out, &replay(start, &args.moves, &options))
         }
         Some(path) if path.as_os_str() == "-" => {
-            validate_batch(io::stdin().lock(), args.max_line_bytes, &options, out)
+            validate_batch(io::stdin().lock(), args, &options, out)
         }
         Some(path) => match File::open(path) {
-            Ok(file) => validate_batch(BufReader::new(file), args.max_line_bytes, &options, out),
+            Ok(file) => validate_batch(BufReader::new(file), args, &options, out),
             Err(err) => {
                 eprintln!("arbiter: cannot read {}: {err}", path.display());
                 return ExitCode::from(2);
@@ -340,7 +396,12 @@ fn read_line(input: &mut impl BufRead, max_line: usize) -> io::Result<Option<Lin
 }
 
 /// The JSON line answering one input line; nothing for a blank line.
-fn answer_line(line: &Line, max_line: usize, options: &ReplayOptions) -> io::Result<Vec<u8>> {
+fn answer_line(
+    line: &Line,
+    max_line: usize,
+    start: &StartArgs,
+    options: &ReplayOptions,
+) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
     let error = |out: &mut Vec<u8>, message: &str| {
         write_json(out, &ErrorLine { error: ErrorBody { code: "INVALID_ARGUMENT", message } })
@@ -364,13 +425,14 @@ fn answer_line(line: &Line, max_line: usize, options: &ReplayOptions) -> io::Res
         Some((fen, moves)) => (Some(fen.trim()), moves),
         None => (None, text),
     };
-    match fen.map(str::parse::<Position>) {
+    let start_args = start;
+    match fen.map(|fen| Position::from_fen(fen, start_args.mode())) {
         Some(Err(err)) => error(&mut out, &err.to_string())?,
         start => {
             let moves: Vec<&str> = moves.split_whitespace().collect();
             // Room for a ply's JSON per move and the rest, grown once.
             out.reserve(64 * moves.len() + 1024);
-            let start = start.and_then(Result::ok).unwrap_or_default();
+            let start = start.and_then(Result::ok).unwrap_or_else(|| start_args.default_start());
             write_game(&mut out, &replay(start, &moves, options))?;
         }
     }
@@ -382,10 +444,11 @@ fn answer_line(line: &Line, max_line: usize, options: &ReplayOptions) -> io::Res
 /// goes on. Games are checked on every core, a bounded chunk at a time.
 fn validate_batch(
     mut input: impl BufRead,
-    max_line: usize,
+    args: &ValidateArgs,
     options: &ReplayOptions,
     out: &mut impl Write,
 ) -> io::Result<()> {
+    let (max_line, start) = (args.max_line_bytes, &args.start);
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     loop {
         let mut chunk = Vec::new();
@@ -409,7 +472,7 @@ fn validate_batch(
                     scope.spawn(move || {
                         lines
                             .iter()
-                            .map(|line| answer_line(line, max_line, options))
+                            .map(|line| answer_line(line, max_line, start, options))
                             .collect::<Vec<_>>()
                     })
                 })

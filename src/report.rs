@@ -82,10 +82,11 @@ pub struct Messages {
 impl Messages {
     /// The messages of `replay`'s answer, as the service sends them.
     pub fn new(replay: &Replay) -> Messages {
-        let Replay { plies: _, illegal_move, position, legal_moves, outcome } = replay;
+        let Replay { plies: _, illegal_move, position, legal_moves, outcome, shredder_fen } =
+            replay;
         Messages {
             illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
-            position: position_message(position, legal_moves),
+            position: position_message(position, legal_moves, *shredder_fen),
             outcome: proto::Outcome::from(outcome),
         }
     }

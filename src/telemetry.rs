@@ -21,6 +21,7 @@ use tracing_subscriber::{Layer, fmt};
 
 pub use rpc::RpcLayer;
 
+use crate::chess::CastlingMode;
 use crate::chess::game::{Notation, Replay};
 use crate::chess::illegal::IllegalReason;
 use crate::chess::outcome::Termination;
@@ -172,6 +173,8 @@ fn otlp_provider() -> Result<SdkTracerProvider, TelemetryError> {
 pub struct GameReport {
     /// The notation the request asked for.
     pub notation: Notation,
+    /// Standard chess or Chess960.
+    pub variant: CastlingMode,
     /// Moves in the request.
     pub moves: usize,
     /// Moves checked: up to and including the first illegal one.
@@ -187,6 +190,7 @@ impl GameReport {
     pub fn new(notation: Notation, moves: usize, replay: &Replay) -> GameReport {
         GameReport {
             notation,
+            variant: replay.position.castling_mode(),
             moves,
             checked: replay.illegal_move.as_ref().map_or(moves, |illegal| illegal.index + 1),
             illegal: replay.illegal_move.as_ref().map(|illegal| illegal.reason),

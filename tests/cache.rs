@@ -128,6 +128,7 @@ fn workload(seed: u64, games: usize, requests: usize) -> Vec<Request> {
                     1 => rng.random_range(0..=len),
                     _ => len.saturating_sub(1),
                 },
+                shredder_fen: rng.random_range(0..4) == 0,
             };
             Request { start: game.start.clone(), moves, options }
         })

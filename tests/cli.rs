@@ -208,3 +208,64 @@ fn winnable_rejects_an_invalid_fen_on_stderr() {
     assert!(!out.status.success());
     assert!(String::from_utf8(out.stderr).unwrap().contains("white has no king"));
 }
+
+#[test]
+fn chess960_perft_by_number_and_by_fen() {
+    // Position 518 is the standard array: the standard count.
+    let out = arbiter(&["perft", "--chess960", "518", "3"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().last(), Some("8902"));
+    // scalachess chess960.perft, position 0, perft 3.
+    let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+    let out = arbiter(&["perft", "--variant", "chess960", "--fen", fen, "3"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().last(), Some("12189"));
+    // Divide writes castling as king takes rook.
+    let out = arbiter(&[
+        "perft",
+        "--variant",
+        "chess960",
+        "--fen",
+        "4k3/8/8/8/8/8/8/RK4R1 w GA - 0 1",
+        "--divide",
+        "1",
+    ]);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("b1g1: 1") && stdout.contains("b1a1: 1"), "{stdout}");
+    // Chess960 rights are refused in standard chess; numbers stop at 959.
+    let out = arbiter(&["perft", "--fen", fen, "1"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("chess960"));
+    assert!(!arbiter(&["perft", "--chess960", "960", "1"]).status.success());
+}
+
+#[test]
+fn chess960_validate_and_batch() {
+    let fen = "4k3/8/8/8/8/8/8/RK4R1 w GA - 0 1";
+    let out =
+        arbiter(&["validate", "--variant", "chess960", "--fen", fen, "--shredder-fen", "b1a1"]);
+    assert!(out.status.success());
+    let v = json(&out.stdout);
+    assert_eq!(v["plies"][0]["san"], "O-O-O");
+    assert_eq!(v["plies"][0]["uci"], "b1a1");
+    assert_eq!(v["position"]["fen"], "4k3/8/8/8/8/8/8/2KR2R1 b - - 1 1");
+    // The standard array as Chess960: castling is written king takes rook.
+    let moves = ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O"];
+    let out = arbiter(&[&["validate", "--chess960", "518"][..], &moves].concat());
+    let v = json(&out.stdout);
+    assert_eq!(v["plies"][6]["san"], "O-O");
+    assert_eq!(v["plies"][6]["uci"], "e1h1");
+    let dir = std::env::temp_dir().join(format!("arbiter-cli-960-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("games.txt");
+    std::fs::write(&file, format!("{fen}; O-O\n4k3/8/8/8/8/8/8/RK6 w G -; Kc1\ne4\n")).unwrap();
+    let out = arbiter(&["validate", "--variant", "chess960", "--batch", file.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| json(l.as_bytes())).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["plies"][0]["uci"], "b1g1");
+    assert!(lines[1]["error"]["message"].as_str().unwrap().contains("castling right G"));
+    assert_eq!(lines[2]["plies"][0]["san"], "e4");
+}

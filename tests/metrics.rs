@@ -173,8 +173,11 @@ async fn every_call_is_counted_by_method_code_and_domain() {
 
     // OK: two legal moves, then a finished game, then an illegal move.
     client.validate_game(game(&["e4", "e5"])).await.unwrap();
+    // Fool's mate from Chess960 position 518 (the standard array).
     let mate = proto::ValidateGameRequest {
         notation: proto::Notation::San as i32,
+        variant: proto::Variant::Chess960 as i32,
+        chess960_position: Some(518),
         ..game(&["f3", "e5", "g4", "Qh4#"])
     };
     client.validate_game(mate).await.unwrap();
@@ -255,8 +258,12 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     assert_eq!(delta("arbiter_moves_validated_total", &[]), 14.0, "{text}");
     assert_eq!(delta("arbiter_illegal_moves_total", &[("reason", "PATH_BLOCKED")]), 1.0);
     assert_eq!(delta("arbiter_games_finished_total", &[("termination", "CHECKMATE")]), 1.0);
-    assert_eq!(delta("arbiter_game_requests_total", &[("notation", "AUTO")]), 3.0);
-    assert_eq!(delta("arbiter_game_requests_total", &[("notation", "SAN")]), 1.0);
+    let requests = |notation, variant| {
+        delta("arbiter_game_requests_total", &[("notation", notation), ("variant", variant)])
+    };
+    assert_eq!(requests("AUTO", "STANDARD"), 3.0, "{text}");
+    assert_eq!(requests("SAN", "CHESS960"), 1.0, "{text}");
+    assert_eq!(requests("SAN", "STANDARD") + requests("AUTO", "CHESS960"), 0.0, "{text}");
     assert_eq!(after.value("arbiter_stream_games_in_flight", &[]), 0.0, "{text}");
     assert!(after.has("arbiter_stream_games_in_flight", &[]), "{text}");
     // The replay cache (on by default) records through the same registry.
@@ -316,7 +323,8 @@ async fn known_series_are_registered_at_zero_at_start_up() {
         "arbiter_illegal_moves_total{reason=\"PINNED_PIECE\"}",
         "arbiter_illegal_moves_total{reason=\"CASTLING_THROUGH_CHECK\"}",
         "arbiter_games_finished_total{termination=\"FIVEFOLD_REPETITION\"}",
-        "arbiter_game_requests_total{notation=\"UCI\"}",
+        "arbiter_game_requests_total{notation=\"UCI\",variant=\"STANDARD\"}",
+        "arbiter_game_requests_total{notation=\"SAN\",variant=\"CHESS960\"}",
         "arbiter_moves_validated_total",
         "arbiter_cache_hits_total",
         "arbiter_cache_misses_total",

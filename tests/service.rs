@@ -21,6 +21,10 @@ use tonic_types::StatusExt;
 mod test_server;
 use test_server::TestServer;
 
+/// A Chess960 position where white may castle both ways: king b1, rooks a1
+/// and g1.
+const CHESS960_FEN: &str = "4k3/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w GA - 0 1";
+
 fn game(moves: &[&str]) -> proto::ValidateGameRequest {
     proto::ValidateGameRequest {
         moves: moves.iter().map(|m| (*m).to_owned()).collect(),
@@ -97,11 +101,42 @@ async fn bad_requests_are_invalid_argument_with_details() {
             ("notation", "UNKNOWN_ENUM_VALUE"),
         ),
         (
+            proto::ValidateGameRequest { variant: 7, ..Default::default() },
+            ("variant", "UNKNOWN_ENUM_VALUE"),
+        ),
+        (
             proto::ValidateGameRequest {
                 variant: proto::Variant::Chess960 as i32,
+                chess960_position: Some(960),
                 ..Default::default()
             },
-            ("variant", "UNSUPPORTED_VARIANT"),
+            ("chess960_position", "START_POSITION_OUT_OF_RANGE"),
+        ),
+        (
+            proto::ValidateGameRequest { chess960_position: Some(3), ..Default::default() },
+            ("chess960_position", "CONFLICTING_FIELDS"),
+        ),
+        (
+            proto::ValidateGameRequest {
+                variant: proto::Variant::Chess960 as i32,
+                chess960_position: Some(3),
+                fen: CHESS960_FEN.into(),
+                ..Default::default()
+            },
+            ("chess960_position", "CONFLICTING_FIELDS"),
+        ),
+        (
+            proto::ValidateGameRequest {
+                variant: proto::Variant::Chess960 as i32,
+                fen: "4k3/8/8/8/8/8/8/RK6 w G - 0 1".into(),
+                ..Default::default()
+            },
+            ("fen", "ILLEGAL_POSITION"),
+        ),
+        (
+            // Standard chess still refuses Chess960 castling rights.
+            proto::ValidateGameRequest { fen: CHESS960_FEN.into(), ..Default::default() },
+            ("fen", "ILLEGAL_POSITION"),
         ),
     ];
     for (request, (field, reason)) in cases {
@@ -218,6 +253,157 @@ async fn perft_counts_divides_and_respects_limits() {
         client.perft(proto::PerftRequest { depth: 7, ..Default::default() }).await.unwrap_err();
     assert_eq!(details(&status), ("depth".to_owned(), "DEPTH_TOO_LARGE".to_owned()));
     server.shutdown().await.unwrap();
+}
+
+/// A Chess960 game through every RPC: X-FEN and Shredder-FEN in and out,
+/// start positions by number, castling read as SAN, king takes rook and
+/// the king's step, written as king takes rook.
+#[tokio::test]
+async fn chess960_through_every_rpc() {
+    let server = TestServer::start(&[]).await;
+    let mut client = server.client().await;
+    let chess960 = proto::Variant::Chess960 as i32;
+    let request = proto::ValidateGameRequest {
+        fen: CHESS960_FEN.into(),
+        moves: vec!["O-O".into(), "e5".into(), "Rf1e1".into()],
+        variant: chess960,
+        include_fens: true,
+        ..Default::default()
+    };
+    let r = client.validate_game(request.clone()).await.unwrap().into_inner();
+    assert!(r.illegal_move.is_none(), "{:?}", r.illegal_move);
+    assert_eq!((r.plies[0].san.as_str(), r.plies[0].uci.as_str()), ("O-O", "b1g1"));
+    assert_eq!(r.plies[0].fen_after, "4k3/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b - - 1 1");
+    // Black keeps no rights; white's a1 rook lost its with the king move.
+    let position = r.position.unwrap();
+    assert_eq!(position.fen, "4k3/pppp1ppp/8/4p3/8/8/PPPPPPPP/R3R1K1 b - - 1 2");
+    // Shredder-FEN out, and castling queen-side as king takes rook.
+    let shredder = proto::ValidateGameRequest {
+        moves: vec!["b1a1".into()],
+        shredder_fen: true,
+        ..request.clone()
+    };
+    let r = client.validate_game(shredder).await.unwrap().into_inner();
+    assert_eq!((r.plies[0].san.as_str(), r.plies[0].uci.as_str()), ("O-O-O", "b1a1"));
+    assert!(r.plies[0].canonical_input);
+    let before =
+        proto::ValidateGameRequest { moves: vec![], shredder_fen: true, ..request.clone() };
+    let r = client.validate_game(before).await.unwrap().into_inner();
+    let position = r.position.unwrap();
+    assert_eq!(position.fen, "4k3/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w GA - 0 1");
+    let ucis: Vec<&str> = position.legal_moves.iter().map(|m| m.uci.as_str()).collect();
+    assert!(ucis.contains(&"b1g1") && ucis.contains(&"b1a1"), "{ucis:?}");
+    // Through check: the c8 rook would attack the king on c1.
+    let through = proto::ValidateGameRequest {
+        fen: "2r1k3/8/8/8/8/8/8/RK4R1 w GA - 0 1".into(),
+        moves: vec!["O-O-O".into()],
+        ..request.clone()
+    };
+    let r = client.validate_game(through).await.unwrap().into_inner();
+    let illegal = r.illegal_move.unwrap();
+    assert_eq!(illegal.reason, proto::IllegalMoveReason::CastlingIntoCheck as i32);
+
+    // A start position by number, in a stream.
+    let games = vec![
+        proto::ValidateGamesRequest {
+            id: "518".into(),
+            game: Some(proto::ValidateGameRequest {
+                variant: chess960,
+                chess960_position: Some(518),
+                moves: vec!["e4".into()],
+                ..Default::default()
+            }),
+        },
+        proto::ValidateGamesRequest { id: "x".into(), game: Some(request.clone()) },
+    ];
+    let responses: Vec<proto::ValidateGamesResponse> = client
+        .validate_games(tokio_stream::iter(games))
+        .await
+        .unwrap()
+        .into_inner()
+        .map(|r| r.unwrap())
+        .collect()
+        .await;
+    let fens: Vec<String> = responses
+        .iter()
+        .map(|r| match r.result.as_ref().unwrap() {
+            validate_games_response::Result::Game(g) => g.position.as_ref().unwrap().fen.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(fens[0], "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+    assert_eq!(fens[1], "4k3/pppp1ppp/8/4p3/8/8/PPPPPPPP/R3R1K1 b - - 1 2");
+
+    // Legal moves of the king, castling as king takes rook.
+    let r = client
+        .legal_moves(proto::LegalMovesRequest {
+            fen: CHESS960_FEN.into(),
+            variant: chess960,
+            from_square: "b1".into(),
+            shredder_fen: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let position = r.position.unwrap();
+    assert_eq!(position.fen, "4k3/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w GA - 0 1");
+    let mut moves: Vec<(String, String)> =
+        position.legal_moves.into_iter().map(|m| (m.uci, m.san)).collect();
+    moves.sort();
+    let expected = [("b1a1", "O-O-O"), ("b1c1", "Kc1"), ("b1g1", "O-O")];
+    assert_eq!(moves, expected.map(|(u, s)| (u.to_owned(), s.to_owned())));
+
+    // Perft from start position 0 (bbqnnrkr), and a divide that castles.
+    let r = client
+        .perft(proto::PerftRequest {
+            depth: 3,
+            variant: chess960,
+            chess960_position: Some(0),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        r.nodes,
+        shakmaty_perft("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1", 3)
+    );
+    let r = client
+        .perft(proto::PerftRequest {
+            fen: CHESS960_FEN.into(),
+            depth: 1,
+            divide: true,
+            variant: chess960,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(r.divide.iter().any(|d| d.uci == "b1g1") && r.divide.iter().any(|d| d.uci == "b1a1"));
+    let status = client
+        .perft(proto::PerftRequest {
+            depth: 1,
+            variant: chess960,
+            chess960_position: Some(1000),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        details(&status),
+        ("chess960_position".to_owned(), "START_POSITION_OUT_OF_RANGE".to_owned())
+    );
+    server.shutdown().await.unwrap();
+}
+
+fn shakmaty_perft(fen: &str, depth: u32) -> u64 {
+    use shakmaty::fen::Fen;
+    let pos: shakmaty::Chess = Fen::from_ascii(fen.as_bytes())
+        .unwrap()
+        .into_position(shakmaty::CastlingMode::Chess960)
+        .unwrap();
+    shakmaty::perft(&pos, depth)
 }
 
 #[tokio::test]

@@ -15,7 +15,7 @@ use std::fmt::{self, Write as _};
 use std::mem;
 use std::time::Instant;
 
-use arbiter::chess::{Color, FenError, Position, PositionError, perft};
+use arbiter::chess::{CastlingMode, Color, FenError, Position, PositionError, perft};
 use common::{PerftCase, TestResult};
 
 /// Failures listed in a panic message; the rest are only counted.
@@ -124,8 +124,8 @@ const IMPOSSIBLE_POSITIONS: &[KnownRejection] = &[
 
 /// Tricky positions with Chess960 castling rights: X-FEN letters with the
 /// king off the e-file or naming an inner rook, or Shredder file letters.
-/// Chess960 is not yet supported, so our parser must reject them as such;
-/// remove this list once it is.
+/// Read as standard chess they must be rejected as such; read as Chess960
+/// they must match their perft counts.
 const CHESS960_POSITIONS: &[KnownRejection] = &[
     KnownRejection {
         id: "xfen-00",
@@ -210,7 +210,22 @@ fn tricky_perft_positions_match_or_are_known_rejections() -> TestResult {
                         "impossible"
                     } else {
                         rejected_chess960 += 1;
-                        "chess960, not yet supported"
+                        match parse_chess960(&epd) {
+                            Ok(pos) => {
+                                for (depth, nodes) in counts {
+                                    let key = (epd.clone(), depth);
+                                    checks.entry(key).or_insert((
+                                        nodes,
+                                        pos.clone(),
+                                        label.clone(),
+                                    ));
+                                }
+                            }
+                            Err(err) => {
+                                failures.push(format!("{label}: chess960 rejects {epd}: {err}"))
+                            }
+                        }
+                        "in standard chess, counted as chess960"
                     };
                     let note = format!("rejected {kind}: {id} ({}): {err}", known.why);
                     *rejection_notes.entry(note).or_default() += 1;
@@ -254,7 +269,7 @@ fn tricky_perft_positions_match_or_are_known_rejections() -> TestResult {
     let distinct_counted = checks.iter().map(|((epd, _), _)| epd).collect::<HashSet<_>>().len();
     eprintln!(
         "tricky perft: {counted} positions counted ({distinct_counted} distinct) / {rejected_impossible} rejected as impossible \
-         / {rejected_chess960} rejected as chess960 (not yet supported)"
+         / {rejected_chess960} rejected as standard chess and counted as chess960"
     );
     eprintln!(
         "tricky perft: {lines_in_files} perft lines in files of counted positions, {} distinct; \
@@ -332,6 +347,14 @@ fn parse(fen: &str) -> Result<Position, FenError> {
     common::with_context(|| format!("parsing {fen}"), || fen.parse())
 }
 
+/// Parses a FEN as Chess960, naming it if the parser panics.
+fn parse_chess960(fen: &str) -> Result<Position, FenError> {
+    common::with_context(
+        || format!("parsing {fen}"),
+        || Position::from_fen(fen, CastlingMode::Chess960),
+    )
+}
+
 /// Perft, naming the position and depth if move generation panics.
 fn guarded_perft(pos: &Position, depth: u32) -> u64 {
     common::with_context(|| format!("perft {depth} of {pos}"), || perft::perft(pos, depth))
@@ -360,7 +383,8 @@ fn fair_node_cap(cases: &[PerftCase], budget: u64) -> u64 {
     caps[fits.saturating_sub(1)]
 }
 
-/// Every line of cozy-chess's invalid.sfens is rejected.
+/// Every line of cozy-chess's invalid.sfens is rejected, in standard chess
+/// and in Chess960 alike.
 #[test]
 fn invalid_sfens_are_all_rejected() -> TestResult {
     let Some(dir) = common::data_dir_or_skip() else { return Ok(()) };
@@ -368,38 +392,33 @@ fn invalid_sfens_are_all_rejected() -> TestResult {
     let text = common::read_data(&dir, file)?;
     let mut accepted = Vec::new();
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
-    let (mut lines, mut chess960, mut other) = (0, 0, 0);
+    let mut lines = 0;
     for (line_no, fen) in common::fen_lines(&text) {
         lines += 1;
-        match parse(fen) {
-            Ok(pos) => accepted.push(format!("{file}:{line_no}: accepted {fen} (as {pos})")),
-            Err(err) => {
-                if is_chess960_rejection(&err) {
-                    chess960 += 1;
-                } else {
-                    other += 1;
-                }
-                *kinds.entry(error_kind(&err)).or_default() += 1;
+        if let Ok(pos) = parse(fen) {
+            accepted.push(format!("{file}:{line_no}: standard chess accepted {fen} (as {pos})"));
+        }
+        match parse_chess960(fen) {
+            Ok(pos) => {
+                accepted.push(format!("{file}:{line_no}: chess960 accepted {fen} (as {pos})"))
             }
+            Err(err) => *kinds.entry(error_kind(&err)).or_default() += 1,
         }
     }
-    eprintln!(
-        "invalid sfens: {lines} lines; {other} rejected as illegal, {chess960} rejected for \
-         chess960 castling rights (not yet supported), {} accepted",
-        accepted.len()
-    );
+    eprintln!("invalid sfens: {lines} lines; {} accepted", accepted.len());
     for (kind, count) in &kinds {
-        eprintln!("  {count:>5}  {kind}");
+        eprintln!("  {count:>5}  {kind} (chess960)");
     }
     assert_no_failures("invalid sfens", &accepted);
     Ok(())
 }
 
-/// Every line of cozy-chess's valid.sfens with standard castling rights is
-/// accepted and written back with `KQkq` castling; the Chess960 ones are
-/// rejected for their castling rights until Chess960 is supported.
+/// Every line of cozy-chess's valid.sfens is accepted as Chess960 and
+/// written back as the same Shredder-FEN; the lines with standard castling
+/// rights are accepted as standard chess too and written back with `KQkq`
+/// castling, and the others are rejected there for their Chess960 rights.
 #[test]
-fn valid_sfens_round_trip_or_are_rejected_as_chess960() -> TestResult {
+fn valid_sfens_round_trip() -> TestResult {
     let Some(dir) = common::data_dir_or_skip() else { return Ok(()) };
     let file = "fen/cozy-chess/valid.sfens";
     let text = common::read_data(&dir, file)?;
@@ -408,6 +427,21 @@ fn valid_sfens_round_trip_or_are_rejected_as_chess960() -> TestResult {
     for (line_no, fen) in common::fen_lines(&text) {
         lines += 1;
         let at = format!("{file}:{line_no}");
+        match parse_chess960(fen) {
+            Ok(pos) => {
+                let got = pos.shredder_fen();
+                if got.as_str() != fen {
+                    failures
+                        .push(format!("{at}: chess960\n    expected {fen}\n    got      {got}"));
+                }
+                // X-FEN out reads back as the same position.
+                match parse_chess960(&pos.to_string()) {
+                    Ok(again) if again == pos => {}
+                    other => failures.push(format!("{at}: X-FEN {pos} reads back as {other:?}")),
+                }
+            }
+            Err(err) => failures.push(format!("{at}: chess960 rejects {fen}: {err}")),
+        }
         match (standard_fen(fen), parse(fen)) {
             (Some(expected), Ok(pos)) => {
                 standard += 1;
@@ -430,8 +464,9 @@ fn valid_sfens_round_trip_or_are_rejected_as_chess960() -> TestResult {
         }
     }
     eprintln!(
-        "valid sfens: {lines} lines; {standard} with standard castling accepted, \
-         {chess960} rejected for chess960 castling rights (not yet supported), {} failures",
+        "valid sfens: {lines} lines accepted as chess960; {standard} with standard castling \
+         accepted as standard chess, {chess960} rejected there for chess960 castling rights, \
+         {} failures",
         failures.len()
     );
     assert_no_failures("valid sfens", &failures);
@@ -505,9 +540,8 @@ fn variant_name(value: &impl fmt::Debug) -> String {
     debug.split(['(', ' ', '{']).next().unwrap_or_default().to_owned()
 }
 
-/// Whether our standard-only parser turned a FEN down because its castling
-/// rights are Chess960 ones, the one rejection Chess960 FENs may get until
-/// Chess960 is supported.
+/// Whether the standard-chess parser turned a FEN down because its castling
+/// rights are Chess960 ones.
 fn is_chess960_rejection(err: &FenError) -> bool {
     matches!(err, FenError::Position(PositionError::Chess960Castling(_)))
 }

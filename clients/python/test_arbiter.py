@@ -399,7 +399,13 @@ BAD_REQUESTS = [
     ("ValidateGame", {"moves": ["e4"] * 1025}, "TOO_MANY_MOVES", "moves",
      "1025 moves, more than the limit of 1024"),
     ("ValidateGame", {"notation": 99}, "UNKNOWN_ENUM_VALUE", "notation", "99"),
-    ("ValidateGame", {"variant": 2}, "UNSUPPORTED_VARIANT", "variant", "chess960"),
+    ("ValidateGame", {"variant": 9}, "UNKNOWN_ENUM_VALUE", "variant", "9"),
+    ("ValidateGame", {"variant": 2, "chess960_position": 960}, "START_POSITION_OUT_OF_RANGE",
+     "chess960_position", "960"),
+    ("ValidateGame", {"chess960_position": 4}, "CONFLICTING_FIELDS", "chess960_position",
+     "VARIANT_CHESS960"),
+    ("ValidateGame", {"variant": 2, "fen": "4k3/8/8/8/8/8/8/RK6 w G - 0 1"}, "ILLEGAL_POSITION",
+     "fen", "castling right G"),
     ("LegalMoves", {"from_square": "z9"}, "INVALID_SQUARE", "from_square", "z9"),
     ("LegalMoves", {"fen": "8/8/8/8/8/8/8/8 w - - 0 1"}, "ILLEGAL_POSITION", "fen", "king"),
     ("Perft", {"depth": 7}, "DEPTH_TOO_LARGE", "depth", "depth 7 is more than the limit of 6"),
@@ -572,6 +578,69 @@ def test_perft(pb, rules):
     assert reply.nodes == 97862
     reply = rules.Perft(pb.m.PerftRequest(depth=0), timeout=RPC_TIMEOUT_S)
     assert reply.nodes == 1
+
+
+CHESS960_FEN = "4k3/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w GA - 0 1"
+
+
+def test_chess960(pb, rules):
+    """A Chess960 game through every RPC: castling read as SAN and as king
+    takes rook, written as king takes rook; X-FEN and Shredder-FEN."""
+    chess960 = pb.m.VARIANT_CHESS960
+    game = pb.m.ValidateGameRequest(
+        variant=chess960, fen=CHESS960_FEN, moves=["O-O", "e5", "Rf1e1"], include_fens=True
+    )
+    reply = rules.ValidateGame(game, timeout=RPC_TIMEOUT_S)
+    assert not reply.HasField("illegal_move")
+    assert [(p.san, p.uci) for p in reply.plies] == [("O-O", "b1g1"), ("e5", "e7e5"), ("Rfe1", "f1e1")]
+    assert reply.plies[0].fen_after == "4k3/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b - - 1 1"
+
+    reply = rules.ValidateGame(
+        pb.m.ValidateGameRequest(variant=chess960, fen=CHESS960_FEN, moves=["b1a1"], shredder_fen=True),
+        timeout=RPC_TIMEOUT_S,
+    )
+    assert (reply.plies[0].san, reply.plies[0].uci) == ("O-O-O", "b1a1")
+    assert reply.position.fen == "4k3/pppppppp/8/8/8/8/PPPPPPPP/2KR2R1 b - - 1 1"
+
+    # The standard array by number: castling comes out as king takes rook.
+    moves = ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O"]
+    reply = rules.ValidateGame(
+        pb.m.ValidateGameRequest(variant=chess960, chess960_position=518, moves=moves),
+        timeout=RPC_TIMEOUT_S,
+    )
+    assert (reply.plies[-1].san, reply.plies[-1].uci) == ("O-O", "e1h1")
+
+    # Castling into check is refused with its reason.
+    reply = rules.ValidateGame(
+        pb.m.ValidateGameRequest(
+            variant=chess960, fen="2r1k3/8/8/8/8/8/8/RK4R1 w GA - 0 1", moves=["O-O-O"]
+        ),
+        timeout=RPC_TIMEOUT_S,
+    )
+    assert reply.illegal_move.reason == pb.m.ILLEGAL_MOVE_REASON_CASTLING_INTO_CHECK
+
+    stream = [pb.m.ValidateGamesRequest(id="960", game=game)]
+    [answer] = list(rules.ValidateGames(iter(stream), timeout=RPC_TIMEOUT_S))
+    assert answer.id == "960" and answer.game.plies[0].uci == "b1g1"
+
+    reply = rules.LegalMoves(
+        pb.m.LegalMovesRequest(variant=chess960, fen=CHESS960_FEN, from_square="b1", shredder_fen=True),
+        timeout=RPC_TIMEOUT_S,
+    )
+    assert reply.position.fen == CHESS960_FEN
+    assert sorted((m.uci, m.san) for m in reply.position.legal_moves) == [
+        ("b1a1", "O-O-O"), ("b1c1", "Kc1"), ("b1g1", "O-O")
+    ]
+
+    reply = rules.Perft(
+        pb.m.PerftRequest(variant=chess960, fen=CHESS960_FEN, depth=1, divide=True),
+        timeout=RPC_TIMEOUT_S,
+    )
+    assert {"b1a1", "b1g1"} <= {d.uci for d in reply.divide}
+    reply = rules.Perft(
+        pb.m.PerftRequest(variant=chess960, chess960_position=518, depth=3), timeout=RPC_TIMEOUT_S
+    )
+    assert reply.nodes == 8902
 
 
 def test_perft_deadline(pb, rules):

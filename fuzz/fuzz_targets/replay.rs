@@ -38,6 +38,7 @@ fn replay_text(flags: u8, text: &str) {
         include_fens: flags & 8 != 0,
         skip_legal_moves: flags & 16 != 0,
         plies_from: 0,
+        shredder_fen: flags & 32 != 0,
     };
     let r = replay(Position::default(), &moves, &options);
     match &r.illegal_move {

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::chess::game::{MoveTexts, Notation, ReplayOptions};
-use crate::chess::{Position, Square};
+use crate::chess::{CastlingMode, Position, Square};
 use crate::proto;
 
 use super::wire;
@@ -19,10 +19,37 @@ pub struct GameRequest {
     pub options: ReplayOptions,
 }
 
-/// Reads the start position: empty means the standard start.
-fn start_position(fen: &str, field: Field<'_>, limits: &Limits) -> Result<Position, RequestError> {
+/// Reads the start position under `mode`: a Chess960 start position by
+/// number (`chess960_position`, which needs Chess960 and no FEN), else the
+/// FEN, else the standard start (position 518 in Chess960).
+fn start_position(
+    fen: &str,
+    number: Option<u32>,
+    mode: CastlingMode,
+    field: Field<'_>,
+    number_field: Field<'_>,
+    limits: &Limits,
+) -> Result<Position, RequestError> {
+    if let Some(number) = number {
+        let why = match (mode, fen.is_empty()) {
+            (CastlingMode::Standard, _) => "needs variant VARIANT_CHESS960",
+            (CastlingMode::Chess960, false) => "and fen are both given: send one",
+            (CastlingMode::Chess960, true) => {
+                return Position::chess960_start(number).ok_or_else(|| {
+                    RequestError::StartPositionOutOfRange {
+                        field: number_field.to_string(),
+                        number,
+                    }
+                });
+            }
+        };
+        return Err(RequestError::ConflictingFields { field: number_field.to_string(), why });
+    }
     if fen.is_empty() {
-        return Ok(Position::default());
+        return Ok(match mode {
+            CastlingMode::Standard => Position::default(),
+            CastlingMode::Chess960 => Position::chess960_start(518).unwrap_or_default(),
+        });
     }
     if fen.len() > limits.max_fen_bytes {
         return Err(RequestError::FenTooLong {
@@ -31,7 +58,8 @@ fn start_position(fen: &str, field: Field<'_>, limits: &Limits) -> Result<Positi
             max: limits.max_fen_bytes,
         });
     }
-    fen.parse().map_err(|error| RequestError::InvalidFen { field: field.to_string(), error })
+    Position::from_fen(fen, mode)
+        .map_err(|error| RequestError::InvalidFen { field: field.to_string(), error })
 }
 
 fn check_moves(moves: &MoveTexts, field: Field<'_>, limits: &Limits) -> Result<(), RequestError> {
@@ -54,12 +82,10 @@ fn notation(value: i32, field: Field<'_>) -> Result<Notation, RequestError> {
     }
 }
 
-fn standard_variant(value: i32, field: Field<'_>) -> Result<(), RequestError> {
+fn variant(value: i32, field: Field<'_>) -> Result<CastlingMode, RequestError> {
     match proto::Variant::try_from(value) {
-        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(()),
-        Ok(proto::Variant::Chess960) => {
-            Err(RequestError::UnsupportedVariant { field: field.to_string() })
-        }
+        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(CastlingMode::Standard),
+        Ok(proto::Variant::Chess960) => Ok(CastlingMode::Chess960),
         Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_string(), value }),
     }
 }
@@ -103,17 +129,26 @@ impl GameRequest {
             fen,
             moves,
             notation: notation_value,
-            variant,
+            variant: variant_value,
             strict_san,
             include_fens,
             skip_legal_moves,
             plies_from,
+            chess960_position,
+            shredder_fen,
         } = request;
         let field = |name| Field { prefix, name };
-        standard_variant(variant, field("variant"))?;
+        let mode = variant(variant_value, field("variant"))?;
         let notation = notation(notation_value, field("notation"))?;
         check_moves(&moves, field("moves"), limits)?;
-        let start = start_position(&fen, field("fen"), limits)?;
+        let start = start_position(
+            &fen,
+            chess960_position,
+            mode,
+            field("fen"),
+            field("chess960_position"),
+            limits,
+        )?;
         Ok(GameRequest {
             start,
             moves,
@@ -123,6 +158,7 @@ impl GameRequest {
                 include_fens,
                 skip_legal_moves,
                 plies_from: plies_from as usize,
+                shredder_fen,
             },
         })
     }
@@ -143,12 +179,26 @@ impl LegalMovesQuery {
         request: wire::LegalMovesRequest,
         limits: &Limits,
     ) -> Result<LegalMovesQuery, RequestError> {
-        let wire::LegalMovesRequest { fen, moves, notation: notation_value, variant, from_square } =
-            request;
-        standard_variant(variant, Field::top("variant"))?;
+        let wire::LegalMovesRequest {
+            fen,
+            moves,
+            notation: notation_value,
+            variant: variant_value,
+            from_square,
+            chess960_position,
+            shredder_fen,
+        } = request;
+        let mode = variant(variant_value, Field::top("variant"))?;
         let notation = notation(notation_value, Field::top("notation"))?;
         check_moves(&moves, Field::top("moves"), limits)?;
-        let start = start_position(&fen, Field::top("fen"), limits)?;
+        let start = start_position(
+            &fen,
+            chess960_position,
+            mode,
+            Field::top("fen"),
+            Field::top("chess960_position"),
+            limits,
+        )?;
         let from = match from_square.as_str() {
             "" => None,
             text => Some(text.parse().map_err(|_| RequestError::InvalidSquare {
@@ -163,6 +213,7 @@ impl LegalMovesQuery {
             include_fens: false,
             skip_legal_moves: true,
             plies_from: moves.len(),
+            shredder_fen,
         };
         Ok(LegalMovesQuery { game: GameRequest { start, moves, options }, from })
     }
@@ -184,8 +235,9 @@ impl PerftQuery {
         request: proto::PerftRequest,
         limits: &Limits,
     ) -> Result<PerftQuery, RequestError> {
-        let proto::PerftRequest { fen, depth, divide, variant } = request;
-        standard_variant(variant, Field::top("variant"))?;
+        let proto::PerftRequest { fen, depth, divide, variant: variant_value, chess960_position } =
+            request;
+        let mode = variant(variant_value, Field::top("variant"))?;
         if depth > limits.max_perft_depth {
             return Err(RequestError::DepthTooLarge {
                 field: "depth".to_owned(),
@@ -193,6 +245,14 @@ impl PerftQuery {
                 max: limits.max_perft_depth,
             });
         }
-        Ok(PerftQuery { start: start_position(&fen, Field::top("fen"), limits)?, depth, divide })
+        let start = start_position(
+            &fen,
+            chess960_position,
+            mode,
+            Field::top("fen"),
+            Field::top("chess960_position"),
+            limits,
+        )?;
+        Ok(PerftQuery { start, depth, divide })
     }
 }

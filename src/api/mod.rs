@@ -58,8 +58,10 @@ pub enum RequestError {
     TooManyMoves { field: String, count: usize, max: usize },
     #[error("unknown value {value} for {field}")]
     UnknownEnumValue { field: String, value: i32 },
-    #[error("chess960 is not supported yet")]
-    UnsupportedVariant { field: String },
+    #[error("chess960 start position {number} does not exist (numbers run 0 to 959)")]
+    StartPositionOutOfRange { field: String, number: u32 },
+    #[error("{field} {why}")]
+    ConflictingFields { field: String, why: &'static str },
     #[error("invalid square {text:?} (expected e.g. e2)")]
     InvalidSquare { field: String, text: String },
     #[error("depth {depth} is more than the limit of {max}")]
@@ -81,7 +83,10 @@ impl RequestError {
             }
             RequestError::TooManyMoves { field, .. } => ("TOO_MANY_MOVES", field),
             RequestError::UnknownEnumValue { field, .. } => ("UNKNOWN_ENUM_VALUE", field),
-            RequestError::UnsupportedVariant { field } => ("UNSUPPORTED_VARIANT", field),
+            RequestError::StartPositionOutOfRange { field, .. } => {
+                ("START_POSITION_OUT_OF_RANGE", field)
+            }
+            RequestError::ConflictingFields { field, .. } => ("CONFLICTING_FIELDS", field),
             RequestError::InvalidSquare { field, .. } => ("INVALID_SQUARE", field),
             RequestError::DepthTooLarge { field, .. } => ("DEPTH_TOO_LARGE", field),
             RequestError::MissingField { field } => ("MISSING_FIELD", field),
@@ -96,7 +101,8 @@ impl RequestError {
             | RequestError::InvalidFen { .. }
             | RequestError::TooManyMoves { .. }
             | RequestError::UnknownEnumValue { .. }
-            | RequestError::UnsupportedVariant { .. }
+            | RequestError::StartPositionOutOfRange { .. }
+            | RequestError::ConflictingFields { .. }
             | RequestError::InvalidSquare { .. }
             | RequestError::DepthTooLarge { .. }
             | RequestError::MissingField { .. } => Code::InvalidArgument,

@@ -15,6 +15,7 @@ use crate::cache::{ReplayCache, Resumed};
 use crate::chess::Bitboard;
 use crate::chess::game::{Replay, ReplayOptions, legal_moves_with_san, replay};
 use crate::chess::perft;
+use crate::chess::uci::UciMove;
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::StreamGame;
@@ -215,7 +216,7 @@ impl RulesService for Rules {
                     legal_moves_with_san(&r.position, from.map_or(Bitboard::FULL, Bitboard::from))
                 };
                 proto::LegalMovesResponse {
-                    position: Some(position_message(&r.position, &legal)),
+                    position: Some(position_message(&r.position, &legal, r.shredder_fen)),
                     outcome: Some(proto::Outcome::from(&r.outcome)),
                     illegal_move: r.illegal_move.as_ref().map(proto::IllegalMove::from),
                 }
@@ -240,6 +241,7 @@ impl RulesService for Rules {
             Some(deadline) if deadline <= over_budget => (deadline, true),
             _ => (over_budget, false),
         };
+        let mode = start.castling_mode();
         let cancelled = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(Arc::clone(&cancelled));
         let work = run(true, move || {
@@ -270,7 +272,10 @@ impl RulesService for Rules {
         let divide = if divide {
             split
                 .iter()
-                .map(|(m, n)| proto::PerftDivideEntry { uci: m.to_string(), nodes: *n })
+                .map(|(m, n)| proto::PerftDivideEntry {
+                    uci: UciMove::from_move_in(*m, mode).to_string(),
+                    nodes: *n,
+                })
                 .collect()
         } else {
             Vec::new()

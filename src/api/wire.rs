@@ -184,6 +184,16 @@ fn at(message: &'static str, field: &'static str) -> impl FnOnce(DecodeError) ->
     }
 }
 
+/// Reads a proto3 `optional uint32`: present, even when 0, once read.
+fn merge_optional(
+    wire_type: WireType,
+    value: &mut Option<u32>,
+    buf: &mut impl Buf,
+    ctx: DecodeContext,
+) -> Result<(), DecodeError> {
+    uint32::merge(wire_type, value.get_or_insert(0), buf, ctx)
+}
+
 /// `arbiter.v1.ValidateGameRequest`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ValidateGameRequest {
@@ -195,6 +205,8 @@ pub struct ValidateGameRequest {
     pub include_fens: bool,
     pub skip_legal_moves: bool,
     pub plies_from: u32,
+    pub chess960_position: Option<u32>,
+    pub shredder_fen: bool,
 }
 
 impl Message for ValidateGameRequest {
@@ -208,6 +220,8 @@ impl Message for ValidateGameRequest {
             include_fens,
             skip_legal_moves,
             plies_from,
+            chess960_position,
+            shredder_fen,
         } = self;
         if !fen.is_empty() {
             string::encode(1, fen, buf);
@@ -226,6 +240,12 @@ impl Message for ValidateGameRequest {
         }
         if *plies_from != 0 {
             uint32::encode(8, plies_from, buf);
+        }
+        if let Some(number) = chess960_position {
+            uint32::encode(9, number, buf);
+        }
+        if *shredder_fen {
+            pbool::encode(10, shredder_fen, buf);
         }
     }
 
@@ -249,15 +269,20 @@ impl Message for ValidateGameRequest {
             include_fens,
             skip_legal_moves,
             plies_from,
+            chess960_position,
+            shredder_fen,
         } = self;
-        let flags =
-            [strict_san, include_fens, skip_legal_moves].into_iter().filter(|f| **f).count();
+        let flags = [strict_san, include_fens, skip_legal_moves, shredder_fen]
+            .into_iter()
+            .filter(|f| **f)
+            .count();
         (if fen.is_empty() { 0 } else { string::encoded_len(1, fen) })
             + moves.encoded_len(2)
             + (if *notation == 0 { 0 } else { int32::encoded_len(3, notation) })
             + (if *variant == 0 { 0 } else { int32::encoded_len(4, variant) })
             + flags * 2
             + (if *plies_from == 0 { 0 } else { uint32::encoded_len(8, plies_from) })
+            + chess960_position.as_ref().map_or(0, |number| uint32::encoded_len(9, number))
     }
 
     fn clear(&mut self) {
@@ -292,6 +317,10 @@ impl ValidateGameRequest {
                 .map_err(at(NAME, "skip_legal_moves")),
             8 => uint32::merge(wire_type, &mut self.plies_from, buf, ctx)
                 .map_err(at(NAME, "plies_from")),
+            9 => merge_optional(wire_type, &mut self.chess960_position, buf, ctx)
+                .map_err(at(NAME, "chess960_position")),
+            10 => pbool::merge(wire_type, &mut self.shredder_fen, buf, ctx)
+                .map_err(at(NAME, "shredder_fen")),
             _ => skip_field(wire_type, tag, buf, ctx),
         }
     }
@@ -407,11 +436,21 @@ pub struct LegalMovesRequest {
     pub notation: i32,
     pub variant: i32,
     pub from_square: String,
+    pub chess960_position: Option<u32>,
+    pub shredder_fen: bool,
 }
 
 impl Message for LegalMovesRequest {
     fn encode_raw(&self, buf: &mut impl BufMut) {
-        let LegalMovesRequest { fen, moves, notation, variant, from_square } = self;
+        let LegalMovesRequest {
+            fen,
+            moves,
+            notation,
+            variant,
+            from_square,
+            chess960_position,
+            shredder_fen,
+        } = self;
         if !fen.is_empty() {
             string::encode(1, fen, buf);
         }
@@ -424,6 +463,12 @@ impl Message for LegalMovesRequest {
         }
         if !from_square.is_empty() {
             string::encode(5, from_square, buf);
+        }
+        if let Some(number) = chess960_position {
+            uint32::encode(6, number, buf);
+        }
+        if *shredder_fen {
+            pbool::encode(7, shredder_fen, buf);
         }
     }
 
@@ -444,17 +489,31 @@ impl Message for LegalMovesRequest {
             4 => int32::merge(wire_type, &mut self.variant, buf, ctx).map_err(at(NAME, "variant")),
             5 => string::merge(wire_type, &mut self.from_square, buf, ctx)
                 .map_err(at(NAME, "from_square")),
+            6 => merge_optional(wire_type, &mut self.chess960_position, buf, ctx)
+                .map_err(at(NAME, "chess960_position")),
+            7 => pbool::merge(wire_type, &mut self.shredder_fen, buf, ctx)
+                .map_err(at(NAME, "shredder_fen")),
             _ => skip_field(wire_type, tag, buf, ctx),
         }
     }
 
     fn encoded_len(&self) -> usize {
-        let LegalMovesRequest { fen, moves, notation, variant, from_square } = self;
+        let LegalMovesRequest {
+            fen,
+            moves,
+            notation,
+            variant,
+            from_square,
+            chess960_position,
+            shredder_fen,
+        } = self;
         (if fen.is_empty() { 0 } else { string::encoded_len(1, fen) })
             + moves.encoded_len(2)
             + (if *notation == 0 { 0 } else { int32::encoded_len(3, notation) })
             + (if *variant == 0 { 0 } else { int32::encoded_len(4, variant) })
             + (if from_square.is_empty() { 0 } else { string::encoded_len(5, from_square) })
+            + chess960_position.as_ref().map_or(0, |number| uint32::encoded_len(6, number))
+            + if *shredder_fen { 2 } else { 0 }
     }
 
     fn clear(&mut self) {
@@ -474,6 +533,8 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             include_fens,
             skip_legal_moves,
             plies_from,
+            chess960_position,
+            shredder_fen,
         } = request;
         ValidateGameRequest {
             fen,
@@ -484,6 +545,8 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             include_fens,
             skip_legal_moves,
             plies_from,
+            chess960_position,
+            shredder_fen,
         }
     }
 }
@@ -497,13 +560,23 @@ impl From<proto::ValidateGamesRequest> for ValidateGamesRequest {
 
 impl From<proto::LegalMovesRequest> for LegalMovesRequest {
     fn from(request: proto::LegalMovesRequest) -> LegalMovesRequest {
-        let proto::LegalMovesRequest { fen, moves, notation, variant, from_square } = request;
+        let proto::LegalMovesRequest {
+            fen,
+            moves,
+            notation,
+            variant,
+            from_square,
+            chess960_position,
+            shredder_fen,
+        } = request;
         LegalMovesRequest {
             fen,
             moves: moves.into_iter().collect(),
             notation,
             variant,
             from_square,
+            chess960_position,
+            shredder_fen,
         }
     }
 }
@@ -551,7 +624,7 @@ impl GameAnswer {
 impl From<Replay> for GameAnswer {
     fn from(replay: Replay) -> GameAnswer {
         let mut response = GameAnswer {
-            fen: replay.position.fen(),
+            fen: replay.position_fen(),
             illegal_move: replay.illegal_move.as_ref().map(proto::IllegalMove::from),
             outcome: proto::Outcome::from(&replay.outcome),
             replay,
@@ -794,6 +867,9 @@ mod tests {
             include_fens: false,
             skip_legal_moves: true,
             plies_from: 300,
+            // Present though 0: proto3 `optional` keeps it.
+            chess960_position: Some(0),
+            shredder_fen: true,
         }
     }
 
@@ -832,12 +908,16 @@ mod tests {
             fen: String::new(),
             moves: vec!["d4".into(), "d5".into()],
             notation: 1,
-            variant: 0,
+            variant: 2,
             from_square: "c1".into(),
+            chess960_position: Some(959),
+            shredder_fen: true,
         };
         let bytes = legal.encode_to_vec();
         let decoded = LegalMovesRequest::decode(bytes.as_slice()).unwrap();
         assert_eq!(decoded.moves.iter().collect::<Vec<_>>(), legal.moves);
+        assert_eq!((decoded.chess960_position, decoded.shredder_fen), (Some(959), true));
+        assert_eq!(Message::encoded_len(&decoded), bytes.len());
         assert_eq!(decoded.encode_to_vec(), bytes);
     }
 

@@ -12,7 +12,7 @@ use arrayvec::ArrayString;
 
 use super::attacks;
 use super::bitboard::Bitboard;
-use super::position::Position;
+use super::position::{CastlingMode, Position};
 use super::types::{Color, File, Piece, Rank, Role, Square};
 
 /// The standard starting position.
@@ -107,8 +107,10 @@ pub enum FenError {
 impl FromStr for Position {
     type Err = FenError;
 
-    /// Reads a FEN. The clocks may be left out (`0 1`). Castling may be
-    /// written `KQkq` or with Shredder letters for the a- and h-file rooks.
+    /// Reads a FEN of standard chess, as [`Position::from_fen`] with
+    /// [`CastlingMode::Standard`]. The clocks may be left out (`0 1`).
+    /// Castling may be written `KQkq` or with Shredder letters for the a-
+    /// and h-file rooks.
     ///
     /// # Errors
     ///
@@ -122,7 +124,37 @@ impl FromStr for Position {
     /// assert!(matches!(err, FenError::Position(PositionError::MissingKing(_))));
     /// ```
     fn from_str(fen: &str) -> Result<Position, FenError> {
-        parse_fen(fen, Material::Strict)
+        Position::from_fen(fen, CastlingMode::Standard)
+    }
+}
+
+impl Position {
+    /// Reads a FEN under the castling rules of `mode`. The clocks may be
+    /// left out (`0 1`).
+    ///
+    /// In Chess960 the castling field is X-FEN (`K`/`Q` for the outermost
+    /// rook on that side of the king, a file letter for an inner one) or
+    /// Shredder-FEN (file letters always, `HAha`); each side of each king
+    /// keeps at most one right. In standard chess only the a- and h-file
+    /// rooks with the king on the e-file may castle.
+    ///
+    /// # Errors
+    ///
+    /// [`FenError::Syntax`] for a malformed FEN, [`FenError::Position`] for a
+    /// well-formed one that describes an illegal position, such as a
+    /// castling right with no rook on its square.
+    ///
+    /// ```
+    /// use arbiter::chess::{CastlingMode, FenError, Position, PositionError};
+    /// let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+    /// let pos = Position::from_fen(fen, CastlingMode::Chess960).unwrap();
+    /// assert_eq!(pos.to_string(), "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9");
+    /// assert_eq!(pos.shredder_fen().as_str(), fen);
+    /// let err = Position::from_fen("4k3/8/8/8/8/8/8/4K3 w B -", CastlingMode::Chess960);
+    /// assert_eq!(err, Err(FenError::Position(PositionError::InvalidCastlingRight('B'))));
+    /// ```
+    pub fn from_fen(fen: &str, mode: CastlingMode) -> Result<Position, FenError> {
+        parse_fen(fen, mode, Material::Strict)
     }
 }
 
@@ -153,17 +185,19 @@ impl Position {
     /// assert!(Position::from_fen_lenient_material(composed).is_ok());
     /// ```
     pub fn from_fen_lenient_material(fen: &str) -> Result<Position, FenError> {
-        parse_fen(fen, Material::Lenient)
+        parse_fen(fen, CastlingMode::Standard, Material::Lenient)
     }
 }
 
-/// Reads a FEN, checking the material as `material` says.
-fn parse_fen(fen: &str, material: Material) -> Result<Position, FenError> {
+/// Reads a FEN under the castling rules of `mode`, checking the material as
+/// `material` says.
+fn parse_fen(fen: &str, mode: CastlingMode, material: Material) -> Result<Position, FenError> {
     let fields: Vec<&str> = fen.split_ascii_whitespace().take(7).collect();
     if !(4..=6).contains(&fields.len()) {
         return Err(ParseFenError::FieldCount(fen.split_ascii_whitespace().count()).into());
     }
     let mut pos = Position::empty();
+    pos.mode = mode;
     parse_placement(fields[0], &mut pos)?;
     pos.turn = match fields[1] {
         "w" => Color::White,
@@ -188,7 +222,10 @@ fn parse_fen(fen: &str, material: Material) -> Result<Position, FenError> {
             .ok_or_else(|| ParseFenError::FullmoveNumber((*s).to_owned()))?;
     }
     validate_material(&pos, material)?;
-    pos.castling = castling_rights(&pos, &castling)?;
+    pos.castling = match mode {
+        CastlingMode::Standard => castling_rights(&pos, &castling)?,
+        CastlingMode::Chess960 => chess960_castling_rights(&pos, &castling)?,
+    };
     validate_en_passant(&pos)?;
     pos.finish_setup();
     validate_checks(&pos)?;
@@ -288,6 +325,38 @@ fn castling_rights(pos: &Position, letters: &[char]) -> Result<Bitboard, Positio
             && pos.pieces(Piece { color, role: Role::Rook }).contains(rook);
         if !home || rooks.contains(rook) {
             return Err(PositionError::InvalidCastlingRight(c));
+        }
+        rooks |= rook;
+    }
+    Ok(rooks)
+}
+
+/// Turns X-FEN or Shredder-FEN castling letters into rook squares: `K`
+/// (`Q`) names the outermost rook of that colour on the back rank on the
+/// h-side (a-side) of the king, a file letter the rook on that file. Each
+/// right needs its king on the back rank and a rook of its colour on the
+/// square, and each side of a king has at most one right.
+fn chess960_castling_rights(pos: &Position, letters: &[char]) -> Result<Bitboard, PositionError> {
+    let mut rooks = Bitboard::EMPTY;
+    for &c in letters {
+        let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let invalid = PositionError::InvalidCastlingRight(c);
+        let back = Bitboard::from_rank(color.back_rank());
+        let king = (pos.pieces(Piece { color, role: Role::King }) & back)
+            .first()
+            .ok_or(invalid.clone())?;
+        let own_rooks = pos.pieces(Piece { color, role: Role::Rook }) & back;
+        let rook = match c.to_ascii_lowercase() {
+            'k' => own_rooks.into_iter().filter(|&r| r > king).last(),
+            'q' => own_rooks.into_iter().find(|&r| r < king),
+            letter => File::from_char(letter)
+                .map(|file| Square::from_coords(file, color.back_rank()))
+                .filter(|&sq| own_rooks.contains(sq)),
+        }
+        .ok_or(invalid.clone())?;
+        let same_side = (rooks & back).into_iter().any(|r| (r > king) == (rook > king));
+        if same_side {
+            return Err(invalid);
         }
         rooks |= rook;
     }
@@ -404,6 +473,42 @@ impl Position {
     /// assert_eq!(Position::default().fen().as_str(), STARTING_FEN);
     /// ```
     pub fn fen(&self) -> Fen {
+        self.write_fen(false)
+    }
+
+    /// The FEN with Shredder-FEN castling: the file letter of every
+    /// castling rook (`HAha`), upper case for white, the h-side first.
+    ///
+    /// ```
+    /// use arbiter::chess::Position;
+    /// assert!(Position::default().shredder_fen().ends_with(" w HAha - 0 1"));
+    /// ```
+    pub fn shredder_fen(&self) -> Fen {
+        self.write_fen(true)
+    }
+
+    /// The castling letter of the right with its rook on `rook`: its file
+    /// (Shredder-FEN, or X-FEN for a rook with another one farther out on
+    /// its side of the king), else `K` or `Q`.
+    fn castling_char(&self, rook: Square, shredder: bool) -> u8 {
+        let color = if rook.rank() == Rank::First { Color::White } else { Color::Black };
+        let king = self.king_of(color);
+        let rooks =
+            self.pieces(Piece { color, role: Role::Rook }) & Bitboard::from_rank(color.back_rank());
+        let king_side = rook > king;
+        let outermost =
+            if king_side { rooks.last() == Some(rook) } else { rooks.first() == Some(rook) };
+        let c = if shredder || !outermost {
+            rook.file().char() as u8
+        } else if king_side {
+            b'k'
+        } else {
+            b'q'
+        };
+        color.fold(c.to_ascii_uppercase(), c)
+    }
+
+    fn write_fen(&self, shredder: bool) -> Fen {
         let mut out = [0u8; MAX_FEN_LEN];
         let mut len = 0;
         let mut put = |byte: u8| {
@@ -434,11 +539,12 @@ impl Position {
         if self.castling.is_empty() {
             put(b'-');
         }
-        for (sq, c) in
-            [(Square::H1, b'K'), (Square::A1, b'Q'), (Square::H8, b'k'), (Square::A8, b'q')]
-        {
-            if self.castling.contains(sq) {
-                put(c);
+        for color in Color::ALL {
+            // The h-side right first: the higher file.
+            let rights = self.castling & Bitboard::from_rank(color.back_rank());
+            let queen_side = rights.first().filter(|_| rights.more_than_one());
+            for rook in [rights.last(), queen_side].into_iter().flatten() {
+                put(self.castling_char(rook, shredder));
             }
         }
         put(b' ');
@@ -503,7 +609,9 @@ mod tests {
         let fen = pos.fen();
         assert_eq!(fen.len(), MAX_FEN_LEN);
         assert!(fen.starts_with("1N1N1N1N/N1N1N1N1/"), "{fen}");
-        assert!(fen.ends_with(" w KQkq e3 4294967295 4294967295"), "{fen}");
+        // Without kings and rooks the rights are written as file letters.
+        assert!(fen.ends_with(" w HAha e3 4294967295 4294967295"), "{fen}");
+        assert_eq!(pos.shredder_fen().len(), MAX_FEN_LEN);
         assert_eq!(pos.to_string(), fen.as_str());
     }
 

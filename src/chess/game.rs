@@ -176,7 +176,7 @@ impl Game {
         self.position.play_piece_unchecked(m, found.role);
         let mated = push_check_mark(&self.position, &mut san);
         let canonical_input = match uci {
-            Some(uci) => uci == UciMove::from_move(m),
+            Some(uci) => uci == UciMove::from_move_in(m, self.position.castling_mode()),
             // Byte by byte: SAN is short, shorter than a call to compare.
             None => text.len() == san.len() && text.bytes().zip(san.bytes()).all(|(a, b)| a == b),
         };
@@ -184,7 +184,8 @@ impl Game {
             && !canonical_input
         {
             self.position = before;
-            let canonical = UciMove::from_move(m).to_array_string();
+            let canonical =
+                UciMove::from_move_in(m, self.position.castling_mode()).to_array_string();
             return Err(not_canonical(text, if uci.is_some() { &canonical } else { &san }));
         }
         self.advance(m, mated);
@@ -216,9 +217,12 @@ impl Game {
             Err(illegal) => return Err(self.explain_failure(illegal)),
         };
         // Read UCI writes back to the text it was read from.
-        let canonical_input = uci == UciMove::from_move(m);
+        let canonical_input = uci == UciMove::from_move_in(m, self.position.castling_mode());
         if strict && !canonical_input {
-            return Err(not_canonical(text, &UciMove::from_move(m).to_array_string()));
+            return Err(not_canonical(
+                text,
+                &UciMove::from_move_in(m, self.position.castling_mode()).to_array_string(),
+            ));
         }
         self.position.play_piece_unchecked(m, role);
         let mated = self.position.is_check() && !self.position.has_legal_moves();
@@ -430,6 +434,9 @@ pub struct ReplayOptions {
     pub skip_legal_moves: bool,
     /// Return plies from this index on (earlier ones are still checked).
     pub plies_from: usize,
+    /// Write the FENs with Shredder-FEN castling letters (`HAha`) instead
+    /// of X-FEN (`KQkq`).
+    pub shredder_fen: bool,
 }
 
 /// One accepted move.
@@ -473,6 +480,15 @@ pub struct Replay {
     /// Its legal moves (none once the game is over, or when skipped).
     pub legal_moves: Vec<LegalMove>,
     pub outcome: Outcome,
+    /// FENs are asked for with Shredder-FEN castling letters.
+    pub shredder_fen: bool,
+}
+
+impl Replay {
+    /// The FEN of the final position, in the castling notation asked for.
+    pub fn position_fen(&self) -> Fen {
+        if self.shredder_fen { self.position.shredder_fen() } else { self.position.fen() }
+    }
 }
 
 /// Replays `moves` from `start`.
@@ -555,7 +571,12 @@ impl Replayed {
                 Ok(played) => {
                     self.plies.push(played);
                     if options.include_fens && index >= options.plies_from {
-                        tail.fens.push(self.game.position().fen());
+                        let position = self.game.position();
+                        tail.fens.push(if options.shredder_fen {
+                            position.shredder_fen()
+                        } else {
+                            position.fen()
+                        });
                     }
                 }
                 Err(Illegal { reason, message }) => {
@@ -599,7 +620,7 @@ impl Replayed {
             .iter()
             .map(|played| PlyRecord {
                 san: played.san,
-                uci: UciMove::from_move(played.mv),
+                uci: UciMove::from_move_in(played.mv, self.game.position.castling_mode()),
                 fen_after: options
                     .include_fens
                     .then(|| Box::new(fens.next().expect("the FEN of every returned ply"))),
@@ -613,7 +634,14 @@ impl Replayed {
         } else {
             list(&position)
         };
-        Replay { plies, illegal_move, position, legal_moves, outcome }
+        Replay {
+            plies,
+            illegal_move,
+            position,
+            legal_moves,
+            outcome,
+            shredder_fen: options.shredder_fen,
+        }
     }
 
     /// A rough count of the bytes this replay holds, for bounded caches.
@@ -628,7 +656,10 @@ pub fn legal_moves_with_san(position: &Position, from: Bitboard) -> Vec<LegalMov
     position
         .legal_moves_filtered(from, Bitboard::FULL)
         .into_iter()
-        .map(|m| LegalMove { uci: UciMove::from_move(m), san: san(position, m) })
+        .map(|m| LegalMove {
+            uci: UciMove::from_move_in(m, position.castling_mode()),
+            san: san(position, m),
+        })
         .collect()
 }
 

@@ -5,9 +5,9 @@ use std::fmt;
 
 use super::attacks;
 use super::bitboard::Bitboard;
-use super::position::{Position, castling_squares};
+use super::position::{CastlingMode, Position, castling_squares};
 use super::san::{CastlingSide, San, castling_rooks};
-use super::types::{Piece, Rank, Role, Square};
+use super::types::{File, Piece, Rank, Role, Square};
 use super::uci::UciMove;
 
 /// The rule a rejected move breaks.
@@ -163,9 +163,20 @@ pub fn diagnose_uci(pos: &Position, uci: &UciMove) -> Illegal {
     }
     if piece.role == Role::King && uci.promotion.is_none() {
         let back = uci.from.rank() == us.back_rank() && uci.to.rank() == us.back_rank();
-        let two_files = uci.from.file().index().abs_diff(uci.to.file().index()) == 2;
+        let distance = uci.from.file().index().abs_diff(uci.to.file().index());
         let onto_castling_rook = pos.castling_rights().contains(uci.to);
-        if back && (two_files || onto_castling_rook) {
+        // In Chess960 the king's step to its castling square may be longer
+        // than two files, and king takes own rook is castling even without
+        // the right (which is then the reason).
+        let attempt = match pos.castling_mode() {
+            CastlingMode::Standard => distance == 2 || onto_castling_rook,
+            CastlingMode::Chess960 => {
+                let own_rook = pos.pieces(Piece { color: us, role: Role::Rook }).contains(uci.to);
+                let castling_file = matches!(uci.to.file(), File::C | File::G);
+                own_rook || (distance >= 2 && castling_file)
+            }
+        };
+        if back && attempt {
             let side =
                 if uci.to > uci.from { CastlingSide::KingSide } else { CastlingSide::QueenSide };
             return diagnose_castling(pos, side);

@@ -30,5 +30,5 @@ mod zobrist;
 pub use bitboard::Bitboard;
 pub use fen::{FenError, ParseFenError, PositionError};
 pub use moves::{MAX_LEGAL_MOVES, Move, MoveKind, MoveList};
-pub use position::Position;
+pub use position::{CastlingMode, Position};
 pub use types::{Color, File, Piece, Rank, Role, Square};

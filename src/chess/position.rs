@@ -6,6 +6,28 @@ use super::moves::{Move, MoveKind};
 use super::types::{Color, File, Piece, Rank, Role, Square};
 use super::zobrist;
 
+/// Which castling rules a position follows.
+///
+/// Both keep castling rights as rook squares; they differ in which rights a
+/// FEN may give and in how UCI writes castling.
+///
+/// ```
+/// use arbiter::chess::{position::CastlingMode, Position};
+/// let pos = Position::chess960_start(518).unwrap();
+/// assert_eq!(pos.castling_mode(), CastlingMode::Chess960);
+/// assert_eq!(Position::default().castling_mode(), CastlingMode::Standard);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CastlingMode {
+    /// Standard chess: kings on the e-file, castling with the a- and h-file
+    /// rooks; UCI writes castling as the king's two-square step (`e1g1`).
+    #[default]
+    Standard,
+    /// Chess960 (FIDE Laws, Guidelines II): king and rooks on any files of
+    /// the back rank; UCI writes castling as king takes own rook (`e1h1`).
+    Chess960,
+}
+
 /// A legal chess position: placement, side to move, castling rights, the
 /// en-passant square and the clocks, with the checkers and pinned pieces of
 /// the side to move kept current.
@@ -34,6 +56,9 @@ pub struct Position {
     pub(crate) ep_square: Option<Square>,
     pub(crate) halfmoves: u32,
     pub(crate) fullmoves: u32,
+    /// Standard chess or Chess960: fixed for a game, set when the start
+    /// position is read.
+    pub(crate) mode: CastlingMode,
     pub(crate) checkers: Bitboard,
     pub(crate) pinned: Bitboard,
     /// Hash of placement, castling rights and side to move; the en-passant
@@ -80,6 +105,7 @@ impl Position {
             ep_square: None,
             halfmoves: 0,
             fullmoves: 1,
+            mode: CastlingMode::Standard,
             checkers: Bitboard::EMPTY,
             pinned: Bitboard::EMPTY,
             hash: 0,
@@ -100,6 +126,67 @@ impl Position {
         }
         self.hash = hash;
         self.update_check_info();
+    }
+
+    /// Chess960 start position number `number` (Scharnagl's numbering,
+    /// 0–959; 518 is the standard array), with all four castling rights;
+    /// `None` for a number over 959.
+    ///
+    /// ```
+    /// use arbiter::chess::Position;
+    /// let pos = Position::chess960_start(0).unwrap();
+    /// assert_eq!(pos.to_string(), "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1");
+    /// assert_eq!(pos.shredder_fen().as_str(), "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1");
+    /// assert!(Position::chess960_start(960).is_none());
+    /// ```
+    pub fn chess960_start(number: u32) -> Option<Position> {
+        const KNIGHTS: [(usize, usize); 10] =
+            [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)];
+        if number >= 960 {
+            return None;
+        }
+        let mut back: [Option<Role>; 8] = [None; 8];
+        let mut n = number as usize;
+        // Light-squared bishop on b, d, f or h; dark-squared on a, c, e or g.
+        back[2 * (n % 4) + 1] = Some(Role::Bishop);
+        n /= 4;
+        back[2 * (n % 4)] = Some(Role::Bishop);
+        n /= 4;
+        let empty = |back: &[Option<Role>; 8]| -> Vec<usize> {
+            (0..8).filter(|&i| back[i].is_none()).collect()
+        };
+        back[empty(&back)[n % 6]] = Some(Role::Queen);
+        n /= 6;
+        let (a, b) = KNIGHTS[n];
+        let free = empty(&back);
+        back[free[a]] = Some(Role::Knight);
+        back[free[b]] = Some(Role::Knight);
+        // The three squares left take rook, king, rook in that order.
+        for (i, role) in empty(&back).into_iter().zip([Role::Rook, Role::King, Role::Rook]) {
+            back[i] = Some(role);
+        }
+        let mut pos = Position::empty();
+        pos.mode = CastlingMode::Chess960;
+        for color in Color::ALL {
+            for file in File::ALL {
+                let role = back[file.index() as usize].unwrap_or(Role::Pawn);
+                let sq = Square::from_coords(file, color.back_rank());
+                pos.put(Piece { color, role }, sq);
+                if role == Role::Rook {
+                    pos.castling |= sq;
+                }
+                let pawn = Square::from_coords(file, Rank::Second.relative_to(color));
+                pos.put(Piece { color, role: Role::Pawn }, pawn);
+            }
+        }
+        pos.finish_setup();
+        Some(pos)
+    }
+
+    /// Whether this is a standard or a Chess960 position.
+    #[inline]
+    pub fn castling_mode(&self) -> CastlingMode {
+        self.mode
     }
 
     /// The side to move.

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use arrayvec::ArrayString;
 
 use super::moves::Move;
-use super::position::{Position, castling_squares};
+use super::position::{CastlingMode, Position, castling_squares};
 use super::types::{Role, Square};
 
 /// A move as UCI writes it, not yet checked against a position.
@@ -61,9 +61,30 @@ impl fmt::Display for UciMove {
 }
 
 impl UciMove {
-    /// The UCI form of a legal move (castling as the king's two-square step).
+    /// The UCI form of a legal move of standard chess (castling as the
+    /// king's two-square step).
     pub fn from_move(m: Move) -> UciMove {
         UciMove { from: m.from(), to: m.king_to(), promotion: m.promotion() }
+    }
+
+    /// The UCI form of a legal move under `mode`'s convention: castling as
+    /// the king's two-square step in standard chess, as king takes own rook
+    /// in Chess960 (`UCI_Chess960`), where the king may not move at all.
+    ///
+    /// ```
+    /// use arbiter::chess::{uci::UciMove, CastlingMode, Move, MoveKind, Square};
+    /// let castle = Move::new(Square::E1, Square::H1, MoveKind::Castle);
+    /// assert_eq!(UciMove::from_move_in(castle, CastlingMode::Standard).to_string(), "e1g1");
+    /// assert_eq!(UciMove::from_move_in(castle, CastlingMode::Chess960).to_string(), "e1h1");
+    /// ```
+    #[inline]
+    pub fn from_move_in(m: Move, mode: CastlingMode) -> UciMove {
+        match mode {
+            CastlingMode::Standard => UciMove::from_move(m),
+            CastlingMode::Chess960 => {
+                UciMove { from: m.from(), to: m.to(), promotion: m.promotion() }
+            }
+        }
     }
 
     /// The legal move this text means in `pos`, if there is one. Castling is
@@ -94,12 +115,15 @@ impl UciMove {
         if role != Role::King || self.promotion.is_some() {
             return None;
         }
-        // Castling, written as the king's step or as king takes own rook.
+        // Castling, written as king takes own rook or as the king's step to
+        // its destination; the first wins where both could be meant, and a
+        // king that does not move is no step (Chess960).
         let moves = pos.legal_moves_filtered(self.from.into(), self.to.into());
-        let castle = moves.iter().copied().find(|m| {
-            m.is_castle()
-                && (self.to == m.to()
-                    || self.to == castling_squares(pos.turn(), m.from(), m.to()).0)
+        let castles = || moves.iter().copied().filter(|m| m.is_castle());
+        let castle = castles().find(|m| self.to == m.to()).or_else(|| {
+            castles().find(|m| {
+                self.to != self.from && self.to == castling_squares(pos.turn(), m.from(), m.to()).0
+            })
         })?;
         Some((castle, role))
     }

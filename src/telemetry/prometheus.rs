@@ -29,6 +29,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
 use super::{GameReport, TelemetryError};
+use crate::chess::CastlingMode;
 use crate::chess::game::Notation;
 use crate::chess::illegal::IllegalReason;
 use crate::chess::outcome::Termination;
@@ -124,7 +125,7 @@ fn describe() {
     describe_counter!(MOVES_VALIDATED, "moves checked: the legal ones and the first illegal one");
     describe_counter!(ILLEGAL_MOVES, "illegal moves, by reason");
     describe_counter!(GAMES_FINISHED, "games whose final position ends the game, by termination");
-    describe_counter!(GAME_REQUESTS, "games asked about, by requested notation");
+    describe_counter!(GAME_REQUESTS, "games asked about, by requested notation and variant");
     describe_gauge!(STREAM_GAMES_IN_FLIGHT, "games of ValidateGames streams being checked");
     describe_counter!(CACHE_HITS, "replay cache lookups answered from the cache");
     describe_counter!(CACHE_MISSES, "replay cache lookups that had to replay");
@@ -163,7 +164,14 @@ fn register_at_zero() {
         gauge!(gauge).increment(0.0);
     }
     for notation in [Notation::Auto, Notation::Uci, Notation::San] {
-        counter!(GAME_REQUESTS, "notation" => notation_label(notation)).increment(0);
+        for variant in [CastlingMode::Standard, CastlingMode::Chess960] {
+            counter!(
+                GAME_REQUESTS,
+                "notation" => notation_label(notation),
+                "variant" => variant_label(variant)
+            )
+            .increment(0);
+        }
     }
     // Every value the contract names, so that a new reason or termination
     // is registered as soon as the contract has it.
@@ -192,22 +200,41 @@ fn notation_label(notation: Notation) -> &'static str {
     }
 }
 
-/// Adds one replayed game to the domain metrics: the request by notation,
+/// The `variant` label: standard chess or Chess960.
+fn variant_label(variant: CastlingMode) -> &'static str {
+    match variant {
+        CastlingMode::Standard => "STANDARD",
+        CastlingMode::Chess960 => "CHESS960",
+    }
+}
+
+/// Adds one replayed game to the domain metrics: the request by notation
+/// and variant,
 /// the moves checked, the illegal move by reason, the ending by termination.
 /// Every game of every call counts its request and moves, so those handles
 /// are registered once (as [`super::rpc`] does) rather than looked up by
 /// name and labels each time.
 pub fn count_game(game: &GameReport) {
-    static REQUESTS: [OnceLock<Counter>; 3] = [const { OnceLock::new() }; 3];
+    static REQUESTS: [[OnceLock<Counter>; 3]; 2] = [const { [const { OnceLock::new() }; 3] }; 2];
     static MOVES: OnceLock<Counter> = OnceLock::new();
-    let notation = game.notation;
+    let (notation, variant) = (game.notation, game.variant);
+    let by_variant = match variant {
+        CastlingMode::Standard => &REQUESTS[0],
+        CastlingMode::Chess960 => &REQUESTS[1],
+    };
     let requests = match notation {
-        Notation::Auto => &REQUESTS[0],
-        Notation::Uci => &REQUESTS[1],
-        Notation::San => &REQUESTS[2],
+        Notation::Auto => &by_variant[0],
+        Notation::Uci => &by_variant[1],
+        Notation::San => &by_variant[2],
     };
     requests
-        .get_or_init(|| counter!(GAME_REQUESTS, "notation" => notation_label(notation)))
+        .get_or_init(|| {
+            counter!(
+                GAME_REQUESTS,
+                "notation" => notation_label(notation),
+                "variant" => variant_label(variant)
+            )
+        })
         .increment(1);
     MOVES.get_or_init(|| counter!(MOVES_VALIDATED)).increment(game.checked as u64);
     if let Some(reason) = game.illegal {

@@ -2,7 +2,7 @@
 //! (`examples/load`) use them, each including this file with
 //! `#[path = ...]`: tag pairs and the main line's SAN tokens, nothing more.
 
-use arbiter::chess::{FenError, Position};
+use arbiter::chess::{CastlingMode, FenError, Position};
 use arbiter::pgn::{GameReader, ReaderOptions, parse_game};
 
 /// One game of a PGN file: its tags and the SAN tokens of its main line.
@@ -29,13 +29,20 @@ impl PgnGame {
         format!("{source}:{} (site {site}, round {round})", self.line)
     }
 
-    /// The start position: the `FEN` tag, else the standard start.
+    /// The start position: the `FEN` tag, else the standard start; read as
+    /// Chess960 when the `Variant` tag says so (`chess960`, `fischerandom`).
     ///
     /// # Errors
     ///
     /// The reason the `FEN` tag is not a legal position.
     pub fn start(&self) -> Result<Position, FenError> {
-        self.tag("FEN").map_or_else(|| Ok(Position::default()), str::parse)
+        let variant = self.tag("Variant").unwrap_or_default().to_ascii_lowercase();
+        let mode = if variant.contains("960") || variant.starts_with("fischer") {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        self.tag("FEN").map_or_else(|| Ok(Position::default()), |fen| Position::from_fen(fen, mode))
     }
 }
 
