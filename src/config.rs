@@ -148,6 +148,24 @@ pub struct ServeConfig {
     /// issued by one of them, or the handshake fails. Needs `--tls-cert`.
     #[arg(long, env = "ARBITER_TLS_CLIENT_CA", value_name = "FILE")]
     pub tls_client_ca: Option<PathBuf>,
+
+    /// Web origins whose pages may call the server through gRPC-Web,
+    /// comma-separated (`https://play.example.com,http://localhost:8080`),
+    /// or `*` for any page. Empty (the default): no cross-origin access.
+    #[arg(long, env = "ARBITER_GRPC_WEB_CORS_ORIGINS", value_name = "LIST", default_value = "")]
+    pub grpc_web_cors_origins: String,
+}
+
+/// Which web origins get a CORS grant for gRPC-Web (`--grpc-web-cors-origins`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CorsOrigins {
+    /// No cross-origin access: no CORS layer at all.
+    None,
+    /// Any origin (`*`).
+    Any,
+    /// These origins, each as a browser writes it in `Origin`
+    /// (`scheme://host[:port]`, lowercase).
+    List(Vec<String>),
 }
 
 /// Default budget of unary calls in flight per async worker thread.
@@ -175,6 +193,9 @@ pub enum ConfigError {
     /// A TLS file that cannot serve.
     #[error("{0}")]
     Tls(#[from] crate::tls::TlsError),
+    /// An entry of `--grpc-web-cors-origins` that no browser would send.
+    #[error("--grpc-web-cors-origins: {entry:?} is not a web origin: {reason}")]
+    CorsOrigin { entry: String, reason: &'static str },
 }
 
 impl ServeConfig {
@@ -203,7 +224,20 @@ impl ServeConfig {
             });
         }
         self.tls()?;
+        self.cors_origins()?;
         Ok(())
+    }
+
+    /// `--grpc-web-cors-origins`, parsed.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::CorsOrigin`] naming the first entry that is not an
+    /// origin a browser sends (`scheme://host[:port]`, scheme `http` or
+    /// `https`, no path, no default port), an empty entry, or `*` beside
+    /// other entries.
+    pub fn cors_origins(&self) -> Result<CorsOrigins, ConfigError> {
+        parse_cors_origins(&self.grpc_web_cors_origins)
     }
 
     /// `--max-unary-calls`, or its default for a runtime of `workers` async
@@ -275,6 +309,66 @@ fn parse_perft_budget(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// Parses a comma-separated origin list (see [`ServeConfig::cors_origins`]).
+fn parse_cors_origins(list: &str) -> Result<CorsOrigins, ConfigError> {
+    if list.trim().is_empty() {
+        return Ok(CorsOrigins::None);
+    }
+    let entries: Vec<&str> = list.split(',').map(str::trim).collect();
+    if entries == ["*"] {
+        return Ok(CorsOrigins::Any);
+    }
+    let origins = entries
+        .iter()
+        .map(|&entry| {
+            parse_origin(entry)
+                .map_err(|reason| ConfigError::CorsOrigin { entry: entry.to_owned(), reason })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(CorsOrigins::List(origins))
+}
+
+/// One origin in the form browsers serialise it into the `Origin` header
+/// (RFC 6454): the grant is an exact byte match, so anything else would
+/// silently never match.
+fn parse_origin(entry: &str) -> Result<String, &'static str> {
+    match entry {
+        "" => return Err("empty entry (a stray comma?)"),
+        "*" => return Err("`*` allows every origin and must stand alone"),
+        _ => {}
+    }
+    let (scheme, rest) = entry.split_once("://").ok_or("expected scheme://host[:port]")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" => "80",
+        "https" => "443",
+        _ => return Err("the scheme must be http or https"),
+    };
+    if rest.contains(['/', '?', '#']) {
+        return Err("an origin has no path, query or fragment (not even a trailing `/`)");
+    }
+    if rest.contains('@') {
+        return Err("an origin has no user information");
+    }
+    let authority: tonic::codegen::http::uri::Authority =
+        rest.parse().map_err(|_| "the host or port is malformed")?;
+    if authority.host().is_empty() {
+        return Err("the host is missing");
+    }
+    // `Authority` takes any digits after the host and then reports no port
+    // when they are not a u16; a browser only sends 1-65535.
+    let port = authority.port();
+    let parsed_len =
+        authority.host().len() + port.as_ref().map_or(0, |port| 1 + port.as_str().len());
+    if parsed_len != authority.as_str().len() || port.is_some_and(|port| port.as_u16() == 0) {
+        return Err("the host or port is malformed");
+    }
+    if authority.port().is_some_and(|port| port.as_str() == default_port) {
+        return Err("browsers leave the scheme's default port out of `Origin`: drop it");
+    }
+    Ok(format!("{scheme}://{}", authority.as_str().to_ascii_lowercase()))
+}
+
 #[cfg(test)]
 mod tests {
     use clap::Parser;
@@ -302,6 +396,51 @@ mod tests {
         for bad in ["0s", "2h", "soon"] {
             let error = parse(&["--perft-budget", bad]).unwrap_err().to_string();
             assert!(error.contains("--perft-budget"), "{bad}: {error}");
+        }
+    }
+
+    fn parse_origins(list: &str) -> Result<CorsOrigins, String> {
+        parse_cors_origins(list).map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn cors_origin_lists() {
+        assert_eq!(parse_origins(""), Ok(CorsOrigins::None));
+        assert_eq!(parse_origins("  "), Ok(CorsOrigins::None));
+        assert_eq!(parse_origins("*"), Ok(CorsOrigins::Any));
+        assert_eq!(
+            parse_origins("https://Play.Example.com, http://localhost:8080,http://[::1]:3000"),
+            Ok(CorsOrigins::List(vec![
+                "https://play.example.com".into(),
+                "http://localhost:8080".into(),
+                "http://[::1]:3000".into(),
+            ]))
+        );
+    }
+
+    #[test]
+    fn malformed_cors_origins_are_named() {
+        for (list, entry, reason) in [
+            ("https://a.example,", "", "empty entry"),
+            ("*,https://a.example", "*", "must stand alone"),
+            ("a.example", "a.example", "scheme://host"),
+            ("ftp://a.example", "ftp://a.example", "http or https"),
+            ("https://a.example/", "https://a.example/", "no path"),
+            ("https://a.example/app", "https://a.example/app", "no path"),
+            ("https://u@a.example", "https://u@a.example", "user information"),
+            ("https://a.example:99999", "https://a.example:99999", "malformed"),
+            ("https://a.example:0", "https://a.example:0", "malformed"),
+            ("https://a example", "https://a example", "malformed"),
+            ("https://", "https://", "malformed"),
+            ("http://a.example:80", "http://a.example:80", "default port"),
+            ("https://a.example:443", "https://a.example:443", "default port"),
+        ] {
+            let message = parse_origins(list).expect_err(list);
+            assert!(
+                message.starts_with(&format!("--grpc-web-cors-origins: {entry:?} is not")),
+                "{list}: {message}"
+            );
+            assert!(message.contains(reason), "{list}: {message}");
         }
     }
 }

@@ -12,7 +12,7 @@ use tonic_health::ServingStatus;
 use crate::admission::AdmissionLayer;
 use crate::api::service::Rules;
 use crate::cache::ReplayCache;
-use crate::config::ServeConfig;
+use crate::config::{CorsOrigins, ServeConfig};
 use crate::proto::rules_service_server::RulesServiceServer;
 use crate::telemetry::{self, RpcLayer, TelemetryError};
 
@@ -124,6 +124,7 @@ async fn serve_grpc(
         config.max_unary_calls(workers),
     );
 
+    let cors = cors_layer(&config.cors_origins()?);
     let tls = config.tls()?;
     let (cut_frames, under_tls) = (tls.is_none(), tls.is_some());
     let builder = match tls {
@@ -144,6 +145,9 @@ async fn serve_grpc(
         .layer(tower::util::MapResponseLayer::new(crate::listener::ShortFrames::responses(
             cut_frames,
         )))
+        // Outside gRPC-Web: a preflight (OPTIONS) is answered here, and the
+        // grant is added to the gRPC-Web answers, trailers-only ones too.
+        .layer(tower::util::option_layer(cors))
         .layer(tonic_web::GrpcWebLayer::new())
         // Inside gRPC-Web, so that it sees native trailers; outside the size
         // rewrite, so that it counts the status the caller gets.
@@ -182,6 +186,45 @@ async fn serve_grpc(
             Ok(())
         }
     }
+}
+
+/// Request headers a gRPC-Web client sends (besides the CORS-safelisted
+/// ones), which a preflight must allow.
+const GRPC_WEB_REQUEST_HEADERS: [&str; 4] =
+    ["content-type", "x-grpc-web", "x-user-agent", "grpc-timeout"];
+
+/// Response headers a gRPC-Web client must read: a trailers-only answer (an
+/// error) carries its status and details in the headers, which a browser
+/// hides from the page unless exposed.
+const GRPC_WEB_RESPONSE_HEADERS: [&str; 3] =
+    ["grpc-status", "grpc-message", "grpc-status-details-bin"];
+
+/// How long a browser may cache a preflight's answer.
+const CORS_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// The CORS layer for gRPC-Web callers on the listed origins, or none at all
+/// (no cross-origin access) for an empty list. A preflight from an origin
+/// not listed gets an answer without any `Access-Control-Allow-*` grant, so
+/// the browser refuses the call.
+fn cors_layer(origins: &CorsOrigins) -> Option<tower_http::cors::CorsLayer> {
+    use tonic::codegen::http::{HeaderName, HeaderValue, Method};
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    let allow_origin = match origins {
+        CorsOrigins::None => return None,
+        CorsOrigins::Any => AllowOrigin::any(),
+        CorsOrigins::List(list) => AllowOrigin::list(
+            // Checked at start-up (`config::parse_origin`): plain ASCII.
+            list.iter().filter_map(|origin| HeaderValue::from_str(origin).ok()),
+        ),
+    };
+    Some(
+        CorsLayer::new()
+            .allow_origin(allow_origin)
+            .allow_methods([Method::POST])
+            .allow_headers(GRPC_WEB_REQUEST_HEADERS.map(HeaderName::from_static))
+            .expose_headers(GRPC_WEB_RESPONSE_HEADERS.map(HeaderName::from_static))
+            .max_age(CORS_MAX_AGE),
+    )
 }
 
 /// Completes on SIGTERM or SIGINT.

@@ -20,6 +20,8 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+import re
+import shlex
 import signal
 import socket
 import struct
@@ -726,3 +728,57 @@ def test_grpc_web(pb, server):
     assert len(data) == 1
     assert pb.m.PerftResponse.FromString(data[0]).nodes == 400
     assert "grpc-status:0" in trailers.replace(" ", "")
+
+
+# --------------------------------------------------------------------------
+# The README's Python example, as a reader copies it.
+
+
+def readme_python_example() -> tuple[str, str]:
+    """The shell block and the script of README.md's "From Python" example."""
+    section = (REPO / "README.md").read_text().split("From Python", 1)[1]
+    shell = re.search(r"```sh\n(.*?)```", section, re.S)
+    script = re.search(r"```python\n(.*?)```", section, re.S)
+    assert shell and script, "README.md has no Python example"
+    return shell.group(1), script.group(1)
+
+
+def expected_output(script: str) -> list[str]:
+    """What the script says it prints: a print's trailing `# comment`, or a
+    comment line right after a print."""
+    expected, after_print = [], False
+    for line in script.splitlines():
+        code, _, comment = line.partition("  # ")
+        if "print(" in code and comment:
+            expected.append(comment.strip())
+        elif line.strip().startswith("# ") and after_print:
+            expected.append(line.strip()[2:])
+        after_print = "print(" in line or (after_print and line.strip().startswith("#"))
+    return expected
+
+
+def test_readme_python_example(server, tmp_path):
+    """README.md's example runs as written (stubs from its protoc command,
+    the server's address for localhost:50051) and prints what it says."""
+    shell, script = readme_python_example()
+    generated = tmp_path / "generated"
+    # The shell block's commands, joined at their backslashes; the packages
+    # are installed already, and the stubs go to a scratch folder.
+    for command in shell.replace("\\\n", " ").splitlines():
+        argv = shlex.split(command.replace("clients/python/generated", str(generated)))
+        if not argv or argv[:2] == ["pip", "install"]:
+            continue
+        if argv[0] == "python":
+            argv[0] = sys.executable
+        run = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, check=False)
+        assert run.returncode == 0, f"{command}:\n{run.stdout}\n{run.stderr}"
+    example = tmp_path / "example.py"
+    example.write_text(script.replace("localhost:50051", server.address))
+    env = {**os.environ, "PYTHONPATH": str(generated), "NO_PROXY": "*"}
+    run = subprocess.run(
+        [sys.executable, str(example)], capture_output=True, text=True, env=env, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    expected = expected_output(script)
+    assert expected, "the example says nothing about its output"
+    assert run.stdout.splitlines() == expected
