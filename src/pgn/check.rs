@@ -12,7 +12,7 @@ use super::reader::RawGame;
 use crate::chess::game::{Game, IllegalMove, Notation, ReplayOptions, Replayed};
 use crate::chess::illegal::{Illegal, IllegalReason};
 use crate::chess::outcome::{GameResult, Outcome};
-use crate::chess::{FenError, Position};
+use crate::chess::{CastlingMode, FenError, Position};
 
 /// The game a `Variant` tag names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,8 +30,6 @@ pub enum GameError {
     InvalidFen { fen: String, error: FenError },
     #[error("SetUp tag is 1 but there is no FEN tag")]
     MissingFen,
-    #[error("variant {name:?} (Chess960) is not supported yet")]
-    UnsupportedVariant { name: String },
     #[error("unknown variant {name:?}")]
     UnknownVariant { name: String },
 }
@@ -43,7 +41,6 @@ impl GameError {
             GameError::TooLarge { .. } => "GAME_TOO_LARGE",
             GameError::InvalidFen { .. } => "INVALID_FEN",
             GameError::MissingFen => "MISSING_FEN",
-            GameError::UnsupportedVariant { .. } => "UNSUPPORTED_VARIANT",
             GameError::UnknownVariant { .. } => "UNKNOWN_VARIANT",
         }
     }
@@ -76,24 +73,25 @@ pub fn variant_of(tag: &str) -> Result<Variant, GameError> {
 
 /// The start position of `game` from its `Variant`, `SetUp` and `FEN` tags.
 ///
-/// This is the one place that decides which variants can be replayed:
-/// Chess960 is refused until the rules core plays it.
+/// This is the one place that decides which variants can be replayed. A
+/// Chess960 game reads its FEN tag as X-FEN or Shredder-FEN; without one it
+/// starts from the standard array (position 518), as the service does.
 pub(super) fn start_position(game: &PgnGame) -> Result<Position, GameError> {
     let variant = game.tag("Variant").map_or(Ok(Variant::Standard), |v| variant_of(&v))?;
-    match variant {
-        Variant::Standard => {}
-        Variant::Chess960 => {
-            let name = game.tag("Variant").map(Cow::into_owned).unwrap_or_default();
-            return Err(GameError::UnsupportedVariant { name });
-        }
-    }
+    let mode = match variant {
+        Variant::Standard => CastlingMode::Standard,
+        Variant::Chess960 => CastlingMode::Chess960,
+    };
     match game.tag("FEN") {
-        Some(fen) => fen
-            .trim()
-            .parse()
+        Some(fen) => Position::from_fen(fen.trim(), mode)
             .map_err(|error| GameError::InvalidFen { fen: fen.into_owned(), error }),
         None if game.tag("SetUp").as_deref() == Some("1") => Err(GameError::MissingFen),
-        None => Ok(Position::default()),
+        None => Ok(match mode {
+            CastlingMode::Standard => Position::default(),
+            CastlingMode::Chess960 => {
+                Position::chess960_start(518).expect("518 is a Scharnagl number")
+            }
+        }),
     }
 }
 
@@ -489,8 +487,9 @@ mod tests {
 
     #[test]
     fn tags_that_make_a_game_unreadable() {
-        let (_, verdict) = check("[Variant \"Fischerandom\"]\n\n1. e4 *");
-        assert!(matches!(verdict, Err(GameError::UnsupportedVariant { .. })));
+        let (_, verdict) =
+            check("[Variant \"Fischerandom\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*");
+        assert!(matches!(verdict, Err(GameError::InvalidFen { .. })));
         let (_, verdict) = check("[Variant \"Crazyhouse\"]\n\n1. e4 *");
         assert!(matches!(verdict, Err(GameError::UnknownVariant { .. })));
         let (_, verdict) = check("[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*");
