@@ -25,6 +25,7 @@
 //!   back-off when accepting fails (e.g. out of file descriptors).
 //! - [`telemetry`]: logs, Prometheus metrics with the tower layer that counts
 //!   every call, and opt-in OpenTelemetry traces over OTLP.
+//! - [`metrics_endpoint`]: the `/metrics` HTTP endpoint on its own port.
 //! - [`config`]: typed server configuration from flags and environment.
 //! - [`tls`]: the TLS and mutual-TLS files of the server, checked at start-up.
 //! - [`pgn`]: the PGN reader (streaming, game by game), the validation of
@@ -40,6 +41,7 @@ pub mod chess;
 pub mod cli;
 pub mod config;
 pub mod listener;
+pub mod metrics_endpoint;
 pub mod pgn;
 pub mod proto;
 pub mod report;

@@ -78,6 +78,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
     let handle = telemetry::prometheus::install()?;
+    telemetry::rpc::register_at_zero();
     if let Ok(addr) = metrics.local_addr() {
         tracing::info!(%addr, "Prometheus metrics at /metrics");
     }
@@ -87,7 +88,7 @@ pub async fn serve(
     let metrics_limits = config.metrics_limits();
     tokio::select! {
         result = serve_grpc(listener, config, rules, shutdown) => result,
-        never = telemetry::prometheus::serve(
+        never = crate::metrics_endpoint::serve(
             metrics,
             metrics_limits,
             handle,

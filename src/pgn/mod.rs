@@ -21,6 +21,7 @@ mod export;
 pub mod json;
 mod parse;
 mod reader;
+mod terms;
 
 pub use check::{
     GameError, GameReport, ResultToken, Variant, VariationError, VariationReason, Verdict,

@@ -6,12 +6,10 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::check::{ResultToken, VariationError, VariationReason};
 use super::reader::{is_delimiter, is_result};
+pub use super::terms::MAX_VARIATION_DEPTH;
+use super::terms::{ResultToken, VariationError, VariationReason};
 use crate::chess::san::SanString;
-
-/// Variations nested deeper than this are skipped and reported.
-pub const MAX_VARIATION_DEPTH: usize = 64;
 
 /// A stretch of a game's text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -126,7 +126,7 @@ const EXPECTED_CODES: [Code; 6] = [
 /// Registers, at zero, the series of every served path (its in-flight gauge,
 /// latency histogram and the counters of the codes it is expected to end
 /// with), so that dashboards and `rate()` see them before the first call.
-pub(super) fn register_at_zero() {
+pub fn register_at_zero() {
     for (i, path) in KNOWN_PATHS.iter().enumerate() {
         let method = Method::of(path);
         let codes = if i < RULES_PATHS.len() { &EXPECTED_CODES[..] } else { &EXPECTED_CODES[..1] };

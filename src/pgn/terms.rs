@@ -1,0 +1,105 @@
+//! The terms the parser and the checker share: result tokens and the
+//! errors of side lines.
+
+use crate::chess::illegal::IllegalReason;
+use crate::chess::outcome::GameResult;
+
+/// Variations nested deeper than this are skipped and reported.
+pub const MAX_VARIATION_DEPTH: usize = 64;
+
+/// A result token or `Result` tag value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResultToken {
+    WhiteWins,
+    BlackWins,
+    Draw,
+    /// `*`: unfinished or unknown.
+    Ongoing,
+}
+
+impl ResultToken {
+    /// One of the four tokens, as [`super::reader`] recognises them.
+    pub(super) fn from_bytes(token: &[u8]) -> ResultToken {
+        match token {
+            b"1-0" => ResultToken::WhiteWins,
+            b"0-1" => ResultToken::BlackWins,
+            b"1/2-1/2" => ResultToken::Draw,
+            _ => ResultToken::Ongoing,
+        }
+    }
+
+    /// The token for a tag value, if it is one.
+    pub fn parse(text: &str) -> Option<ResultToken> {
+        match text.trim() {
+            "1-0" => Some(ResultToken::WhiteWins),
+            "0-1" => Some(ResultToken::BlackWins),
+            "1/2-1/2" => Some(ResultToken::Draw),
+            "*" => Some(ResultToken::Ongoing),
+            _ => None,
+        }
+    }
+
+    /// The token as written.
+    pub const fn as_str(self) -> &'static str {
+        self.result().pgn()
+    }
+
+    /// The game result it states.
+    pub const fn result(self) -> GameResult {
+        match self {
+            ResultToken::WhiteWins => GameResult::WhiteWins,
+            ResultToken::BlackWins => GameResult::BlackWins,
+            ResultToken::Draw => GameResult::Draw,
+            ResultToken::Ongoing => GameResult::Ongoing,
+        }
+    }
+}
+
+/// Why a variation was not followed to its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VariationReason {
+    /// A move of the variation is illegal where it stands.
+    Illegal(IllegalReason),
+    /// The variation comes before any move it could replace.
+    NoMoveBefore,
+    /// The variation is nested deeper than the reader follows.
+    TooDeep,
+}
+
+impl VariationReason {
+    /// A stable machine-readable name: the illegal-move reason's contract
+    /// name, or one of the variation's own.
+    pub fn name(self) -> &'static str {
+        match self {
+            VariationReason::Illegal(reason) => {
+                crate::proto::IllegalMoveReason::from(reason).as_str_name()
+            }
+            VariationReason::NoMoveBefore => "VARIATION_WITHOUT_MOVE",
+            VariationReason::TooDeep => "VARIATION_TOO_DEEP",
+        }
+    }
+
+    pub(super) fn message(self) -> String {
+        match self {
+            VariationReason::Illegal(reason) => reason.to_string(),
+            VariationReason::NoMoveBefore => "a variation before any move it could replace".into(),
+            VariationReason::TooDeep => {
+                format!("variations nested deeper than {} are not read", MAX_VARIATION_DEPTH)
+            }
+        }
+    }
+}
+
+/// An error in a side line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariationError {
+    /// Where the variation is: for each level, the index of the move it
+    /// replaces in its line and its number among that move's variations.
+    pub path: Vec<u32>,
+    /// The index of the bad move in the variation.
+    pub index: usize,
+    /// The move as written (empty when the variation itself is at fault).
+    pub text: String,
+    pub reason: VariationReason,
+    pub message: String,
+}
