@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -343,17 +343,30 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
             };
             write_game(out, &replay(start, &args.moves, &options))
         }
-        Some(path) if path.as_os_str() == "-" => {
-            validate_batch(io::stdin().lock(), args, &options, out)
-        }
-        Some(path) => match File::open(path) {
-            Ok(file) => validate_batch(BufReader::new(file), args, &options, out),
+        Some(path) => return run_batch(path, |input| validate_batch(input, args, &options, out)),
+    };
+    exit_code(result)
+}
+
+/// Runs `batch` over standard input (`-`) or the file at `path`: exit status
+/// 2 when the file cannot be opened, 1 when the batch fails.
+fn run_batch(path: &Path, batch: impl FnOnce(&mut dyn BufRead) -> io::Result<()>) -> ExitCode {
+    let result = if path.as_os_str() == "-" {
+        batch(&mut io::stdin().lock())
+    } else {
+        match File::open(path) {
+            Ok(file) => batch(&mut BufReader::new(file)),
             Err(err) => {
                 eprintln!("arbiter: cannot read {}: {err}", path.display());
                 return ExitCode::from(2);
             }
-        },
+        }
     };
+    exit_code(result)
+}
+
+/// Exit status 0, or 1 with the error on standard error.
+fn exit_code(result: io::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -555,22 +568,9 @@ fn run_winnable(args: &WinnableArgs, out: &mut impl Write) -> ExitCode {
             }
             winnable_line(out, fen, budget)
         }
-        Some(path) if path.as_os_str() == "-" => winnable_batch(io::stdin().lock(), budget, out),
-        Some(path) => match File::open(path) {
-            Ok(file) => winnable_batch(BufReader::new(file), budget, out),
-            Err(err) => {
-                eprintln!("arbiter: cannot read {}: {err}", path.display());
-                return ExitCode::from(2);
-            }
-        },
+        Some(path) => return run_batch(path, |input| winnable_batch(input, budget, out)),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("arbiter: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(result)
 }
 
 /// One position per non-empty line, one JSON line each, in order.
