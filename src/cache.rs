@@ -52,7 +52,6 @@ use crate::chess::Bitboard;
 use crate::chess::Position;
 use crate::chess::game::{
     Extension, LegalMove, MoveTexts, Notation, Replay, ReplayOptions, Replayed,
-    legal_moves_with_san,
 };
 use crate::telemetry::prometheus::{
     CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES, CACHE_NOT_KEPT,
@@ -245,7 +244,10 @@ impl ReplayCache {
             None => {
                 self.counters.misses.fetch_add(1, Ordering::Relaxed);
                 cached_counter(&MISSES, CACHE_MISSES).increment(1);
-                Found::Fresh(Entry { replayed: Replayed::new(start.clone()), legal_moves: None })
+                Found::Fresh(Entry {
+                    replayed: Replayed::new(start.clone(), options.analysis),
+                    legal_moves: None,
+                })
             }
         };
         Resumed { start, found, hashes }
@@ -278,10 +280,10 @@ impl ReplayCache {
         // sent once: those keep nothing, and pay no copy.
         let repeated = len == done;
         let mut legal_moves = legal_moves.filter(|_| repeated);
-        let answer = replayed.answer_with(tail, options, |position| match &legal_moves {
+        let answer = replayed.answer_with(tail, options, |game| match &legal_moves {
             Some(kept) => kept.clone(),
             None => {
-                let listed = legal_moves_with_san(position, Bitboard::FULL);
+                let listed = game.legal_moves(Bitboard::FULL);
                 if repeated {
                     legal_moves = Some(listed.clone());
                 }
@@ -337,9 +339,9 @@ impl ReplayCache {
     /// keeps them with a copy of the entry, under `key`.
     fn answer_repeat(&self, entry: &Entry, key: Key, options: &ReplayOptions) -> Replay {
         let mut listed = None;
-        let answer = entry.replayed.answer_with(Extension::default(), options, |position| {
+        let answer = entry.replayed.answer_with(Extension::default(), options, |game| {
             entry.legal_moves.clone().unwrap_or_else(|| {
-                let legal_moves = legal_moves_with_san(position, Bitboard::FULL);
+                let legal_moves = game.legal_moves(Bitboard::FULL);
                 listed = Some(legal_moves.clone());
                 legal_moves
             })

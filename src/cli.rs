@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
+use crate::chess::dead::Analysis;
 use crate::chess::game::{Notation, ReplayOptions, replay};
 use crate::chess::uci::UciMove;
 use crate::chess::unwinnable::{Budget, Verdict, analyse};
@@ -156,6 +157,13 @@ pub struct PerftArgs {
     pub depth: u32,
 }
 
+/// A side.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ColorArg {
+    White,
+    Black,
+}
+
 /// How the moves are written.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum NotationArg {
@@ -191,6 +199,15 @@ pub struct ValidateArgs {
     /// Leave out the legal moves of the final position.
     #[arg(long)]
     pub no_legal_moves: bool,
+    /// The side whose flag fell after the last move (FIDE 6.9): the
+    /// opponent wins by timeout, or it is a draw if the opponent cannot
+    /// mate by any series of legal moves. Applies to every game of a batch.
+    #[arg(long, value_enum, value_name = "COLOR")]
+    pub flagged: Option<ColorArg>,
+    /// Report whether each colour can still mate in the final position,
+    /// with helpmates (`position.winnability`).
+    #[arg(long)]
+    pub winnability: bool,
     /// Read games from FILE, one per line (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     pub batch: Option<PathBuf>,
@@ -305,6 +322,13 @@ impl ValidateArgs {
             skip_legal_moves: self.no_legal_moves,
             plies_from: 0,
             shredder_fen: self.shredder_fen,
+            legal_moves_from: None,
+            flagged: self.flagged.map(|color| match color {
+                ColorArg::White => Color::White,
+                ColorArg::Black => Color::Black,
+            }),
+            winnability: self.winnability,
+            analysis: Analysis::DEFAULT,
         }
     }
 }

@@ -5,6 +5,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::chess::dead::Analysis;
+use crate::chess::unwinnable::Budget;
 use crate::telemetry::LogFormat;
 
 /// Settings of `arbiter serve`. Every flag has an `ARBITER_*` twin.
@@ -48,6 +50,20 @@ pub struct ServeConfig {
     #[arg(long, env = "ARBITER_PERFT_BUDGET", default_value = "10s",
           value_parser = parse_perft_budget)]
     pub perft_budget: Duration,
+
+    /// Positions the unwinnability analysis may visit per colour for a ply
+    /// whose pawns are all blocked (the per-ply dead-position check); 0
+    /// leaves only the analysis's static tests.
+    #[arg(long, env = "ARBITER_UNWINNABLE_PLY_NODES", default_value_t = 2_000,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub unwinnable_ply_nodes: u64,
+
+    /// Positions the unwinnability analysis may visit per colour for a
+    /// request's start and final positions, a flag fall and reported
+    /// verdicts (about a second at most at the default).
+    #[arg(long, env = "ARBITER_UNWINNABLE_NODES", default_value_t = 400_000,
+          value_parser = clap::value_parser!(u64).range(1_000..=100_000_000))]
+    pub unwinnable_nodes: u64,
 
     /// Rules-service calls open at once across all connections, from
     /// admission until the response has been sent; a ValidateGames stream
@@ -295,6 +311,10 @@ impl ServeConfig {
             perft_budget: self.perft_budget,
             stream_games_in_flight: self.stream_games_in_flight as usize,
             blocking_moves: self.blocking_moves as usize,
+            analysis: Analysis {
+                per_ply: Budget { nodes: self.unwinnable_ply_nodes },
+                full: Budget { nodes: self.unwinnable_nodes },
+            },
         }
     }
 }

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::answer::position_message;
+use crate::answer::{position_message, winnability_message};
 use crate::chess::game::{PlyRecord, Replay};
 use crate::proto;
 
@@ -46,12 +46,31 @@ struct PositionJson<'a> {
     halfmove_clock: u32,
     fullmove_number: u32,
     legal_moves: Vec<LegalMoveJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    winnability: Option<WinnabilityJson<'a>>,
 }
 
+/// A legal move; its `claimableDraws` left out when empty, as proto3 JSON
+/// allows (most moves claim nothing, and a position lists dozens).
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 struct LegalMoveJson<'a> {
     uci: &'a str,
     san: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    claimable_draws: Vec<&'static str>,
+}
+
+#[derive(Debug, Serialize)]
+struct WinnabilityJson<'a> {
+    white: Option<ColorVerdictJson<'a>>,
+    black: Option<ColorVerdictJson<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct ColorVerdictJson<'a> {
+    verdict: &'static str,
+    helpmate: &'a [String],
 }
 
 #[derive(Debug, Serialize)]
@@ -62,6 +81,7 @@ struct OutcomeJson<'a> {
     termination: Option<&'static str>,
     claimable_draws: Vec<&'static str>,
     pgn_result: &'a str,
+    unproven: bool,
 }
 
 /// The enum value's name, or `UNKNOWN` for a value this build does not know
@@ -82,11 +102,22 @@ pub struct Messages {
 impl Messages {
     /// The messages of `replay`'s answer, as the service sends them.
     pub fn new(replay: &Replay) -> Messages {
-        let Replay { plies: _, illegal_move, position, legal_moves, outcome, shredder_fen } =
-            replay;
+        let Replay {
+            plies: _,
+            illegal_move,
+            position,
+            legal_moves,
+            outcome,
+            winnability,
+            shredder_fen,
+        } = replay;
+        let mut message = position_message(position, legal_moves, *shredder_fen);
+        message.winnability = winnability
+            .as_ref()
+            .map(|verdicts| winnability_message(verdicts, position.castling_mode()));
         Messages {
             illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
-            position: position_message(position, legal_moves, *shredder_fen),
+            position: message,
             outcome: proto::Outcome::from(outcome),
         }
     }
@@ -181,8 +212,15 @@ impl<'a> From<&'a proto::IllegalMove> for IllegalMoveJson<'a> {
 
 impl<'a> From<&'a proto::Position> for PositionJson<'a> {
     fn from(position: &'a proto::Position) -> PositionJson<'a> {
-        let proto::Position { fen, turn, in_check, halfmove_clock, fullmove_number, legal_moves } =
-            position;
+        let proto::Position {
+            fen,
+            turn,
+            in_check,
+            halfmove_clock,
+            fullmove_number,
+            legal_moves,
+            winnability,
+        } = position;
         PositionJson {
             fen,
             turn: enum_name(*turn, |c: proto::Color| c.as_str_name()),
@@ -192,28 +230,48 @@ impl<'a> From<&'a proto::Position> for PositionJson<'a> {
             legal_moves: legal_moves
                 .iter()
                 .map(|m| {
-                    let proto::LegalMove { uci, san } = m;
-                    LegalMoveJson { uci, san }
+                    let proto::LegalMove { uci, san, claimable_draws } = m;
+                    LegalMoveJson { uci, san, claimable_draws: draw_names(claimable_draws) }
                 })
                 .collect(),
+            winnability: winnability.as_ref().map(|w| {
+                let proto::Winnability { white, black } = w;
+                WinnabilityJson {
+                    white: white.as_ref().map(ColorVerdictJson::from),
+                    black: black.as_ref().map(ColorVerdictJson::from),
+                }
+            }),
         }
     }
 }
 
 impl<'a> From<&'a proto::Outcome> for OutcomeJson<'a> {
     fn from(outcome: &'a proto::Outcome) -> OutcomeJson<'a> {
-        let proto::Outcome { result, termination, claimable_draws, pgn_result } = outcome;
+        let proto::Outcome { result, termination, claimable_draws, pgn_result, unproven } = outcome;
         OutcomeJson {
             result: enum_name(*result, |r: proto::GameResult| r.as_str_name()),
             termination: (*termination != proto::Termination::Unspecified as i32)
                 .then(|| enum_name(*termination, |t: proto::Termination| t.as_str_name())),
-            claimable_draws: claimable_draws
-                .iter()
-                .map(|&d| enum_name(d, |d: proto::ClaimableDraw| d.as_str_name()))
-                .collect(),
+            claimable_draws: draw_names(claimable_draws),
             pgn_result,
+            unproven: *unproven,
         }
     }
+}
+
+impl<'a> From<&'a proto::ColorVerdict> for ColorVerdictJson<'a> {
+    fn from(verdict: &'a proto::ColorVerdict) -> ColorVerdictJson<'a> {
+        let proto::ColorVerdict { verdict, helpmate } = verdict;
+        ColorVerdictJson {
+            verdict: enum_name(*verdict, |v: proto::Verdict| v.as_str_name()),
+            helpmate,
+        }
+    }
+}
+
+/// The names of claimable draws.
+fn draw_names(draws: &[i32]) -> Vec<&'static str> {
+    draws.iter().map(|&d| enum_name(d, |d: proto::ClaimableDraw| d.as_str_name())).collect()
 }
 
 #[cfg(test)]

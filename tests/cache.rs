@@ -12,7 +12,7 @@ use arbiter::cache::{CacheStats, ReplayCache};
 use arbiter::chess::game::{Notation, ReplayOptions, replay};
 use arbiter::chess::san::san_with_after;
 use arbiter::chess::uci::UciMove;
-use arbiter::chess::{Position, Role};
+use arbiter::chess::{Color, Position, Role};
 use arbiter::proto;
 use prost::Message;
 use rand::rngs::SmallRng;
@@ -129,6 +129,12 @@ fn workload(seed: u64, games: usize, requests: usize) -> Vec<Request> {
                     _ => len.saturating_sub(1),
                 },
                 shredder_fen: rng.random_range(0..4) == 0,
+                flagged: match rng.random_range(0..20) {
+                    0 => Some(Color::White),
+                    1 => Some(Color::Black),
+                    _ => None,
+                },
+                ..ReplayOptions::default()
             };
             Request { start: game.start.clone(), moves, options }
         })

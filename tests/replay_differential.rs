@@ -6,6 +6,12 @@
 //! insufficient-material rule recomputed from its board), repetitions and the
 //! move rules from a count of position keys kept in the test.
 //!
+//! A dead position beyond insufficient material (FIDE 5.2.2), which
+//! shakmaty does not know, is confirmed here by a plain breadth-first walk
+//! over the positions shakmaty reaches from it: no mate for either side
+//! among all of them, or among the first [`DEAD_WALK_LIMIT`] when there are
+//! more.
+//!
 //! Some games are played to repeat positions (pieces shuffled back and
 //! forth) and some to run the half-move clock out (quiet piece moves
 //! preferred), so that every termination and claim occurs many times.
@@ -31,6 +37,9 @@ use shakmaty::san::SanPlus;
 use shakmaty::{
     Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position as _, Role, Square,
 };
+
+/// Positions a confirming walk over a dead position visits at most.
+const DEAD_WALK_LIMIT: usize = 200_000;
 
 /// Games from the standard start position.
 const START_GAMES: usize = 5_000;
@@ -81,6 +90,10 @@ struct Seen {
     fifty_move_plies: usize,
     /// Positions where shakmaty's dead-position rule differs from ours.
     insufficient_disagreements: Vec<String>,
+    /// Dead positions beyond insufficient material: confirmed by a walk
+    /// over every reachable position, or by the first positions only.
+    dead_confirmed: usize,
+    dead_bounded: usize,
 }
 
 impl Seen {
@@ -95,6 +108,8 @@ impl Seen {
         self.threefold_plies += other.threefold_plies;
         self.fifty_move_plies += other.fifty_move_plies;
         self.insufficient_disagreements.extend(other.insufficient_disagreements);
+        self.dead_confirmed += other.dead_confirmed;
+        self.dead_bounded += other.dead_bounded;
     }
 }
 
@@ -184,8 +199,35 @@ fn expected_outcome(pos: &Chess, no_moves: bool, repetitions: usize) -> Outcome 
             termination: None,
             fifty_move_claimable: clock >= 100,
             threefold_claimable: repetitions >= 3,
+            unproven: false,
         },
     }
+}
+
+/// Whether no mate by either side is reachable from `pos`: `Some(true)`
+/// when every reachable position was visited without one, `None` when
+/// there are more than [`DEAD_WALK_LIMIT`] and none of those mates.
+fn walk_finds_no_mate(pos: &Chess) -> Option<bool> {
+    use shakmaty::zobrist::Zobrist64;
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = std::collections::VecDeque::from([pos.clone()]);
+    seen.insert(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal));
+    while let Some(pos) = queue.pop_front() {
+        if pos.is_checkmate() {
+            return Some(false);
+        }
+        for m in pos.legal_moves() {
+            let mut next = pos.clone();
+            next.play_unchecked(m);
+            if seen.insert(next.zobrist_hash::<Zobrist64>(EnPassantMode::Legal)) {
+                if seen.len() > DEAD_WALK_LIMIT {
+                    return None;
+                }
+                queue.push_back(next);
+            }
+        }
+    }
+    Some(true)
 }
 
 /// What repetition compares: placement, side to move, castling rights, and
@@ -257,8 +299,16 @@ fn play_game(start: &str, style: Style, seed: u64, seen: &mut Seen) {
             seen.insufficient_disagreements.push(their_fen.clone());
         }
         assert_eq!(is_insufficient_material(game.position()), ours_dead, "{}", context(&sans));
-        let expected = expected_outcome(&theirs, legal.is_empty(), repetitions);
+        let mut expected = expected_outcome(&theirs, legal.is_empty(), repetitions);
         outcome = game.outcome();
+        if outcome.termination == Some(Termination::DeadPosition) && !expected.is_over() {
+            match walk_finds_no_mate(&theirs) {
+                Some(true) => seen.dead_confirmed += 1,
+                None => seen.dead_bounded += 1,
+                Some(false) => panic!("a mate is reachable: {}", context(&sans)),
+            }
+            expected = Outcome::ended(GameResult::Draw, Termination::DeadPosition);
+        }
         assert_eq!(outcome, expected, "after {}", context(&sans));
         // Mate and stalemate as shakmaty sees them (both need an empty move
         // list, which spares generating it twice more on every ply).
@@ -381,6 +431,10 @@ fn random_games_agree_with_shakmaty_and_the_rules() {
         let n = seen.terminations.get(t.as_str()).copied().unwrap_or(0);
         assert!(n >= 20, "only {n} games ended by {t:?}: {:?}", seen.terminations);
     }
+    println!(
+        "dead positions beyond material: {} confirmed by a whole walk, {} by a bounded one",
+        seen.dead_confirmed, seen.dead_bounded
+    );
     assert!(seen.threefold_games >= 100, "threefold claims: {}", seen.threefold_games);
     assert!(seen.fifty_move_games >= 100, "fifty-move claims: {}", seen.fifty_move_games);
 }

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::chess::game::{MoveTexts, Notation, ReplayOptions};
-use crate::chess::{CastlingMode, Position, Square};
+use crate::chess::{CastlingMode, Color, Position};
 use crate::proto;
 
 use super::wire;
@@ -82,6 +82,16 @@ fn notation(value: i32, field: Field<'_>) -> Result<Notation, RequestError> {
     }
 }
 
+/// The flagged side: none for COLOR_UNSPECIFIED.
+fn flagged(value: i32, field: Field<'_>) -> Result<Option<Color>, RequestError> {
+    match proto::Color::try_from(value) {
+        Ok(proto::Color::Unspecified) => Ok(None),
+        Ok(proto::Color::White) => Ok(Some(Color::White)),
+        Ok(proto::Color::Black) => Ok(Some(Color::Black)),
+        Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_string(), value }),
+    }
+}
+
 fn variant(value: i32, field: Field<'_>) -> Result<CastlingMode, RequestError> {
     match proto::Variant::try_from(value) {
         Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(CastlingMode::Standard),
@@ -136,10 +146,13 @@ impl GameRequest {
             plies_from,
             chess960_position,
             shredder_fen,
+            flagged: flagged_value,
+            include_winnability,
         } = request;
         let field = |name| Field { prefix, name };
         let mode = variant(variant_value, field("variant"))?;
         let notation = notation(notation_value, field("notation"))?;
+        let flagged = flagged(flagged_value, field("flagged"))?;
         check_moves(&moves, field("moves"), limits)?;
         let start = start_position(
             &fen,
@@ -159,16 +172,20 @@ impl GameRequest {
                 skip_legal_moves,
                 plies_from: plies_from as usize,
                 shredder_fen,
+                legal_moves_from: None,
+                flagged,
+                winnability: include_winnability,
+                analysis: limits.analysis,
             },
         })
     }
 }
 
-/// A `LegalMovesRequest`, checked.
+/// A `LegalMovesRequest`, checked: the game, whose options say which
+/// legal moves to list.
 #[derive(Clone, Debug)]
 pub struct LegalMovesQuery {
     pub game: GameRequest,
-    pub from: Option<Square>,
 }
 
 impl LegalMovesQuery {
@@ -199,23 +216,22 @@ impl LegalMovesQuery {
             Field::top("chess960_position"),
             limits,
         )?;
-        let from = match from_square.as_str() {
+        let legal_moves_from = match from_square.as_str() {
             "" => None,
             text => Some(text.parse().map_err(|_| RequestError::InvalidSquare {
                 field: "from_square".to_owned(),
                 text: text.chars().take(16).collect(),
             })?),
         };
-        // The service lists the (filtered) legal moves itself.
         let options = ReplayOptions {
             notation,
-            strict: false,
-            include_fens: false,
-            skip_legal_moves: true,
             plies_from: moves.len(),
             shredder_fen,
+            legal_moves_from,
+            analysis: limits.analysis,
+            ..ReplayOptions::default()
         };
-        Ok(LegalMovesQuery { game: GameRequest { start, moves, options }, from })
+        Ok(LegalMovesQuery { game: GameRequest { start, moves, options } })
     }
 }
 

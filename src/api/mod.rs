@@ -16,6 +16,7 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
 use crate::chess::FenError;
+use crate::chess::dead::Analysis;
 use crate::status::code_name;
 
 /// Per-request limits, from the server configuration.
@@ -28,6 +29,9 @@ pub struct Limits {
     pub perft_budget: Duration,
     pub stream_games_in_flight: usize,
     pub blocking_moves: usize,
+    /// The budgets of the unwinnability analysis (dead positions, flag
+    /// fall, verdicts).
+    pub analysis: Analysis,
 }
 
 impl Default for Limits {
@@ -39,6 +43,7 @@ impl Default for Limits {
             perft_budget: Duration::from_secs(10),
             stream_games_in_flight: 16,
             blocking_moves: 256,
+            analysis: Analysis::DEFAULT,
         }
     }
 }

@@ -12,8 +12,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::admission::Admitted;
 use crate::cache::{ReplayCache, Resumed};
-use crate::chess::Bitboard;
-use crate::chess::game::{Replay, ReplayOptions, legal_moves_with_san, replay};
+use crate::chess::game::{Replay, ReplayOptions, replay};
 use crate::chess::perft;
 use crate::chess::uci::UciMove;
 use crate::proto::{self, rules_service_server::RulesService};
@@ -204,19 +203,13 @@ impl RulesService for Rules {
         &self,
         request: Request<wire::LegalMovesRequest>,
     ) -> Result<Response<proto::LegalMovesResponse>, Status> {
-        let LegalMovesQuery { game, from } =
+        let LegalMovesQuery { game } =
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
-        // The legal moves are listed here, from the asked square only.
-        let options = ReplayOptions { skip_legal_moves: true, ..game.options };
+        let options = game.options;
         let (response, report) =
             replay_then(game, options, self.cache.clone(), &self.limits, move |r| {
-                let legal = if r.outcome.is_over() {
-                    Vec::new()
-                } else {
-                    legal_moves_with_san(&r.position, from.map_or(Bitboard::FULL, Bitboard::from))
-                };
                 proto::LegalMovesResponse {
-                    position: Some(position_message(&r.position, &legal, r.shredder_fen)),
+                    position: Some(position_message(&r.position, &r.legal_moves, r.shredder_fen)),
                     outcome: Some(proto::Outcome::from(&r.outcome)),
                     illegal_move: r.illegal_move.as_ref().map(proto::IllegalMove::from),
                 }

@@ -22,6 +22,7 @@ use prost::encoding::{
 use prost::{DecodeError, Message};
 
 use super::codec::Encode;
+use crate::answer::winnability_message;
 use crate::chess::Color;
 use crate::chess::fen::{Fen, MAX_FEN_LEN};
 use crate::chess::game::{LegalMove, MoveTexts, PlyRecord, Replay};
@@ -207,6 +208,8 @@ pub struct ValidateGameRequest {
     pub plies_from: u32,
     pub chess960_position: Option<u32>,
     pub shredder_fen: bool,
+    pub flagged: i32,
+    pub include_winnability: bool,
 }
 
 impl Message for ValidateGameRequest {
@@ -222,6 +225,8 @@ impl Message for ValidateGameRequest {
             plies_from,
             chess960_position,
             shredder_fen,
+            flagged,
+            include_winnability,
         } = self;
         if !fen.is_empty() {
             string::encode(1, fen, buf);
@@ -247,6 +252,12 @@ impl Message for ValidateGameRequest {
         if *shredder_fen {
             pbool::encode(10, shredder_fen, buf);
         }
+        if *flagged != 0 {
+            int32::encode(11, flagged, buf);
+        }
+        if *include_winnability {
+            pbool::encode(12, include_winnability, buf);
+        }
     }
 
     fn merge_field(
@@ -271,8 +282,10 @@ impl Message for ValidateGameRequest {
             plies_from,
             chess960_position,
             shredder_fen,
+            flagged,
+            include_winnability,
         } = self;
-        let flags = [strict_san, include_fens, skip_legal_moves, shredder_fen]
+        let flags = [strict_san, include_fens, skip_legal_moves, shredder_fen, include_winnability]
             .into_iter()
             .filter(|f| **f)
             .count();
@@ -283,6 +296,7 @@ impl Message for ValidateGameRequest {
             + flags * 2
             + (if *plies_from == 0 { 0 } else { uint32::encoded_len(8, plies_from) })
             + chess960_position.as_ref().map_or(0, |number| uint32::encoded_len(9, number))
+            + (if *flagged == 0 { 0 } else { int32::encoded_len(11, flagged) })
     }
 
     fn clear(&mut self) {
@@ -321,6 +335,9 @@ impl ValidateGameRequest {
                 .map_err(at(NAME, "chess960_position")),
             10 => pbool::merge(wire_type, &mut self.shredder_fen, buf, ctx)
                 .map_err(at(NAME, "shredder_fen")),
+            11 => int32::merge(wire_type, &mut self.flagged, buf, ctx).map_err(at(NAME, "flagged")),
+            12 => pbool::merge(wire_type, &mut self.include_winnability, buf, ctx)
+                .map_err(at(NAME, "include_winnability")),
             _ => skip_field(wire_type, tag, buf, ctx),
         }
     }
@@ -535,6 +552,8 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             plies_from,
             chess960_position,
             shredder_fen,
+            flagged,
+            include_winnability,
         } = request;
         ValidateGameRequest {
             fen,
@@ -547,6 +566,8 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             plies_from,
             chess960_position,
             shredder_fen,
+            flagged,
+            include_winnability,
         }
     }
 }
@@ -587,7 +608,7 @@ impl From<proto::LegalMovesRequest> for LegalMovesRequest {
 const _: fn(proto::ValidateGameResponse) =
     |proto::ValidateGameResponse { plies: _, illegal_move: _, position: _, outcome: _ }| {};
 const _: fn(proto::Ply) = |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _ }| {};
-const _: fn(proto::LegalMove) = |proto::LegalMove { uci: _, san: _ }| {};
+const _: fn(proto::LegalMove) = |proto::LegalMove { uci: _, san: _, claimable_draws: _ }| {};
 const _: fn(proto::Position) = |proto::Position {
                                     fen: _,
                                     turn: _,
@@ -595,6 +616,7 @@ const _: fn(proto::Position) = |proto::Position {
                                     halfmove_clock: _,
                                     fullmove_number: _,
                                     legal_moves: _,
+                                    winnability: _,
                                 }| {};
 const _: fn(proto::ValidateGamesResponse) = |proto::ValidateGamesResponse { id: _, result: _ }| {};
 
@@ -608,6 +630,8 @@ pub struct GameAnswer {
     fen: Fen,
     illegal_move: Option<proto::IllegalMove>,
     outcome: proto::Outcome,
+    /// The verdicts, when asked for.
+    winnability: Option<proto::Winnability>,
     /// The length of `arbiter.v1.Position`'s content.
     position_len: usize,
     /// The length of the whole message.
@@ -627,6 +651,10 @@ impl From<Replay> for GameAnswer {
             fen: replay.position_fen(),
             illegal_move: replay.illegal_move.as_ref().map(proto::IllegalMove::from),
             outcome: proto::Outcome::from(&replay.outcome),
+            winnability: replay
+                .winnability
+                .as_ref()
+                .map(|verdicts| winnability_message(verdicts, replay.position.castling_mode())),
             replay,
             position_len: 0,
             len: 0,
@@ -676,8 +704,9 @@ const MAX_PLY_LEN: usize =
 // Every length in a ply, and the ply's own, is written as one byte
 // (`as u8`): a one-byte varint holds less than 128.
 const _: () = assert!(MAX_PLY_LEN < 128, "a ply's length must be a one-byte varint");
+// A legal move also carries at most two claims, packed: four bytes.
 const _: () = assert!(
-    short_len(UciMove::MAX_LEN) + short_len(SanString::CAPACITY) < 128,
+    short_len(UciMove::MAX_LEN) + short_len(SanString::CAPACITY) + 4 < 128,
     "a legal move's length must be a one-byte varint"
 );
 
@@ -736,7 +765,8 @@ fn put_ply(ply: &PlyRecord, buf: &mut impl BufMut) {
 /// The content of `arbiter.v1.LegalMove`.
 #[inline]
 fn legal_move_len(legal: &LegalMove) -> usize {
-    short_len(legal.uci.text_len()) + short_len(legal.san.len())
+    let claims = if legal.claims.any() { 2 + legal.claims.iter().count() } else { 0 };
+    short_len(legal.uci.text_len()) + short_len(legal.san.len()) + claims
 }
 
 /// `arbiter.v1.LegalMove` as field 6 of `arbiter.v1.Position`.
@@ -745,6 +775,14 @@ fn put_legal_move(legal: &LegalMove, buf: &mut impl BufMut) {
     buf.put_slice(&[key(6, WireType::LengthDelimited), legal_move_len(legal) as u8]);
     put_uci(1, legal.uci, buf);
     put_short(2, &legal.san, buf);
+    if legal.claims.any() {
+        // A packed repeated enum: each value a one-byte varint.
+        let count = legal.claims.iter().count();
+        buf.put_slice(&[key(3, WireType::LengthDelimited), count as u8]);
+        for draw in legal.claims.iter() {
+            buf.put_u8(proto::ClaimableDraw::from(draw) as u8);
+        }
+    }
 }
 
 /// A `uint32` field, nothing when 0 (proto3).
@@ -780,6 +818,7 @@ impl GameAnswer {
             + count_len(4, position.halfmove_clock())
             + count_len(5, position.fullmove_number())
             + self.replay.legal_moves.iter().map(|legal| 2 + legal_move_len(legal)).sum::<usize>()
+            + self.winnability.as_ref().map_or(0, |w| message::encoded_len(7, w))
     }
 
     fn put_position(&self, buf: &mut impl BufMut) {
@@ -794,6 +833,9 @@ impl GameAnswer {
         put_count(5, position.fullmove_number(), buf);
         for legal in &self.replay.legal_moves {
             put_legal_move(legal, buf);
+        }
+        if let Some(winnability) = &self.winnability {
+            message::encode(7, winnability, buf);
         }
     }
 }
@@ -870,6 +912,8 @@ mod tests {
             // Present though 0: proto3 `optional` keeps it.
             chess960_position: Some(0),
             shredder_fen: true,
+            flagged: 2,
+            include_winnability: true,
         }
     }
 
@@ -1066,14 +1110,24 @@ mod tests {
         let fools_mate = ["f3", "e5", "g4", "Qh4#", "a3"];
         let with_fens = ReplayOptions { include_fens: true, ..ReplayOptions::default() };
         let later = ReplayOptions { plies_from: 3, skip_legal_moves: true, ..with_fens };
-        for (moves, options) in [
-            (&fools_mate[..0], ReplayOptions::default()),
-            (&fools_mate[..2], with_fens),
-            (&fools_mate[..], ReplayOptions::default()),
-            (&fools_mate[..], later),
-            (&["e4", "Ke9"][..], ReplayOptions::default()),
+        let verdicts = ReplayOptions { winnability: true, ..ReplayOptions::default() };
+        let flagged = ReplayOptions { flagged: Some(Color::Black), ..verdicts };
+        // Knights out and back twice: Ng8 would be the third time.
+        let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"];
+        let start = crate::chess::Position::default();
+        // The fifty-move rule a move away, and a mate.
+        let late: crate::chess::Position = "7k/8/6K1/8/8/8/8/R7 w - - 99 80".parse().unwrap();
+        for (start, moves, options) in [
+            (&start, &fools_mate[..0], ReplayOptions::default()),
+            (&start, &fools_mate[..2], with_fens),
+            (&start, &fools_mate[..], ReplayOptions::default()),
+            (&start, &fools_mate[..], later),
+            (&start, &["e4", "Ke9"][..], ReplayOptions::default()),
+            (&start, &shuffle[..], verdicts),
+            (&start, &shuffle[..], flagged),
+            (&late, &[][..], verdicts),
         ] {
-            let replayed = replay(crate::chess::Position::default(), moves, &options);
+            let replayed = replay(start.clone(), moves, &options);
             let expected = proto::ValidateGameResponse::from(&replayed);
             let game = GameAnswer::from(replayed);
             assert_eq!(written(&game), expected.encode_to_vec(), "{moves:?}");

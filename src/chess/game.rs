@@ -3,15 +3,19 @@
 //! outcome out.
 
 use super::bitboard::Bitboard;
+use super::dead::{self, Analysis};
 use super::echo::{self, Quoted};
 use super::fen::Fen;
 use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
 use super::moves::{Move, MoveKind};
-use super::outcome::{GameResult, Outcome, Termination, is_insufficient_material, win_for};
+use super::outcome::{
+    DrawClaims, GameResult, Outcome, Termination, is_insufficient_material, win_for,
+};
 use super::position::Position;
 use super::san::{San, SanMove, SanString, push_check_mark, san, san_without_mark};
-use super::types::{Role, Square};
+use super::types::{Color, Role, Square};
 use super::uci::UciMove;
+use super::unwinnable::{Verdict, analyse};
 
 pub use super::move_texts::MoveTexts;
 
@@ -51,6 +55,8 @@ pub struct Game {
     repetitions: usize,
     /// Set once a rule other than a claim has ended the game.
     ended: Option<(GameResult, Termination)>,
+    /// The budgets of the dead-position analysis.
+    analysis: Analysis,
 }
 
 /// A move accepted by [`Game::play_text`].
@@ -64,12 +70,43 @@ pub struct Played {
 }
 
 impl Game {
-    /// A game starting from `start` (its history starts there too).
+    /// A game starting from `start` (its history starts there too), with
+    /// the default budgets of the dead-position analysis.
     pub fn new(start: Position) -> Game {
-        let mut game =
-            Game { history: History::new(&start), position: start, repetitions: 1, ended: None };
-        game.ended = game.termination_now(!game.position.has_legal_moves());
+        Game::with_analysis(start, Analysis::DEFAULT)
+    }
+
+    /// A game starting from `start`, whose plies get the dead-position
+    /// analysis with `analysis.per_ply` and whose start position gets it
+    /// with `analysis.full` (see [`dead`]).
+    ///
+    /// ```
+    /// use arbiter::chess::dead::Analysis;
+    /// use arbiter::chess::game::Game;
+    /// use arbiter::chess::outcome::Termination;
+    /// // A pawn wall that neither king can get through: dead at the start.
+    /// let wall = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
+    /// let game = Game::with_analysis(wall, Analysis::DEFAULT);
+    /// assert_eq!(game.outcome().termination, Some(Termination::DeadPosition));
+    /// ```
+    pub fn with_analysis(start: Position, analysis: Analysis) -> Game {
+        let mut game = Game {
+            history: History::new(&start),
+            position: start,
+            repetitions: 1,
+            ended: None,
+            analysis,
+        };
+        game.ended = game.termination_now(!game.position.has_legal_moves()).or_else(|| {
+            game.full_look_finds_dead().then_some((GameResult::Draw, Termination::DeadPosition))
+        });
         game
+    }
+
+    /// Whether the current position, past the wider gate, is proven dead by
+    /// the full analysis: for the start and final positions of a request.
+    fn full_look_finds_dead(&self) -> bool {
+        dead::worth_a_full_look(&self.position) && dead::is_dead(&self.position, self.analysis.full)
     }
 
     /// The current position.
@@ -100,9 +137,10 @@ impl Game {
     }
 
     /// The termination that holds in the current position, if any, in order
-    /// of precedence: mate, stalemate, dead position, fivefold repetition,
-    /// 75-move rule. `no_moves` says whether the side to move has no legal
-    /// move; it is asked only when it matters.
+    /// of precedence: mate, stalemate, dead position (insufficient material,
+    /// then the per-ply analysis), fivefold repetition, 75-move rule.
+    /// `no_moves` says whether the side to move has no legal move; it is
+    /// asked only when it matters.
     fn termination_now(&self, no_moves: bool) -> Option<(GameResult, Termination)> {
         let pos = &self.position;
         if no_moves {
@@ -114,6 +152,8 @@ impl Game {
         }
         if is_insufficient_material(pos) {
             Some((GameResult::Draw, Termination::InsufficientMaterial))
+        } else if dead::may_be_dead(pos) && dead::is_dead(pos, self.analysis.per_ply) {
+            Some((GameResult::Draw, Termination::DeadPosition))
         } else if self.repetitions >= 5 {
             Some((GameResult::Draw, Termination::FivefoldRepetition))
         } else if pos.halfmove_clock() >= 150 {
@@ -140,12 +180,60 @@ impl Game {
             Some((win_for(self.position.turn()), Termination::Checkmate))
         } else {
             let rare = is_insufficient_material(&self.position)
+                || dead::may_be_dead(&self.position)
                 || self.repetitions >= 5
                 || self.position.halfmove_clock() >= 150;
             // Stalemate takes precedence over the draws that end the game on
             // their own; it is looked for only when one of them holds.
             rare.then(|| self.termination_now(!self.position.has_legal_moves())).flatten()
         };
+    }
+
+    /// The legal moves from the squares in `from`, each with its canonical
+    /// SAN and the draws its player could claim by stating it (FIDE 9.2.1,
+    /// 9.3.1): threefold repetition when the position after it stands on
+    /// the board for the third time or more, the fifty-move rule when the
+    /// halfmove clock after it is 100 or more; neither on a move that ends
+    /// the game by itself.
+    ///
+    /// ```
+    /// use arbiter::chess::bitboard::Bitboard;
+    /// use arbiter::chess::game::Game;
+    /// let game = Game::new("7k/8/6K1/8/8/8/8/R7 w - - 99 80".parse().unwrap());
+    /// let moves = game.legal_moves(Bitboard::FULL);
+    /// let ra8 = moves.iter().find(|m| m.san.as_str() == "Ra8#").unwrap();
+    /// assert!(!ra8.claims.any(), "a mate ends the game by itself");
+    /// let ra2 = moves.iter().find(|m| m.san.as_str() == "Ra2").unwrap();
+    /// assert!(ra2.claims.fifty_move && !ra2.claims.threefold);
+    /// ```
+    pub fn legal_moves(&self, from: Bitboard) -> Vec<LegalMove> {
+        let pos = &self.position;
+        let may_claim = pos.halfmove_clock() >= 99 || self.history.may_repeat();
+        pos.legal_moves_filtered(from, Bitboard::FULL)
+            .into_iter()
+            .map(|m| LegalMove {
+                uci: UciMove::from_move_in(m, pos.castling_mode()),
+                san: san(pos, m),
+                claims: if may_claim { self.claims_by(m) } else { DrawClaims::NONE },
+            })
+            .collect()
+    }
+
+    /// The draws the player to move could claim by stating the legal move
+    /// `m`: the game after it, played out, says.
+    #[cold]
+    fn claims_by(&self, m: Move) -> DrawClaims {
+        let next = self.position.play(m);
+        let clock = next.halfmove_clock();
+        if clock == 0 || (clock < 100 && !self.history.may_hold(next.zobrist())) {
+            return DrawClaims::NONE;
+        }
+        let mut after = self.clone();
+        after.play(m);
+        if after.outcome().is_over() {
+            return DrawClaims::NONE;
+        }
+        DrawClaims { fifty_move: clock >= 100, threefold: after.repetitions >= 3 }
     }
 
     /// Reads `text` in `notation`, checks it, and plays it.
@@ -354,13 +442,20 @@ impl History {
         if !self.mark(hash) {
             return 1;
         }
+        self.occurrences(pos, hash, now, None)
+    }
+
+    /// How often `pos` (hash `hash`, which would be or is entry `now`) has
+    /// stood on the board, itself included. `last` is the move that would
+    /// reach it when it is not recorded yet.
+    fn occurrences(&self, pos: &Position, hash: u64, now: usize, last: Option<Move>) -> usize {
         // Same side to move: every second position back, from four plies
         // back (two plies cannot bring a position back: each side has moved
         // a piece of its own).
         let mut repetitions = 1;
         let mut earlier = now.wrapping_sub(4);
         while earlier < now && earlier >= self.rights_from {
-            if self.entries[earlier].0 == hash && self.same_as(pos, earlier) {
+            if self.entries[earlier].0 == hash && self.same_as(pos, earlier, last) {
                 repetitions += 1;
             }
             earlier = earlier.wrapping_sub(2);
@@ -368,25 +463,40 @@ impl History {
         repetitions
     }
 
+    /// Whether the next position could stand on the board for the third
+    /// time: only after four reversible plies with the same castling
+    /// rights or more.
+    fn may_repeat(&self) -> bool {
+        self.entries.len() >= self.rights_from + 4
+    }
+
+    /// Whether a position of hash `hash` may have been recorded (the
+    /// filter's bit is set).
+    fn may_hold(&self, hash: u64) -> bool {
+        let bit = (hash >> 55) as usize;
+        self.seen[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
     /// Sets the filter bit of `hash`; returns whether it was set already.
     #[inline]
     fn mark(&mut self, hash: u64) -> bool {
+        let was_set = self.may_hold(hash);
         let bit = (hash >> 55) as usize;
-        let (word, mask) = (&mut self.seen[bit / 64], 1 << (bit % 64));
-        let was_set = *word & mask != 0;
-        *word |= mask;
+        self.seen[bit / 64] |= 1 << (bit % 64);
         was_set
     }
 
-    /// Whether the position at `earlier`, whose hash equals the current
-    /// position `pos`'s, is the same position.
+    /// Whether the position at `earlier`, whose hash equals that of `pos`
+    /// (the current position, or the one `last` would reach from it), is
+    /// the same position.
     #[cold]
-    fn same_as(&self, pos: &Position, earlier: usize) -> bool {
+    fn same_as(&self, pos: &Position, earlier: usize, last: Option<Move>) -> bool {
         if earlier == 0 && self.first_has_ep {
             return false;
         }
         let (mut by_role, mut by_color) = (pos.by_role, pos.by_color);
-        for &(_, m) in self.entries[earlier + 1..].iter().rev() {
+        let undone = last.into_iter().chain(self.entries[earlier + 1..].iter().rev().map(|e| e.1));
+        for m in undone {
             // Castling changes the rights, so it lies before `rights_from`;
             // anything else irreversible restarted the history.
             debug_assert_eq!(m.kind(), MoveKind::Normal);
@@ -437,6 +547,14 @@ pub struct ReplayOptions {
     /// Write the FENs with Shredder-FEN castling letters (`HAha`) instead
     /// of X-FEN (`KQkq`).
     pub shredder_fen: bool,
+    /// List only the legal moves from this square.
+    pub legal_moves_from: Option<Square>,
+    /// The side whose flag fell after the last move (FIDE 6.9).
+    pub flagged: Option<Color>,
+    /// Report both colours' verdicts on the final position.
+    pub winnability: bool,
+    /// The budgets of the unwinnability analysis.
+    pub analysis: Analysis,
 }
 
 /// One accepted move.
@@ -466,6 +584,8 @@ pub struct IllegalMove {
 pub struct LegalMove {
     pub uci: UciMove,
     pub san: SanString,
+    /// The draws its player could claim by stating it.
+    pub claims: DrawClaims,
 }
 
 /// The answer for a replayed game.
@@ -480,6 +600,9 @@ pub struct Replay {
     /// Its legal moves (none once the game is over, or when skipped).
     pub legal_moves: Vec<LegalMove>,
     pub outcome: Outcome,
+    /// Whether each colour (by [`Color::index`]) can still mate in the
+    /// final position, when asked for.
+    pub winnability: Option<[Verdict; 2]>,
     /// FENs are asked for with Shredder-FEN castling letters.
     pub shredder_fen: bool,
 }
@@ -504,7 +627,7 @@ impl Replay {
 /// assert_eq!(r.legal_moves.len(), 29);
 /// ```
 pub fn replay<S: AsRef<str>>(start: Position, moves: &[S], options: &ReplayOptions) -> Replay {
-    let mut replayed = Replayed::new(start);
+    let mut replayed = Replayed::new(start, options.analysis);
     let tail = replayed.extend(moves, options);
     replayed.answer(tail, options)
 }
@@ -516,7 +639,7 @@ pub fn replay<S: AsRef<str>>(start: Position, moves: &[S], options: &ReplayOptio
 /// ```
 /// use arbiter::chess::game::{replay, Replayed, ReplayOptions};
 /// let options = ReplayOptions::default();
-/// let mut replayed = Replayed::new(Default::default());
+/// let mut replayed = Replayed::new(Default::default(), options.analysis);
 /// replayed.extend(&["e4", "e5"], &options);
 /// let tail = replayed.extend(&["Nf3"], &options);
 /// assert_eq!(replayed.answer(tail, &options), replay(Default::default(), &["e4", "e5", "Nf3"], &options));
@@ -544,9 +667,10 @@ impl Extension {
 }
 
 impl Replayed {
-    /// Nothing played yet from `start`.
-    pub fn new(start: Position) -> Replayed {
-        Replayed { game: Game::new(start), plies: Vec::new() }
+    /// Nothing played yet from `start`, with the dead-position analysis
+    /// of `analysis` (see [`Game::with_analysis`]).
+    pub fn new(start: Position, analysis: Analysis) -> Replayed {
+        Replayed { game: Game::with_analysis(start, analysis), plies: Vec::new() }
     }
 
     /// The game as it stands.
@@ -597,11 +721,16 @@ impl Replayed {
     /// With `include_fens`, that extension must have played every ply from
     /// `plies_from` on (the FENs of earlier extensions are not kept).
     ///
+    /// The final position gets the full dead-position analysis (see
+    /// [`dead`]); then a flag fall of `options.flagged` after the last move,
+    /// when every move was legal and the game goes on, ends it (FIDE 6.9):
+    /// the opponent wins, unless the analysis proves that they cannot mate.
+    ///
     /// # Panics
     ///
     /// If FENs are asked for plies that `tail` did not play.
     pub fn answer(&self, tail: Extension, options: &ReplayOptions) -> Replay {
-        self.answer_with(tail, options, |position| legal_moves_with_san(position, Bitboard::FULL))
+        self.answer_with(tail, options, |game| game.legal_moves(Bitboard::FULL))
     }
 
     /// [`Replayed::answer`], with the final position's legal moves from
@@ -611,7 +740,7 @@ impl Replayed {
         &self,
         tail: Extension,
         options: &ReplayOptions,
-        list: impl FnOnce(&Position) -> Vec<LegalMove>,
+        list: impl FnOnce(&Game) -> Vec<LegalMove>,
     ) -> Replay {
         let Extension { illegal_move, fens } = tail;
         let returned = self.plies.get(options.plies_from..).unwrap_or_default();
@@ -627,19 +756,48 @@ impl Replayed {
                 canonical_input: played.canonical_input,
             })
             .collect();
-        let outcome = self.game.outcome();
-        let position = self.game.position.clone();
+        let game = &self.game;
+        let full = game.analysis.full;
+        let mut outcome = game.outcome();
+        if !outcome.is_over() && game.full_look_finds_dead() {
+            outcome = Outcome::ended(GameResult::Draw, Termination::DeadPosition);
+        }
+        let winnability =
+            options.winnability.then(|| Color::ALL.map(|c| analyse(&game.position, c, full)));
+        if let Some(flagged) = options.flagged
+            && illegal_move.is_none()
+            && !outcome.is_over()
+        {
+            let opponent = !flagged;
+            let verdict = match &winnability {
+                Some(verdicts) => verdicts[opponent.index()].clone(),
+                None => analyse(&game.position, opponent, full),
+            };
+            outcome = match verdict {
+                Verdict::Unwinnable => {
+                    Outcome::ended(GameResult::Draw, Termination::TimeoutVsUnwinnable)
+                }
+                Verdict::Winnable(_) => Outcome::ended(win_for(flagged), Termination::Timeout),
+                Verdict::Undetermined => Outcome {
+                    unproven: true,
+                    ..Outcome::ended(win_for(flagged), Termination::Timeout)
+                },
+            };
+        }
         let legal_moves = if options.skip_legal_moves || outcome.is_over() {
             Vec::new()
+        } else if let Some(from) = options.legal_moves_from {
+            game.legal_moves(Bitboard::from(from))
         } else {
-            list(&position)
+            list(game)
         };
         Replay {
             plies,
             illegal_move,
-            position,
+            position: game.position.clone(),
             legal_moves,
             outcome,
+            winnability,
             shredder_fen: options.shredder_fen,
         }
     }
@@ -648,19 +806,6 @@ impl Replayed {
     pub fn heap_bytes(&self) -> usize {
         self.game.history.heap_bytes() + self.plies.capacity() * std::mem::size_of::<Played>()
     }
-}
-
-/// The legal moves of `position` from the squares in `from`, each with its
-/// canonical SAN.
-pub fn legal_moves_with_san(position: &Position, from: Bitboard) -> Vec<LegalMove> {
-    position
-        .legal_moves_filtered(from, Bitboard::FULL)
-        .into_iter()
-        .map(|m| LegalMove {
-            uci: UciMove::from_move_in(m, position.castling_mode()),
-            san: san(position, m),
-        })
-        .collect()
 }
 
 #[cfg(test)]

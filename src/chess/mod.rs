@@ -11,6 +11,7 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod dead;
 pub mod echo;
 pub mod fen;
 pub mod game;

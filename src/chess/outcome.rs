@@ -28,17 +28,28 @@ impl GameResult {
     }
 }
 
-/// The rule that ended the game on its own, without a claim.
+/// The rule that ended the game without a claim: on its own, or by a flag
+/// fall the caller reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Termination {
     Checkmate,
     Stalemate,
-    /// A dead position: neither side can ever mate.
+    /// A dead position by material alone: king against king, a single
+    /// minor piece against a bare king, or bishops of one square colour.
     InsufficientMaterial,
     /// 75 moves by each side without a capture or pawn move.
     SeventyFiveMoveRule,
     /// The same position for the fifth time.
     FivefoldRepetition,
+    /// Any other dead position (FIDE 5.2.2): the unwinnability analysis
+    /// proved that neither side can mate by any series of legal moves.
+    DeadPosition,
+    /// A flag fell (FIDE 6.9) and the opponent can mate (or it was not
+    /// proven that they cannot): the opponent wins.
+    Timeout,
+    /// A flag fell but the opponent cannot mate by any series of legal
+    /// moves (FIDE 6.9): drawn.
+    TimeoutVsUnwinnable,
 }
 
 impl Termination {
@@ -50,6 +61,9 @@ impl Termination {
             Termination::InsufficientMaterial => "insufficient_material",
             Termination::SeventyFiveMoveRule => "seventy_five_move_rule",
             Termination::FivefoldRepetition => "fivefold_repetition",
+            Termination::DeadPosition => "dead_position",
+            Termination::Timeout => "timeout",
+            Termination::TimeoutVsUnwinnable => "timeout_vs_unwinnable",
         }
     }
 }
@@ -61,6 +75,43 @@ pub enum ClaimableDraw {
     FiftyMoveRule,
     /// The current position has stood on the board three times.
     ThreefoldRepetition,
+}
+
+/// The draws a player may claim: in the position on the board, or (for a
+/// legal move) by stating that move (FIDE 9.2.1, 9.3.1).
+///
+/// ```
+/// use arbiter::chess::outcome::{ClaimableDraw, DrawClaims};
+/// let claims = DrawClaims { fifty_move: true, threefold: false };
+/// assert_eq!(claims.iter().collect::<Vec<_>>(), [ClaimableDraw::FiftyMoveRule]);
+/// assert_eq!(DrawClaims::NONE.iter().count(), 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DrawClaims {
+    /// 50 moves by each side without a capture or pawn move.
+    pub fifty_move: bool,
+    /// The position has stood on the board three times.
+    pub threefold: bool,
+}
+
+impl DrawClaims {
+    /// Nothing to claim.
+    pub const NONE: DrawClaims = DrawClaims { fifty_move: false, threefold: false };
+
+    /// Whether there is anything to claim.
+    pub const fn any(self) -> bool {
+        self.fifty_move || self.threefold
+    }
+
+    /// The draws, fifty-move rule first.
+    pub fn iter(self) -> impl Iterator<Item = ClaimableDraw> {
+        [
+            (self.fifty_move, ClaimableDraw::FiftyMoveRule),
+            (self.threefold, ClaimableDraw::ThreefoldRepetition),
+        ]
+        .into_iter()
+        .filter_map(|(on, draw)| on.then_some(draw))
+    }
 }
 
 /// The state of a game.
@@ -79,6 +130,10 @@ pub struct Outcome {
     pub fifty_move_claimable: bool,
     /// Threefold repetition can be claimed (only while the game goes on).
     pub threefold_claimable: bool,
+    /// With [`Termination::Timeout`]: the analysis ran out of budget before
+    /// it could prove whether the opponent of the flagged side can mate;
+    /// the win is given as 6.9 gives it unless a draw is proven.
+    pub unproven: bool,
 }
 
 impl Outcome {
@@ -88,6 +143,7 @@ impl Outcome {
         termination: None,
         fifty_move_claimable: false,
         threefold_claimable: false,
+        unproven: false,
     };
 
     /// A finished game.
@@ -97,6 +153,7 @@ impl Outcome {
             termination: Some(termination),
             fifty_move_claimable: false,
             threefold_claimable: false,
+            unproven: false,
         }
     }
 
@@ -107,12 +164,8 @@ impl Outcome {
 
     /// The draws that may be claimed, fifty-move rule first.
     pub fn claimable_draws(&self) -> impl Iterator<Item = ClaimableDraw> {
-        [
-            (self.fifty_move_claimable, ClaimableDraw::FiftyMoveRule),
-            (self.threefold_claimable, ClaimableDraw::ThreefoldRepetition),
-        ]
-        .into_iter()
-        .filter_map(|(on, draw)| on.then_some(draw))
+        DrawClaims { fifty_move: self.fifty_move_claimable, threefold: self.threefold_claimable }
+            .iter()
     }
 }
 

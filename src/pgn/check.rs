@@ -204,7 +204,7 @@ pub fn check_parsed(game: &mut PgnGame) -> Result<Verdict, GameError> {
             whole.and_then(|w| w.get(start..end)).unwrap_or_else(|| move_text(m.text.bytes(text)))
         })
         .collect();
-    let mut replayed = Replayed::new(start);
+    let mut replayed = Replayed::new(start, options.analysis);
     let mut variation_errors = syntax_errors.clone();
     let mut path = Vec::new();
     let mut done = 0;

@@ -105,7 +105,7 @@ fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
         position.halfmove_clock(),
         position.fullmove_number(),
     )?;
-    let proto::Outcome { result, termination, claimable_draws, pgn_result } =
+    let proto::Outcome { result, termination, claimable_draws, pgn_result, unproven } =
         proto::Outcome::from(outcome);
     let name = |value: i32, f: fn(i32) -> Option<&'static str>| f(value).unwrap_or("UNKNOWN");
     write!(
@@ -123,7 +123,7 @@ fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
         let draw = name(draw, |v| proto::ClaimableDraw::try_from(v).ok().map(|d| d.as_str_name()));
         write!(out, "{}\"{draw}\"", if i > 0 { "," } else { "" })?;
     }
-    write!(out, "],\"pgnResult\":\"{pgn_result}\"}}")?;
+    write!(out, "],\"pgnResult\":\"{pgn_result}\",\"unproven\":{unproven}}}")?;
     if let Some(tag) = result_tag {
         out.extend_from_slice(b",\"resultTag\":");
         string(out, tag)?;
