@@ -269,3 +269,38 @@ fn chess960_validate_and_batch() {
     assert!(lines[1]["error"]["message"].as_str().unwrap().contains("castling right G"));
     assert_eq!(lines[2]["plies"][0]["san"], "e4");
 }
+
+#[test]
+fn validate_applies_a_flag_fall_and_reports_verdicts_and_claims() {
+    let krk = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+    let out = arbiter(&["validate", "--fen", krk, "--flagged", "white", "--winnability"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let value = json(&out.stdout);
+    assert_eq!(value["outcome"]["result"], "GAME_RESULT_DRAW");
+    assert_eq!(value["outcome"]["termination"], "TERMINATION_TIMEOUT_VS_UNWINNABLE");
+    assert_eq!(value["outcome"]["unproven"], false);
+    let winnability = &value["position"]["winnability"];
+    assert_eq!(winnability["black"]["verdict"], "VERDICT_UNWINNABLE");
+    assert_eq!(winnability["white"]["verdict"], "VERDICT_WINNABLE");
+    assert!(winnability["white"]["helpmate"].as_array().is_some_and(|line| !line.is_empty()));
+
+    let out = arbiter(&["validate", "--flagged", "black", "e4"]);
+    let value = json(&out.stdout);
+    assert_eq!(value["outcome"]["termination"], "TERMINATION_TIMEOUT");
+    assert_eq!(value["outcome"]["pgnResult"], "1-0");
+
+    // Knights out and back twice: Ng8 would stand the start on the board a
+    // third time; the other moves claim nothing and say nothing.
+    let out = arbiter(&["validate", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]);
+    let value = json(&out.stdout);
+    let moves = value["position"]["legalMoves"].as_array().unwrap();
+    let claiming: Vec<&serde_json::Value> =
+        moves.iter().filter(|m| m.get("claimableDraws").is_some()).collect();
+    assert_eq!(claiming.len(), 1, "{moves:?}");
+    assert_eq!(claiming[0]["san"], "Ng8");
+    assert_eq!(claiming[0]["claimableDraws"][0], "CLAIMABLE_DRAW_THREEFOLD_REPETITION");
+
+    let out = arbiter(&["validate", "--flagged", "green", "e4"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("green"));
+}

@@ -76,6 +76,82 @@ async fn an_illegal_move_is_an_answer_not_an_error() {
 }
 
 #[tokio::test]
+async fn dead_positions_flag_falls_verdicts_and_move_claims() {
+    let server = TestServer::start(&[]).await;
+    let mut client = server.client().await;
+    let outcome = |r: &proto::ValidateGameResponse| {
+        let o = r.outcome.clone().unwrap();
+        (o.result, o.termination, o.unproven)
+    };
+    // A locked pawn wall, no moves: a drawn, finished game.
+    let wall = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1";
+    let request = proto::ValidateGameRequest { fen: wall.into(), ..game(&["Kd2"]) };
+    let r = client.validate_game(request).await.unwrap().into_inner();
+    let draw = proto::GameResult::Draw as i32;
+    assert_eq!(outcome(&r), (draw, proto::Termination::DeadPosition as i32, false));
+    assert_eq!(r.illegal_move.unwrap().reason, proto::IllegalMoveReason::GameOver as i32);
+    assert!(r.position.unwrap().legal_moves.is_empty());
+
+    // White's flag falls with black to move: black can mate, black wins.
+    let flagged = |color: proto::Color, fen: &str, moves: &[&str]| proto::ValidateGameRequest {
+        fen: fen.into(),
+        flagged: color as i32,
+        include_winnability: true,
+        ..game(moves)
+    };
+    let r = client.validate_game(flagged(proto::Color::White, "", &["e4"])).await.unwrap();
+    let r = r.into_inner();
+    let black_wins = proto::GameResult::BlackWins as i32;
+    assert_eq!(outcome(&r), (black_wins, proto::Termination::Timeout as i32, false));
+    let winnability = r.position.unwrap().winnability.unwrap();
+    for verdict in [winnability.white.unwrap(), winnability.black.unwrap()] {
+        assert_eq!(verdict.verdict, proto::Verdict::Winnable as i32);
+        assert!(!verdict.helpmate.is_empty());
+    }
+    // Against a bare king: a draw, and the verdicts say why.
+    let krk = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+    let r = client.validate_game(flagged(proto::Color::White, krk, &[])).await.unwrap();
+    let r = r.into_inner();
+    assert_eq!(outcome(&r), (draw, proto::Termination::TimeoutVsUnwinnable as i32, false));
+    let winnability = r.position.unwrap().winnability.unwrap();
+    assert_eq!(winnability.black.unwrap().verdict, proto::Verdict::Unwinnable as i32);
+    let white = winnability.white.unwrap();
+    assert_eq!(white.verdict, proto::Verdict::Winnable as i32);
+    assert!(!white.helpmate.is_empty(), "{white:?}");
+
+    // The same flag fall in a stream.
+    let (tx, rx) = mpsc::channel(4);
+    tx.send(proto::ValidateGamesRequest {
+        id: "flag".into(),
+        game: Some(flagged(proto::Color::White, krk, &[])),
+    })
+    .await
+    .unwrap();
+    drop(tx);
+    let mut answers = client.validate_games(ReceiverStream::new(rx)).await.unwrap().into_inner();
+    let answer = answers.next().await.unwrap().unwrap();
+    let Some(validate_games_response::Result::Game(r)) = answer.result else { panic!() };
+    assert_eq!(outcome(&r).1, proto::Termination::TimeoutVsUnwinnable as i32);
+
+    // Knights out and back twice: the move that brings the start position
+    // back a third time carries the threefold claim.
+    let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"];
+    let r = client.validate_game(game(&shuffle)).await.unwrap().into_inner();
+    let moves = r.position.unwrap().legal_moves;
+    let threefold = proto::ClaimableDraw::ThreefoldRepetition as i32;
+    let claiming: Vec<&str> =
+        moves.iter().filter(|m| m.claimable_draws == [threefold]).map(|m| m.san.as_str()).collect();
+    assert_eq!(claiming, ["Ng8"]);
+
+    // A flagged colour the contract does not know.
+    let request = proto::ValidateGameRequest { flagged: 99, ..game(&[]) };
+    let status = client.validate_game(request).await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert_eq!(details(&status), ("flagged".to_owned(), "UNKNOWN_ENUM_VALUE".to_owned()));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn bad_requests_are_invalid_argument_with_details() {
     let server = TestServer::start(&["--max-moves", "4"]).await;
     let mut client = server.client().await;
