@@ -354,6 +354,39 @@ def test_validate_fools_mate(pb, rules):
     assert reply.outcome.result == pb.m.GAME_RESULT_BLACK_WINS
 
 
+def test_dead_position_flag_fall_and_move_claims(pb, rules):
+    # A locked pawn wall: a drawn, finished game at once.
+    wall = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1"
+    reply = rules.ValidateGame(pb.m.ValidateGameRequest(fen=wall), timeout=RPC_TIMEOUT_S)
+    assert reply.outcome.result == pb.m.GAME_RESULT_DRAW
+    assert reply.outcome.termination == pb.m.TERMINATION_DEAD_POSITION
+
+    # White's flag falls; black has a bare king, so it is a draw (FIDE 6.9).
+    krk = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1"
+    request = pb.m.ValidateGameRequest(
+        fen=krk, flagged=pb.m.COLOR_WHITE, include_winnability=True
+    )
+    reply = rules.ValidateGame(request, timeout=RPC_TIMEOUT_S)
+    assert reply.outcome.termination == pb.m.TERMINATION_TIMEOUT_VS_UNWINNABLE
+    assert reply.outcome.pgn_result == "1/2-1/2"
+    assert reply.position.winnability.black.verdict == pb.m.VERDICT_UNWINNABLE
+    assert reply.position.winnability.white.verdict == pb.m.VERDICT_WINNABLE
+    assert len(reply.position.winnability.white.helpmate) > 0
+    # Black's flag: white wins on time.
+    request = pb.m.ValidateGameRequest(fen=krk, flagged=pb.m.COLOR_BLACK)
+    reply = rules.ValidateGame(request, timeout=RPC_TIMEOUT_S)
+    assert reply.outcome.termination == pb.m.TERMINATION_TIMEOUT
+    assert reply.outcome.result == pb.m.GAME_RESULT_WHITE_WINS
+
+    # Knights out and back twice: Ng8 would be the start position's third time.
+    shuffle = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]
+    reply = rules.ValidateGame(pb.m.ValidateGameRequest(moves=shuffle), timeout=RPC_TIMEOUT_S)
+    claiming = {
+        m.san: list(m.claimable_draws) for m in reply.position.legal_moves if m.claimable_draws
+    }
+    assert claiming == {"Ng8": [pb.m.CLAIMABLE_DRAW_THREEFOLD_REPETITION]}
+
+
 def test_validate_illegal_move(pb, rules):
     reply = rules.ValidateGame(
         pb.m.ValidateGameRequest(moves=BLOCKED_GAME), timeout=RPC_TIMEOUT_S
