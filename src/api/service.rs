@@ -59,8 +59,9 @@ async fn run<T: Send + 'static>(
 
 /// Replays `game` with `options`, through the cache when there is one,
 /// counts it in the domain metrics and makes the answer with `respond`. The
-/// cache lookup is cheap and done here; the moves left to play after it
-/// decide whether the rest runs on the blocking pool.
+/// cache lookup is cheap and done here; the moves left to play after it,
+/// and whether the unwinnability analysis was asked for, decide whether
+/// the rest runs on the blocking pool.
 async fn replay_then<T: Send + 'static>(
     game: GameRequest,
     options: ReplayOptions,
@@ -72,7 +73,10 @@ async fn replay_then<T: Send + 'static>(
     let resumed = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
     let sent = moves.len();
     let remaining = sent - resumed.as_ref().map_or(0, Resumed::plies_done);
-    run(remaining > limits.blocking_moves, move || {
+    // A flag fall and reported verdicts run the full unwinnability
+    // analysis, up to about a second: not on an async worker.
+    let analysis = options.flagged.is_some() || options.winnability;
+    run(remaining > limits.blocking_moves || analysis, move || {
         let replay = match (cache, resumed) {
             (Some(cache), Some(resumed)) => cache.finish(resumed, moves, &options),
             _ => replay(start, &moves.tail(0), &options),
