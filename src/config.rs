@@ -54,7 +54,7 @@ pub struct ServeConfig {
     /// Positions the unwinnability analysis may visit per colour for a ply
     /// whose pawns are all blocked (the per-ply dead-position check); 0
     /// leaves only the analysis's static tests.
-    #[arg(long, env = "ARBITER_UNWINNABLE_PLY_NODES", default_value_t = 2_000,
+    #[arg(long, env = "ARBITER_UNWINNABLE_PLY_NODES", default_value_t = 200,
           value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub unwinnable_ply_nodes: u64,
 

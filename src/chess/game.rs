@@ -57,6 +57,9 @@ pub struct Game {
     ended: Option<(GameResult, Termination)>,
     /// The budgets of the dead-position analysis.
     analysis: Analysis,
+    /// The [`dead::structure`] of the last position the per-ply check
+    /// analysed (0: none yet).
+    analysed: u64,
 }
 
 /// A move accepted by [`Game::play_text`].
@@ -96,17 +99,40 @@ impl Game {
             repetitions: 1,
             ended: None,
             analysis,
+            analysed: 0,
         };
-        game.ended = game.termination_now(!game.position.has_legal_moves()).or_else(|| {
+        let look = game.worth_a_quick_look();
+        game.ended = game.termination_now(!game.position.has_legal_moves(), look).or_else(|| {
             game.full_look_finds_dead().then_some((GameResult::Draw, Termination::DeadPosition))
         });
         game
     }
 
-    /// Whether the current position, past the wider gate, is proven dead by
-    /// the full analysis: for the start and final positions of a request.
+    /// Whether the per-ply check analyses the current position: its pawns
+    /// are all blocked and there is no queen or rook ([`dead::per_ply_gate`]),
+    /// and its pawns and material differ from the last position it analysed
+    /// (an endgame with blocked pawns is analysed once, not at every move of
+    /// its pieces). Records the position as analysed.
+    fn worth_a_quick_look(&mut self) -> bool {
+        if !dead::per_ply_gate(&self.position) {
+            return false;
+        }
+        let structure = dead::structure(&self.position);
+        let new = structure != self.analysed;
+        self.analysed = structure;
+        new
+    }
+
+    /// Whether the start position, past the wide gate, is proven dead by the
+    /// full analysis.
     fn full_look_finds_dead(&self) -> bool {
         dead::worth_a_full_look(&self.position) && dead::is_dead(&self.position, self.analysis.full)
+    }
+
+    /// Whether the final position of a game that has moved, past the
+    /// per-ply gate, is proven dead by the full analysis.
+    fn final_look_finds_dead(&self) -> bool {
+        dead::per_ply_gate(&self.position) && dead::is_dead(&self.position, self.analysis.full)
     }
 
     /// The current position.
@@ -138,10 +164,10 @@ impl Game {
 
     /// The termination that holds in the current position, if any, in order
     /// of precedence: mate, stalemate, dead position (insufficient material,
-    /// then the per-ply analysis), fivefold repetition, 75-move rule.
-    /// `no_moves` says whether the side to move has no legal move; it is
-    /// asked only when it matters.
-    fn termination_now(&self, no_moves: bool) -> Option<(GameResult, Termination)> {
+    /// then the per-ply analysis when `look`), fivefold repetition, 75-move
+    /// rule. `no_moves` says whether the side to move has no legal move; it
+    /// is asked only when it matters.
+    fn termination_now(&self, no_moves: bool, look: bool) -> Option<(GameResult, Termination)> {
         let pos = &self.position;
         if no_moves {
             return Some(if pos.is_check() {
@@ -152,7 +178,7 @@ impl Game {
         }
         if is_insufficient_material(pos) {
             Some((GameResult::Draw, Termination::InsufficientMaterial))
-        } else if dead::may_be_dead(pos) && dead::is_dead(pos, self.analysis.per_ply) {
+        } else if look && dead::is_dead(pos, self.analysis.per_ply) {
             Some((GameResult::Draw, Termination::DeadPosition))
         } else if self.repetitions >= 5 {
             Some((GameResult::Draw, Termination::FivefoldRepetition))
@@ -179,13 +205,14 @@ impl Game {
         self.ended = if mated {
             Some((win_for(self.position.turn()), Termination::Checkmate))
         } else {
-            let rare = is_insufficient_material(&self.position)
-                || dead::may_be_dead(&self.position)
+            let look = self.worth_a_quick_look();
+            let rare = look
+                || is_insufficient_material(&self.position)
                 || self.repetitions >= 5
                 || self.position.halfmove_clock() >= 150;
             // Stalemate takes precedence over the draws that end the game on
             // their own; it is looked for only when one of them holds.
-            rare.then(|| self.termination_now(!self.position.has_legal_moves())).flatten()
+            rare.then(|| self.termination_now(!self.position.has_legal_moves(), look)).flatten()
         };
     }
 
@@ -759,7 +786,8 @@ impl Replayed {
         let game = &self.game;
         let full = game.analysis.full;
         let mut outcome = game.outcome();
-        if !outcome.is_over() && game.full_look_finds_dead() {
+        // The start position had its look when the game began.
+        if !outcome.is_over() && !self.plies.is_empty() && game.final_look_finds_dead() {
             outcome = Outcome::ended(GameResult::Draw, Termination::DeadPosition);
         }
         let winnability =

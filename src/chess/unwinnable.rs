@@ -112,7 +112,7 @@ pub fn analyse(pos: &Position, winner: Color, budget: Budget) -> Verdict {
     // proves the positions whose reachable set is small; what budget is
     // left goes back to play-outs.
     let first = budget.nodes / 8;
-    if let Some(line) = search.mate_in_three(pos).or_else(|| search.playouts(pos, first)) {
+    if let Some(line) = search.playouts(pos, first).or_else(|| search.mate_in_three(pos)) {
         return Verdict::Winnable(line);
     }
     let walk_share = search.used + budget.nodes.saturating_sub(search.used) * 3 / 4;
