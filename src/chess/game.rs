@@ -491,10 +491,11 @@ impl History {
     }
 
     /// Whether the next position could stand on the board for the third
-    /// time: only after four reversible plies with the same castling
-    /// rights or more.
+    /// time: its two earlier times are four plies apart or more, and the
+    /// first of them four plies or more before it, all with the current
+    /// castling rights.
     fn may_repeat(&self) -> bool {
-        self.entries.len() >= self.rights_from + 4
+        self.entries.len() >= self.rights_from + 8
     }
 
     /// Whether a position of hash `hash` may have been recorded (the
