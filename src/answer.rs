@@ -12,26 +12,34 @@ use crate::proto;
 
 impl From<&Replay> for proto::ValidateGameResponse {
     fn from(replay: &Replay) -> proto::ValidateGameResponse {
+        // The final position's fields go to `final_position`.
         let Replay {
             plies,
             illegal_move,
-            position,
-            legal_moves,
+            position: _,
+            legal_moves: _,
             outcome,
-            winnability,
-            shredder_fen,
+            winnability: _,
+            shredder_fen: _,
         } = replay;
-        let mut position = position_message(position, legal_moves, *shredder_fen);
-        position.winnability = winnability
-            .as_ref()
-            .map(|verdicts| winnability_message(verdicts, replay.position.castling_mode()));
         proto::ValidateGameResponse {
             plies: plies.iter().map(proto::Ply::from).collect(),
             illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
-            position: Some(position),
+            position: Some(final_position(replay)),
             outcome: Some(proto::Outcome::from(outcome)),
         }
     }
+}
+
+/// The `Position` message of a replay's final position: its listed legal
+/// moves, and both colours' verdicts when they were asked for.
+pub fn final_position(replay: &Replay) -> proto::Position {
+    let Replay { position, legal_moves, winnability, shredder_fen, .. } = replay;
+    let mut message = position_message(position, legal_moves, *shredder_fen);
+    message.winnability = winnability
+        .as_ref()
+        .map(|verdicts| winnability_message(verdicts, position.castling_mode()));
+    message
 }
 
 impl From<&PlyRecord> for proto::Ply {

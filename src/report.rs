@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::answer::{position_message, winnability_message};
+use crate::answer::final_position;
 use crate::chess::game::{PlyRecord, Replay};
 use crate::proto;
 
@@ -102,23 +102,10 @@ pub struct Messages {
 impl Messages {
     /// The messages of `replay`'s answer, as the service sends them.
     pub fn new(replay: &Replay) -> Messages {
-        let Replay {
-            plies: _,
-            illegal_move,
-            position,
-            legal_moves,
-            outcome,
-            winnability,
-            shredder_fen,
-        } = replay;
-        let mut message = position_message(position, legal_moves, *shredder_fen);
-        message.winnability = winnability
-            .as_ref()
-            .map(|verdicts| winnability_message(verdicts, position.castling_mode()));
         Messages {
-            illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
-            position: message,
-            outcome: proto::Outcome::from(outcome),
+            illegal_move: replay.illegal_move.as_ref().map(proto::IllegalMove::from),
+            position: final_position(replay),
+            outcome: proto::Outcome::from(&replay.outcome),
         }
     }
 }
