@@ -24,16 +24,18 @@ fuzz_target!(|data: &[u8]| {
         let (Some(game), Ok(verdict)) = (&report.game, &report.verdict) else { continue };
         let mut exported = Vec::new();
         write_canonical(game, verdict, &mut exported);
-        let again: Vec<_> = GameReader::new(&exported[..], ReaderOptions { max_game_bytes: 1 << 24 })
-            .map(|raw| check_game(raw.unwrap()))
-            .collect();
+        let again: Vec<_> =
+            GameReader::new(&exported[..], ReaderOptions { max_game_bytes: 1 << 24 })
+                .map(|raw| check_game(raw.unwrap()))
+                .collect();
         assert_eq!(again.len(), 1, "{}", String::from_utf8_lossy(&exported));
         let (Some(game2), Ok(verdict2)) = (&again[0].game, &again[0].verdict) else {
             panic!("the export does not read back: {}", String::from_utf8_lossy(&exported));
         };
         assert_eq!(verdict2.plies, verdict.plies, "{}", String::from_utf8_lossy(&exported));
         assert_eq!(verdict2.position, verdict.position);
-        let sans = |g: &arbiter::pgn::PgnGame| g.mainline.moves.iter().map(|m| m.san).collect::<Vec<_>>();
+        let sans =
+            |g: &arbiter::pgn::PgnGame| g.mainline.moves.iter().map(|m| m.san).collect::<Vec<_>>();
         assert_eq!(sans(game2)[..verdict.plies], sans(game)[..verdict.plies]);
     }
 });

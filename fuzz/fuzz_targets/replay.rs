@@ -9,11 +9,13 @@
 //! same position and outcome.
 #![no_main]
 
-use arbiter::chess::Position;
+use arbiter::chess::dead::Analysis;
 use arbiter::chess::game::{Game, Notation, ReplayOptions, replay};
 use arbiter::chess::perft::perft;
 use arbiter::chess::san::{self, San};
 use arbiter::chess::uci::UciMove;
+use arbiter::chess::unwinnable::{Budget, Verdict};
+use arbiter::chess::{Color, Position};
 use libfuzzer_sys::fuzz_target;
 
 /// Starts rich in castling, en passant, promotions and pins (the standard
@@ -39,11 +41,35 @@ fn replay_text(flags: u8, text: &str) {
         skip_legal_moves: flags & 16 != 0,
         plies_from: 0,
         shredder_fen: flags & 32 != 0,
+        legal_moves_from: None,
+        flagged: (flags & 64 != 0).then_some(if flags & 1 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        }),
+        winnability: flags & 128 != 0,
+        // Small budgets: a run stays fast, and soundness does not depend on them.
+        analysis: Analysis { per_ply: Budget { nodes: 100 }, full: Budget { nodes: 2_000 } },
     };
     let r = replay(Position::default(), &moves, &options);
     match &r.illegal_move {
         Some(bad) => assert_eq!(bad.index, r.plies.len()),
         None => assert_eq!(r.plies.len(), moves.len()),
+    }
+    // A flag fall after legal moves always ends the game.
+    if options.flagged.is_some() && r.illegal_move.is_none() {
+        assert!(r.outcome.is_over() && r.legal_moves.is_empty());
+    }
+    // Every helpmate reported replays to that colour's mate.
+    for (color, verdict) in Color::ALL.into_iter().zip(r.winnability.iter().flatten()) {
+        if let Verdict::Winnable(line) = verdict {
+            let mut pos = r.position.clone();
+            for &m in line {
+                assert!(pos.is_legal(m), "{line:?}");
+                pos.play_unchecked(m);
+            }
+            assert!(pos.turn() == !color && pos.is_check() && !pos.has_legal_moves());
+        }
     }
     // The canonical SAN of the accepted plies replays to the same position.
     let sans: Vec<String> = r.plies.iter().map(|p| p.san.to_string()).collect();

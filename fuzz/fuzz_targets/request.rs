@@ -117,8 +117,7 @@ async fn unary(rules: &Rules, cached: &Rules, data: &[u8]) {
 async fn stream(rules: &Rules, data: &[u8]) {
     let body = http_body_util::Full::new(frames(&[data, data]));
     let decoder =
-        ArbiterCodec::<wire::StreamAnswer, wire::ValidateGamesRequest>::default()
-            .decoder();
+        ArbiterCodec::<wire::StreamAnswer, wire::ValidateGamesRequest>::default().decoder();
     let requests = Streaming::new_request(decoder, body, None, Some(1 << 20));
     let expected = wire::ValidateGamesRequest::decode(data).ok();
     let responses = match rules.validate_games(Request::new(requests)).await {

@@ -2,8 +2,8 @@
 //! panicking; a move found by it writes back to SAN that finds the same move.
 #![no_main]
 
-use arbiter::chess::san::{self, San};
 use arbiter::chess::Position;
+use arbiter::chess::san::{self, San};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,8 +2,8 @@
 //! legal prints back to the same text, or to the canonical castling form.
 #![no_main]
 
-use arbiter::chess::uci::UciMove;
 use arbiter::chess::Position;
+use arbiter::chess::uci::UciMove;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
