@@ -244,10 +244,7 @@ impl ReplayCache {
             None => {
                 self.counters.misses.fetch_add(1, Ordering::Relaxed);
                 cached_counter(&MISSES, CACHE_MISSES).increment(1);
-                Found::Fresh(Entry {
-                    replayed: Replayed::new(start.clone(), options.analysis),
-                    legal_moves: None,
-                })
+                Found::Fresh
             }
         };
         Resumed { start, found, hashes }
@@ -269,7 +266,15 @@ impl ReplayCache {
                 );
             }
             Found::Taken(entry, key) => (entry, Some(key)),
-            Found::Fresh(entry) => (entry, None),
+            // Started here, not in `resume`: the start position may get the
+            // unwinnability analysis, work for where `finish` runs.
+            Found::Fresh => (
+                Entry {
+                    replayed: Replayed::new(start.clone(), options.analysis),
+                    legal_moves: None,
+                },
+                None,
+            ),
         };
         let done = replayed.plies().len();
         let tail = replayed.extend(&moves.tail(done), options);
@@ -457,12 +462,16 @@ impl Resumed {
     pub fn plies_done(&self) -> usize {
         match &self.found {
             Found::Shared(entry) => entry.replayed.plies().len(),
-            Found::Taken(entry, _) | Found::Fresh(entry) => entry.replayed.plies().len(),
+            Found::Taken(entry, _) => entry.replayed.plies().len(),
+            Found::Fresh => 0,
         }
     }
 }
 
 /// What [`ReplayCache::resume`] found.
+// Held for one call on the stack; boxing the entry taken would cost an
+// allocation per hit.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Found {
     /// The whole list, left in the cache.
@@ -471,7 +480,7 @@ enum Found {
     /// put back.
     Taken(Entry, Key),
     /// Nothing: a replay from the start.
-    Fresh(Entry),
+    Fresh,
 }
 
 /// Prefix lengths and their hashes, shortest first.

@@ -12,6 +12,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::admission::Admitted;
 use crate::cache::{ReplayCache, Resumed};
+use crate::chess::dead;
 use crate::chess::game::{Replay, ReplayOptions, replay};
 use crate::chess::perft;
 use crate::chess::uci::UciMove;
@@ -60,7 +61,7 @@ async fn run<T: Send + 'static>(
 /// Replays `game` with `options`, through the cache when there is one,
 /// counts it in the domain metrics and makes the answer with `respond`. The
 /// cache lookup is cheap and done here; the moves left to play after it,
-/// and whether the unwinnability analysis was asked for, decide whether
+/// and whether the full unwinnability analysis will run, decide whether
 /// the rest runs on the blocking pool.
 async fn replay_then<T: Send + 'static>(
     game: GameRequest,
@@ -73,9 +74,11 @@ async fn replay_then<T: Send + 'static>(
     let resumed = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
     let sent = moves.len();
     let remaining = sent - resumed.as_ref().map_or(0, Resumed::plies_done);
-    // A flag fall and reported verdicts run the full unwinnability
-    // analysis, up to about a second: not on an async worker.
-    let analysis = options.flagged.is_some() || options.winnability;
+    // A flag fall, reported verdicts and a start position past the wide
+    // gate get the full unwinnability analysis, up to about a second: not
+    // on an async worker.
+    let analysis =
+        options.flagged.is_some() || options.winnability || dead::worth_a_full_look(&start);
     run(remaining > limits.blocking_moves || analysis, move || {
         let replay = match (cache, resumed) {
             (Some(cache), Some(resumed)) => cache.finish(resumed, moves, &options),
