@@ -107,23 +107,37 @@ pub fn analyse(pos: &Position, winner: Color, budget: Budget) -> Verdict {
     if statically_unwinnable(pos, winner) {
         return Verdict::Unwinnable;
     }
-    let mut search = Search::new(winner, budget.nodes);
-    // Cheap first: play-outs find most helpmates; then the exhaustive walk
-    // proves the positions whose reachable set is small; what budget is
-    // left goes back to play-outs.
-    let first = budget.nodes / 8;
-    if let Some(line) = search.playouts(pos, first).or_else(|| search.mate_in_three(pos)) {
-        return Verdict::Winnable(line);
-    }
-    let walk_share = search.used + budget.nodes.saturating_sub(search.used) * 3 / 4;
-    match search.walk(pos, walk_share) {
-        Walk::Mate(line) => return Verdict::Winnable(line),
-        Walk::Exhausted => return Verdict::Unwinnable,
-        Walk::OutOfBudget => {}
-    }
-    match search.playouts(pos, budget.nodes) {
-        Some(line) => Verdict::Winnable(line),
-        None => Verdict::Undetermined,
+    let mut search = Search::new(pos, winner, budget.nodes);
+    // Play-outs find most helpmates; the exhaustive walk proves the
+    // positions whose reachable set is small. Neither knows in advance
+    // which kind of position it faces, so they take turns with growing
+    // shares of the budget, the walk resuming where it stopped: an easy
+    // answer of either kind costs little of the other.
+    let mut walk = Walker::new(pos);
+    let mut share = 64;
+    loop {
+        let limit = search.used + share;
+        if let Some(line) = search.playouts(pos, limit) {
+            return Verdict::Winnable(line);
+        }
+        if search.used >= search.limit {
+            return Verdict::Undetermined;
+        }
+        if share == 256
+            && let Some(line) = search.mate_in_three(pos)
+        {
+            return Verdict::Winnable(line);
+        }
+        let limit = search.used + share;
+        match walk.resume(&mut search, limit) {
+            Walk::Mate(line) => return Verdict::Winnable(line),
+            Walk::Exhausted => return Verdict::Unwinnable,
+            Walk::OutOfBudget => {}
+        }
+        if search.used >= search.limit {
+            return Verdict::Undetermined;
+        }
+        share *= 2;
     }
 }
 
@@ -228,67 +242,126 @@ fn material_cannot_mate(pos: &Position, winner: Color) -> bool {
     (theirs - (bishops & colour)).is_empty()
 }
 
-/// The pawn-wall test. It proves that `winner` cannot mate when:
-/// - every pawn stands right behind a pawn that is itself stuck (so no pawn
-///   can ever push), and no en-passant capture is open;
+/// The pawn-wall test. It proves that `winner` cannot mate when the pawns
+/// form a wall that is, or will be, locked for good:
+/// - every pawn has an enemy pawn ahead on its file, so it can only push
+///   until it meets it (it never promotes), and no pawn can ever capture:
+///   no square a pawn can ever stand on is attacked from a square an enemy
+///   pawn can ever stand on (this also rules out every en-passant capture),
+///   and none is open now; no castling right is left;
 /// - no piece of either side can ever reach a square where it could
-///   capture a pawn or be captured by one (kings: no unprotected enemy pawn
-///   next to a square they can reach), so the wall stays as it is;
-/// - no piece of `winner` can reach a square from which it would attack a
-///   square the losing king can reach.
+///   capture a pawn or be captured by one (kings: no enemy pawn that is not
+///   protected for good next to a square they can reach), so the pawns
+///   only ever push;
+/// - no square the losing king can reach is a mating square: one the
+///   winner can attack (a check) and whose every neighbour the king could
+///   step to can be attacked by the winner or occupied by the loser's own
+///   men. Without a check there is no mate, and a square the winner can
+///   never attack nor the loser ever fill is always a way out.
 ///
-/// Reachable squares are over-approximated: only the pawns block, the
-/// other pieces are treated as if they could always step aside.
+/// Reachable squares are over-approximated: only the pawns that can never
+/// move block (a pawn facing an enemy pawn, or behind such a pawn of its
+/// own colour), the other men are treated as if they could always step
+/// aside, and a pawn is taken to stand on every square of its path at once.
 fn wall_holds(pos: &Position, winner: Color) -> bool {
-    if !may_be_dead(pos) || pos.legal_ep_square().is_some() {
+    let pawns = pos.by_role(Role::Pawn);
+    if pawns.is_empty() || pos.castling_rights().any() || pos.legal_ep_square().is_some() {
         return false;
     }
-    let pawns = pos.by_role(Role::Pawn);
-    let mut pawn_attacks = [Bitboard::EMPTY; 2];
+    let by_colour = Color::ALL.map(|c| pawns & pos.by_color(c));
+    // Every square each side's pawns can ever stand on.
+    let mut path = [Bitboard::EMPTY; 2];
     for color in Color::ALL {
-        for sq in pawns & pos.by_color(color) {
-            pawn_attacks[color.index()] |= attacks::pawn_attacks(color, sq);
+        let (step, enemy) = (color.fold(8, -8), by_colour[(!color).index()]);
+        for sq in by_colour[color.index()] {
+            let mut at = Bitboard::from_square(sq);
+            path[color.index()] |= at;
+            loop {
+                at = at.shift(step);
+                if at.is_empty() {
+                    // Nothing ahead stops it: it could promote.
+                    return false;
+                }
+                if (at & enemy).any() {
+                    break;
+                }
+                path[color.index()] |= at;
+            }
         }
     }
-    let mut loser_king_region = Bitboard::EMPTY;
-    let mut winner_reach = Bitboard::EMPTY;
+    // The pawns that never move: facing an enemy pawn, or behind one of
+    // their own that never moves.
+    let (white, black) = (by_colour[0], by_colour[1]);
+    let mut fixed = [white & black.shift(-8), black & white.shift(8)];
+    loop {
+        let more = [white & fixed[0].shift(-8), black & fixed[1].shift(8)];
+        if (more[0] - fixed[0]).is_empty() && (more[1] - fixed[1]).is_empty() {
+            break;
+        }
+        fixed = [fixed[0] | more[0], fixed[1] | more[1]];
+    }
+    let attacks_from = |color: Color, squares: Bitboard| {
+        let mut attacked = Bitboard::EMPTY;
+        for sq in squares {
+            attacked |= attacks::pawn_attacks(color, sq);
+        }
+        attacked
+    };
+    // Squares each side's pawns may attack some day, and those they attack
+    // for good.
+    let may_attack = Color::ALL.map(|c| attacks_from(c, path[c.index()]));
+    let always_attack = Color::ALL.map(|c| attacks_from(c, fixed[c.index()]));
+    if (may_attack[0] & path[1]).any() || (may_attack[1] & path[0]).any() {
+        return false;
+    }
+    let walls = fixed[0] | fixed[1];
+    let mut king_region = [Bitboard::EMPTY; 2];
+    let mut king_cover = [Bitboard::EMPTY; 2];
+    let mut piece_reach = [Bitboard::EMPTY; 2];
+    let mut piece_attacks_all = [Bitboard::EMPTY; 2];
     for color in Color::ALL {
-        let enemy_pawns = pawns & pos.by_color(!color);
-        let danger = pawn_attacks[(!color).index()];
-        // The king: every square it can walk to, never onto a pawn or a
-        // square an enemy pawn attacks.
-        let region = flood(pos.king_of(color), !(pawns | danger), attacks::king_attacks);
+        let (us, them) = (color.index(), (!color).index());
+        // The king: every square it can walk to, never onto a pawn that
+        // stays or a square an enemy pawn attacks for good.
+        let region =
+            flood(pos.king_of(color), !(walls | always_attack[them]), attacks::king_attacks);
         let mut touched = Bitboard::EMPTY;
         for sq in region {
             touched |= attacks::king_attacks(sq);
         }
-        // An enemy pawn next to the king's region that no pawn protects
+        // An enemy pawn it may stand next to, not protected for good,
         // could be taken.
-        if (touched & (enemy_pawns - danger)).any() {
+        if (touched & (path[them] - always_attack[them])).any() {
             return false;
         }
-        if color != winner {
-            loser_king_region = region;
-        }
-        // The other pieces: where they can go with the pawns as the only
-        // obstacles. Reaching an enemy pawn (a capture) or a square an enemy
-        // pawn attacks (a capture by the pawn) could open the wall.
-        let own_pawns = pawns & pos.by_color(color);
+        king_region[us] = region;
+        king_cover[us] = touched;
+        // The other pieces: where they can go with the fixed pawns as the
+        // only obstacles. Reaching an enemy pawn's path (a capture) or a
+        // square an enemy pawn may attack (a capture by the pawn) could
+        // open the wall.
         for sq in pos.by_color(color) - pawns - pos.by_role(Role::King) {
             let role = pos.role_at(sq).unwrap_or(Role::Pawn);
-            let step = |from: Square| piece_attacks(role, from, pawns);
-            let reach = flood(sq, !own_pawns, step);
-            if (reach & (enemy_pawns | danger)).any() {
+            let step = |from: Square| piece_attacks(role, from, walls);
+            let reach = flood(sq, !fixed[us], step);
+            if (reach & (path[them] | may_attack[them])).any() {
                 return false;
             }
-            if color == winner {
-                for from in reach {
-                    winner_reach |= step(from);
-                }
+            piece_reach[us] |= reach;
+            for from in reach {
+                piece_attacks_all[us] |= step(from);
             }
         }
     }
-    (winner_reach & loser_king_region).is_empty()
+    let (w, l) = (winner.index(), (!winner).index());
+    let checks = piece_attacks_all[w] | may_attack[w];
+    let cover = checks | king_cover[w];
+    let fillable = piece_reach[l] | path[l];
+    let region = king_region[l];
+    (region & checks).into_iter().all(|k| {
+        let flights = attacks::king_attacks(k) & region;
+        (flights - cover - fillable).any()
+    })
 }
 
 /// What a piece of `role` attacks from `sq` with `occupied` in the way.
@@ -337,11 +410,47 @@ struct Search {
     rng: u64,
     /// How much randomness the current play-out adds to the scores.
     noise: u64,
+    /// Play-outs run so far.
+    round: usize,
+    /// The corners where a mate can happen with the winner's material: a
+    /// lone bishop's colour decides it.
+    corners: Bitboard,
+    /// The corner the losing king heads for in the current play-out.
+    target: Square,
+    /// Whether the current play-out has the loser give its pieces away to
+    /// the winner's king (they could interpose or take the checking piece)
+    /// rather than gather them round its own king as blockers.
+    sacrifice: bool,
 }
 
 impl Search {
-    fn new(winner: Color, limit: u64) -> Search {
-        Search { winner, used: 0, limit, rng: 0x9e37_79b9_7f4a_7c15, noise: 12 }
+    fn new(start: &Position, winner: Color, limit: u64) -> Search {
+        let ours = start.by_color(winner) - start.by_role(Role::King);
+        let bishops = start.by_role(Role::Bishop);
+        let mut corners = Bitboard::EMPTY;
+        for corner in [Square::A1, Square::H1, Square::A8, Square::H8] {
+            corners = corners.with(corner);
+        }
+        // With bishops of one square colour only (and no pawn to promote),
+        // the checked king stands on that colour: a corner of it.
+        if ours.any() && ours == ours & bishops {
+            if ours == ours & Bitboard::LIGHT_SQUARES {
+                corners &= Bitboard::LIGHT_SQUARES;
+            } else if ours == ours & Bitboard::DARK_SQUARES {
+                corners &= Bitboard::DARK_SQUARES;
+            }
+        }
+        Search {
+            winner,
+            used: 0,
+            limit,
+            rng: 0x9e37_79b9_7f4a_7c15,
+            noise: 12,
+            round: 0,
+            corners,
+            target: Square::A1,
+            sacrifice: false,
+        }
     }
 
     /// Counts a visited position; `false` once `limit` is spent.
@@ -417,10 +526,7 @@ impl Search {
         if pos.turn() != self.winner {
             return None;
         }
-        pos.legal_moves().into_iter().filter(|&m| pos.gives_check(m)).find(|&m| {
-            let next = pos.play(m);
-            !next.has_legal_moves()
-        })
+        mating_move(pos, &pos.legal_moves())
     }
 
     /// Guided random play-outs until one mates or `limit` positions have
@@ -430,21 +536,35 @@ impl Search {
         // Mostly guided, now and then nearly random: the guide finds most
         // helpmates fast, randomness those that need odd-looking moves.
         const NOISE: [u64; 4] = [12, 12, 40, 400];
-        let mut round = 0;
+        let loser_king = start.king_of(!self.winner);
         while self.used < limit.min(self.limit) {
-            self.noise = NOISE[round % NOISE.len()];
-            round += 1;
+            self.noise = NOISE[self.round % NOISE.len()];
+            // The nearest suitable corner first, then any of them.
+            self.target = if self.round < 2 {
+                self.corners
+                    .into_iter()
+                    .min_by_key(|&c| distance(c, loser_king))
+                    .unwrap_or(Square::A1)
+            } else {
+                let n = self.corners.count().max(1);
+                let k = (self.random() % u64::from(n)) as usize;
+                self.corners.into_iter().nth(k).unwrap_or(Square::A1)
+            };
+            self.sacrifice = self.round % 3 == 2;
+            self.round += 1;
             let mut pos = start.clone();
             let mut line = Vec::with_capacity(LENGTH);
             for _ in 0..LENGTH {
                 if !self.spend(limit) {
                     return None;
                 }
-                if let Some(m) = self.mate_in_one(&pos) {
+                let moves = pos.legal_moves();
+                if pos.turn() == self.winner
+                    && let Some(m) = mating_move(&pos, &moves)
+                {
                     line.push(m);
                     return Some(line);
                 }
-                let moves = pos.legal_moves();
                 let Some(m) = self.pick(&pos, &moves) else {
                     break;
                 };
@@ -476,7 +596,8 @@ impl Search {
 
     /// How much a move helps the winner mate: the winner's pieces head for
     /// the losing king, its pawns for promotion; the losing king heads for
-    /// a corner, and the loser takes none of the winner's material.
+    /// the target corner, its pieces gather round it as blockers, and the
+    /// loser takes none of the winner's material.
     fn score(&self, pos: &Position, m: Move) -> i32 {
         let us = pos.turn();
         let loser_king = pos.king_of(!self.winner);
@@ -499,14 +620,24 @@ impl Search {
                 _ => 6 * (distance(from, loser_king) - distance(to, loser_king)),
             };
             if capture {
-                score += 3;
+                score += if self.sacrifice { 30 } else { 3 };
             }
             score
         } else {
+            let target = self.target;
             let mut score = match role {
-                Role::King => 6 * (corner_distance(from) - corner_distance(to)),
-                Role::Pawn => 4,
-                // The loser's pieces make good blockers next to their king.
+                Role::King => 6 * (distance(from, target) - distance(to, target)),
+                Role::Pawn => match m.kind() {
+                    // A promoted piece makes a blocker as well as any.
+                    MoveKind::Promotion(_) => 10,
+                    _ => 4,
+                },
+                // The loser's pieces make good blockers next to their king,
+                // or are given away to the winning king.
+                _ if self.sacrifice => {
+                    let king = pos.king_of(self.winner);
+                    3 * (distance(from, king) - distance(to, king))
+                }
                 _ => 3 * (distance(from, loser_king) - distance(to, loser_king)),
             };
             if capture {
@@ -521,41 +652,65 @@ impl Search {
             score
         }
     }
+}
 
-    /// Breadth-first walk over every position reachable from `start`, until
-    /// a mate, the end of the positions, or `limit` positions in all.
-    fn walk(&mut self, start: &Position, limit: u64) -> Walk {
-        let mut seen: HashSet<(u64, u64)> = HashSet::new();
-        // Each position found: its parent's index and the move from it.
-        let mut tree: Vec<(u32, Move)> = Vec::new();
-        let mut queue: VecDeque<(Position, u32)> = VecDeque::new();
+/// A move among `moves` (the legal moves in `pos`) that checkmates.
+fn mating_move(pos: &Position, moves: &MoveList) -> Option<Move> {
+    moves.iter().copied().filter(|&m| pos.gives_check(m)).find(|&m| !pos.play(m).has_legal_moves())
+}
+
+/// A breadth-first walk over every position reachable from a start, which
+/// can stop when its share of the budget is spent and resume later.
+struct Walker {
+    seen: HashSet<(u64, u64)>,
+    /// Each position found: its parent's index and the move from it.
+    tree: Vec<(u32, Move)>,
+    queue: VecDeque<(Position, u32)>,
+}
+
+impl Walker {
+    fn new(start: &Position) -> Walker {
+        let mut seen = HashSet::new();
         seen.insert(keys(start));
-        tree.push((u32::MAX, Move::new(Square::A1, Square::A1, MoveKind::Normal)));
+        let mut queue = VecDeque::new();
         queue.push_back((start.clone(), 0));
-        while let Some((pos, index)) = queue.pop_front() {
-            let winner_moves = pos.turn() == self.winner;
+        Walker {
+            seen,
+            tree: vec![(u32::MAX, Move::new(Square::A1, Square::A1, MoveKind::Normal))],
+            queue,
+        }
+    }
+
+    /// Walks on until a mate, the end of the positions, or `limit`
+    /// positions visited in all. A position is expanded whole (its children
+    /// may overshoot `limit` by a few), so that none is lost between turns.
+    fn resume(&mut self, search: &mut Search, limit: u64) -> Walk {
+        let limit = limit.min(search.limit);
+        while search.used < limit {
+            let Some((pos, index)) = self.queue.pop_front() else {
+                return Walk::Exhausted;
+            };
+            let winner_moves = pos.turn() == search.winner;
             for m in pos.legal_moves() {
                 let next = pos.play(m);
-                if !seen.insert(keys(&next)) {
+                if !self.seen.insert(keys(&next)) {
                     continue;
                 }
-                if !self.spend(limit) {
-                    return Walk::OutOfBudget;
-                }
-                let Ok(child) = u32::try_from(tree.len()) else {
+                search.used += 1;
+                let Ok(child) = u32::try_from(self.tree.len()) else {
                     return Walk::OutOfBudget;
                 };
-                tree.push((index, m));
+                self.tree.push((index, m));
                 if winner_moves && next.is_check() && !next.has_legal_moves() {
-                    return Walk::Mate(line_to(&tree, child));
+                    return Walk::Mate(line_to(&self.tree, child));
                 }
-                if statically_unwinnable(&next, self.winner) {
+                if statically_unwinnable(&next, search.winner) {
                     continue;
                 }
-                queue.push_back((next, child));
+                self.queue.push_back((next, child));
             }
         }
-        Walk::Exhausted
+        if self.queue.is_empty() { Walk::Exhausted } else { Walk::OutOfBudget }
     }
 }
 
@@ -595,15 +750,6 @@ fn distance(a: Square, b: Square) -> i32 {
     let df = a.file().index() as i32 - b.file().index() as i32;
     let dr = a.rank().index() as i32 - b.rank().index() as i32;
     df.abs().max(dr.abs())
-}
-
-/// King-step distance to the nearest corner.
-fn corner_distance(sq: Square) -> i32 {
-    [Square::A1, Square::H1, Square::A8, Square::H8]
-        .into_iter()
-        .map(|c| distance(sq, c))
-        .min()
-        .unwrap_or(0)
 }
 
 #[cfg(test)]
