@@ -34,6 +34,7 @@
 //! out), and positions are told apart by two independent 64-bit hashes.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::attacks;
 use super::bitboard::Bitboard;
@@ -79,7 +80,7 @@ impl Budget {
     pub const QUICK: Budget = Budget { nodes: 2_000 };
     /// The default for a final position or a single query (full mode):
     /// well under a second.
-    pub const FULL: Budget = Budget { nodes: 400_000 };
+    pub const FULL: Budget = Budget { nodes: 1_000_000 };
 }
 
 impl Default for Budget {
@@ -128,11 +129,16 @@ pub fn analyse(pos: &Position, winner: Color, budget: Budget) -> Verdict {
         {
             return Verdict::Winnable(line);
         }
-        let limit = search.used + share;
-        match walk.resume(&mut search, limit) {
-            Walk::Mate(line) => return Verdict::Winnable(line),
-            Walk::Exhausted => return Verdict::Unwinnable,
-            Walk::OutOfBudget => {}
+        // A walk whose queue outgrows what is left of the budget will not
+        // finish: its shares go to the play-outs instead.
+        let left = search.limit - search.used;
+        if walk.queue.len() as u64 <= left.saturating_mul(2) {
+            let limit = search.used + share;
+            match walk.resume(&mut search, limit) {
+                Walk::Mate(line) => return Verdict::Winnable(line),
+                Walk::Exhausted => return Verdict::Unwinnable,
+                Walk::OutOfBudget => {}
+            }
         }
         if search.used >= search.limit {
             return Verdict::Undetermined;
@@ -203,8 +209,14 @@ fn pawn_captures(pos: &Position, color: Color) -> Bitboard {
 /// assert!(statically_unwinnable(&kn_k, Color::Black));
 /// ```
 pub fn statically_unwinnable(pos: &Position, winner: Color) -> bool {
-    material_cannot_mate(pos, winner) || wall_holds(pos, winner)
+    material_cannot_mate(pos, winner) || walled_in(pos, winner, &mut FloodCache::default())
 }
+
+/// Where a piece can go behind a wall, and what it attacks from there, by
+/// the fixed pawns of both sides, the piece's colour and role and its
+/// square: a walk meets the same pieces behind the same wall again and
+/// again.
+type FloodCache = KeyMap<(u64, u64, u16), (Bitboard, Bitboard)>;
 
 /// Material with which `winner` can never mate, whatever the moves:
 /// - a bare king (a king never gives check);
@@ -263,7 +275,7 @@ fn material_cannot_mate(pos: &Position, winner: Color) -> bool {
 /// move block (a pawn facing an enemy pawn, or behind such a pawn of its
 /// own colour), the other men are treated as if they could always step
 /// aside, and a pawn is taken to stand on every square of its path at once.
-fn wall_holds(pos: &Position, winner: Color) -> bool {
+fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
     let pawns = pos.by_role(Role::Pawn);
     if pawns.is_empty() || pos.castling_rights().any() || pos.legal_ep_square().is_some() {
         return false;
@@ -342,15 +354,22 @@ fn wall_holds(pos: &Position, winner: Color) -> bool {
         // open the wall.
         for sq in pos.by_color(color) - pawns - pos.by_role(Role::King) {
             let role = pos.role_at(sq).unwrap_or(Role::Pawn);
-            let step = |from: Square| piece_attacks(role, from, walls);
-            let reach = flood(sq, !fixed[us], step);
+            let key =
+                (fixed[0].0, fixed[1].0, (us * 8 + role.index()) as u16 * 64 + sq.index() as u16);
+            let (reach, attacked) = *cache.entry(key).or_insert_with(|| {
+                let step = |from: Square| piece_attacks(role, from, walls);
+                let reach = flood(sq, !fixed[us], step);
+                let mut attacked = Bitboard::EMPTY;
+                for from in reach {
+                    attacked |= step(from);
+                }
+                (reach, attacked)
+            });
             if (reach & (path[them] | may_attack[them])).any() {
                 return false;
             }
             piece_reach[us] |= reach;
-            for from in reach {
-                piece_attacks_all[us] |= step(from);
-            }
+            piece_attacks_all[us] |= attacked;
         }
     }
     let (w, l) = (winner.index(), (!winner).index());
@@ -391,6 +410,31 @@ fn flood(start: Square, allowed: Bitboard, step: impl Fn(Square) -> Bitboard) ->
     reached
 }
 
+/// A hasher for keys that are already hashes (Zobrist keys): it only
+/// mixes them, which is much cheaper than the standard library's SipHash.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(23) ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// Sets and maps of position keys.
+type KeySet<K> = HashSet<K, BuildHasherDefault<KeyHasher>>;
+type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
+
 /// How a walk over the reachable positions ended.
 enum Walk {
     Mate(Vec<Move>),
@@ -421,6 +465,12 @@ struct Search {
     /// the winner's king (they could interpose or take the checking piece)
     /// rather than gather them round its own king as blockers.
     sacrifice: bool,
+    /// Whether the loser's pieces gather next to the target corner (where
+    /// the king will be mated) rather than next to the king itself.
+    corner_blockers: bool,
+    /// Positions near the target corner already searched for a mate in
+    /// two moves.
+    finished: KeySet<u64>,
 }
 
 impl Search {
@@ -450,6 +500,8 @@ impl Search {
             corners,
             target: Square::A1,
             sacrifice: false,
+            corner_blockers: false,
+            finished: KeySet::default(),
         }
     }
 
@@ -469,7 +521,7 @@ impl Search {
 
     /// A mate by the winner within three plies, full width.
     fn mate_in_three(&mut self, pos: &Position) -> Option<Vec<Move>> {
-        let mut seen: HashMap<u64, u8> = HashMap::new();
+        let mut seen: KeyMap<u64, u8> = KeyMap::default();
         let plies: &[u8] = if pos.turn() == self.winner { &[1, 3] } else { &[2] };
         for &depth in plies {
             let mut line = Vec::new();
@@ -488,7 +540,7 @@ impl Search {
         &mut self,
         pos: &Position,
         depth: u8,
-        seen: &mut HashMap<u64, u8>,
+        seen: &mut KeyMap<u64, u8>,
         line: &mut Vec<Move>,
     ) -> bool {
         if !self.spend(self.limit) {
@@ -529,6 +581,32 @@ impl Search {
         mating_move(pos, &pos.legal_moves())
     }
 
+    /// A winner's move, a reply and a mating move, from `pos` with the
+    /// winner to move and `moves` its legal moves.
+    fn mate_in_two_moves(
+        &mut self,
+        pos: &Position,
+        moves: &MoveList,
+        limit: u64,
+    ) -> Option<[Move; 3]> {
+        for &first in moves {
+            let after = pos.play(first);
+            if material_cannot_mate(&after, self.winner) {
+                continue;
+            }
+            for reply in after.legal_moves() {
+                if !self.spend(limit) {
+                    return None;
+                }
+                let next = after.play(reply);
+                if let Some(mate) = mating_move(&next, &next.legal_moves()) {
+                    return Some([first, reply, mate]);
+                }
+            }
+        }
+        None
+    }
+
     /// Guided random play-outs until one mates or `limit` positions have
     /// been visited in all.
     fn playouts(&mut self, start: &Position, limit: u64) -> Option<Vec<Move>> {
@@ -551,6 +629,7 @@ impl Search {
                 self.corners.into_iter().nth(k).unwrap_or(Square::A1)
             };
             self.sacrifice = self.round % 3 == 2;
+            self.corner_blockers = self.round % 2 == 1;
             self.round += 1;
             let mut pos = start.clone();
             let mut line = Vec::with_capacity(LENGTH);
@@ -563,6 +642,20 @@ impl Search {
                     && let Some(m) = mating_move(&pos, &moves)
                 {
                     line.push(m);
+                    return Some(line);
+                }
+                // Near its corner, the losing king may be one winner's
+                // move and one reply away from a mate the guide would not
+                // find: look at every such pair, once per position (not in
+                // the first play-outs, which find the easy helpmates
+                // cheaply).
+                if self.used > 20_000
+                    && pos.turn() == self.winner
+                    && distance(pos.king_of(!self.winner), self.target) <= 1
+                    && self.finished.insert(pos.zobrist())
+                    && let Some(end) = self.mate_in_two_moves(&pos, &moves, limit)
+                {
+                    line.extend(end);
                     return Some(line);
                 }
                 let Some(m) = self.pick(&pos, &moves) else {
@@ -628,15 +721,25 @@ impl Search {
             let mut score = match role {
                 Role::King => 6 * (distance(from, target) - distance(to, target)),
                 Role::Pawn => match m.kind() {
-                    // A promoted piece makes a blocker as well as any.
+                    // A promoted piece makes a blocker; when heavy pieces
+                    // are given away, a minor one that cannot interpose
+                    // as easily.
+                    MoveKind::Promotion(Role::Knight | Role::Bishop) => 10,
+                    MoveKind::Promotion(_) if self.sacrifice => 0,
                     MoveKind::Promotion(_) => 10,
                     _ => 4,
                 },
-                // The loser's pieces make good blockers next to their king,
-                // or are given away to the winning king.
-                _ if self.sacrifice => {
+                // The loser's pieces make good blockers next to their king
+                // or the corner; queens and rooks, which would interpose
+                // or take the checking piece, may be given away to the
+                // winning king instead.
+                Role::Queen | Role::Rook if self.sacrifice => {
                     let king = pos.king_of(self.winner);
                     3 * (distance(from, king) - distance(to, king))
+                }
+                // Next to the corner the king heads for.
+                _ if self.corner_blockers => {
+                    3 * ((distance(from, target) - 1).abs() - (distance(to, target) - 1).abs())
                 }
                 _ => 3 * (distance(from, loser_king) - distance(to, loser_king)),
             };
@@ -662,15 +765,16 @@ fn mating_move(pos: &Position, moves: &MoveList) -> Option<Move> {
 /// A breadth-first walk over every position reachable from a start, which
 /// can stop when its share of the budget is spent and resume later.
 struct Walker {
-    seen: HashSet<(u64, u64)>,
+    seen: KeySet<(u64, u64)>,
     /// Each position found: its parent's index and the move from it.
     tree: Vec<(u32, Move)>,
     queue: VecDeque<(Position, u32)>,
+    floods: FloodCache,
 }
 
 impl Walker {
     fn new(start: &Position) -> Walker {
-        let mut seen = HashSet::new();
+        let mut seen = KeySet::default();
         seen.insert(keys(start));
         let mut queue = VecDeque::new();
         queue.push_back((start.clone(), 0));
@@ -678,6 +782,7 @@ impl Walker {
             seen,
             tree: vec![(u32::MAX, Move::new(Square::A1, Square::A1, MoveKind::Normal))],
             queue,
+            floods: FloodCache::default(),
         }
     }
 
@@ -704,7 +809,9 @@ impl Walker {
                 if winner_moves && next.is_check() && !next.has_legal_moves() {
                     return Walk::Mate(line_to(&self.tree, child));
                 }
-                if statically_unwinnable(&next, search.winner) {
+                if material_cannot_mate(&next, search.winner)
+                    || walled_in(&next, search.winner, &mut self.floods)
+                {
                     continue;
                 }
                 self.queue.push_back((next, child));
@@ -758,6 +865,10 @@ mod tests {
 
     fn pos(fen: &str) -> Position {
         Position::from_fen_lenient_material(fen).unwrap()
+    }
+
+    fn wall_holds(pos: &Position, winner: Color) -> bool {
+        walled_in(pos, winner, &mut FloodCache::default())
     }
 
     /// Plays `line` from `start` and checks that it ends with `winner`
