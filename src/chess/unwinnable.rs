@@ -224,11 +224,12 @@ type FloodCache = KeyMap<(u64, u64, u16), (Bitboard, Bitboard)>;
 /// - bishops on one square colour only, against a king whose side has
 ///   nothing but bishops on that same colour: the losing king's neighbours
 ///   of the other colour can then be covered only by the winning king,
-///   which can never cover all of them.
+///   which can never cover all of them;
+/// - the same bishops against bishops of that colour, queens and rooks,
+///   with no pawn on the board (see the comment in the code).
 ///
 /// Pawns count as anything they could promote to, so any pawn of the
-/// winner, or any pawn, knight, rook or queen of the loser, defeats the
-/// test.
+/// winner, or any pawn or knight of the loser, defeats the test.
 fn material_cannot_mate(pos: &Position, winner: Color) -> bool {
     let kings = pos.by_role(Role::King);
     let ours = pos.by_color(winner) - kings;
@@ -251,7 +252,18 @@ fn material_cannot_mate(pos: &Position, winner: Color) -> bool {
         (false, true) => Bitboard::DARK_SQUARES,
         _ => return false,
     };
-    (theirs - (bishops & colour)).is_empty()
+    // The loser's queens and rooks do not help either, when no pawn can
+    // bring anything else: bishops of one colour never give double check
+    // (a bishop between another and the king would itself be giving
+    // check), and against the single check, of the two orthogonal
+    // neighbours of the king next to the check line's first square (the
+    // other colour, out of the bishops' reach), the winning king can cover
+    // only one; the other is either a way out or holds a queen or rook,
+    // which can step onto that first square, interposing or taking, and
+    // cannot be pinned by bishops of the other colour.
+    let heavy = pos.by_role(Role::Queen) | pos.by_role(Role::Rook);
+    let blockers = if pos.by_role(Role::Pawn).is_empty() { heavy } else { Bitboard::EMPTY };
+    (theirs - (bishops & colour) - blockers).is_empty()
 }
 
 /// The pawn-wall test. It proves that `winner` cannot mate when the pawns
@@ -468,6 +480,10 @@ struct Search {
     /// Whether the loser's pieces gather next to the target corner (where
     /// the king will be mated) rather than next to the king itself.
     corner_blockers: bool,
+    /// Whether the winning king goes for the loser's pawns (which may be
+    /// all that keeps the winner's pawns from promoting) in the current
+    /// play-out.
+    hunt: bool,
     /// Positions near the target corner already searched for a mate in
     /// two moves.
     finished: KeySet<u64>,
@@ -501,6 +517,7 @@ impl Search {
             target: Square::A1,
             sacrifice: false,
             corner_blockers: false,
+            hunt: false,
             finished: KeySet::default(),
         }
     }
@@ -615,6 +632,7 @@ impl Search {
         // helpmates fast, randomness those that need odd-looking moves.
         const NOISE: [u64; 4] = [12, 12, 40, 400];
         let loser_king = start.king_of(!self.winner);
+        let winner_pawns = start.pieces(Piece { color: self.winner, role: Role::Pawn });
         while self.used < limit.min(self.limit) {
             self.noise = NOISE[self.round % NOISE.len()];
             // The nearest suitable corner first, then any of them.
@@ -630,6 +648,7 @@ impl Search {
             };
             self.sacrifice = self.round % 3 == 2;
             self.corner_blockers = self.round % 2 == 1;
+            self.hunt = self.round % 5 == 4 && winner_pawns.any();
             self.round += 1;
             let mut pos = start.clone();
             let mut line = Vec::with_capacity(LENGTH);
@@ -705,6 +724,15 @@ impl Search {
             };
             score += match role {
                 Role::Pawn => 12,
+                // Off to take the loser's pawns that block its own.
+                Role::King if self.hunt => {
+                    let prey = pos.pieces(Piece { color: !self.winner, role: Role::Pawn });
+                    let near = |sq: Square| prey.into_iter().map(|p| distance(sq, p)).min();
+                    match (near(from), near(to)) {
+                        (Some(a), Some(b)) => 6 * (a - b),
+                        _ => 0,
+                    }
+                }
                 Role::King => {
                     // Close, but not next to it: two squares away.
                     4 * ((distance(from, loser_king) - 2).abs()
@@ -713,7 +741,7 @@ impl Search {
                 _ => 6 * (distance(from, loser_king) - distance(to, loser_king)),
             };
             if capture {
-                score += if self.sacrifice { 30 } else { 3 };
+                score += if self.sacrifice || self.hunt { 30 } else { 3 };
             }
             score
         } else {
@@ -907,6 +935,13 @@ mod tests {
         assert!(!material_cannot_mate(&pos("4k1n1/8/8/8/8/8/8/B1B1K3 w - - 0 1"), Color::White));
         // Bishops of both colours.
         assert!(!material_cannot_mate(&pos("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1"), Color::White));
+        // A lone bishop, or bishops of one colour, against queens and rooks
+        // (CHA's labels agree); not with a pawn on the board, and not a
+        // knight against a rook, which can block the corner.
+        assert!(material_cannot_mate(&pos("rr6/rk6/8/8/8/2K5/2B5/8 b - - 0 1"), Color::White));
+        assert!(material_cannot_mate(&pos("k7/q7/8/8/8/2KB4/2B5/8 b - - 0 1"), Color::White));
+        assert!(!material_cannot_mate(&pos("k7/q7/8/8/8/2KB4/2B4P/8 b - - 0 1"), Color::White));
+        assert!(!material_cannot_mate(&pos("k7/r7/8/8/8/2K5/2N5/8 b - - 0 1"), Color::White));
     }
 
     #[test]
