@@ -220,7 +220,8 @@ type FloodCache = KeyMap<(u64, u64, u16), (Bitboard, Bitboard)>;
 
 /// Material with which `winner` can never mate, whatever the moves:
 /// - a bare king (a king never gives check);
-/// - a lone knight against a bare king;
+/// - a lone knight against a bare king, or against queens only with no
+///   pawn on the board;
 /// - bishops on one square colour only, against a king whose side has
 ///   nothing but bishops on that same colour: the losing king's neighbours
 ///   of the other colour can then be covered only by the winning king,
@@ -240,7 +241,19 @@ fn material_cannot_mate(pos: &Position, winner: Color) -> bool {
     let knights = pos.by_role(Role::Knight);
     let bishops = pos.by_role(Role::Bishop);
     if ours == ours & knights {
-        return !ours.more_than_one() && theirs.is_empty();
+        // Against queens only, a lone knight never mates either: say it
+        // checks from one file and two ranks away (the other seven ways
+        // are mirror images). A queen on either neighbour of the king
+        // between it and the knight (on the king's file or the diagonal)
+        // would take the knight, so the winning king must cover both, which
+        // it can only do from two squares up the king's file, next to the
+        // knight. Neither it nor the knight then covers the two neighbours
+        // on the king's rank, and a queen on either would take the knight
+        // across an empty square: both are ways out, and at most one is off
+        // the board. No pawn may promote to anything else.
+        let queens_only =
+            theirs == theirs & pos.by_role(Role::Queen) && pos.by_role(Role::Pawn).is_empty();
+        return !ours.more_than_one() && (theirs.is_empty() || queens_only);
     }
     if ours != ours & bishops {
         return false;
@@ -942,6 +955,13 @@ mod tests {
         assert!(material_cannot_mate(&pos("k7/q7/8/8/8/2KB4/2B5/8 b - - 0 1"), Color::White));
         assert!(!material_cannot_mate(&pos("k7/q7/8/8/8/2KB4/2B4P/8 b - - 0 1"), Color::White));
         assert!(!material_cannot_mate(&pos("k7/r7/8/8/8/2K5/2N5/8 b - - 0 1"), Color::White));
+        // A lone knight against queens (CHA's labels agree).
+        assert!(material_cannot_mate(
+            &pos("1q1q1q2/1k2q1q1/8/8/8/8/2N5/1K6 b - - 0 1"),
+            Color::White
+        ));
+        assert!(material_cannot_mate(&pos("k7/8/K7/4q3/N7/8/8/8 b - - 0 1"), Color::White));
+        assert!(!material_cannot_mate(&pos("k7/8/K7/4q3/N7/8/7p/8 b - - 0 1"), Color::White));
     }
 
     #[test]
