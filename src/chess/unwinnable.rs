@@ -293,8 +293,13 @@ fn material_cannot_mate(pos: &Position, winner: Color) -> bool {
 /// - no square the losing king can reach is a mating square: one the
 ///   winner can attack (a check) and whose every neighbour the king could
 ///   step to can be attacked by the winner or occupied by the loser's own
-///   men. Without a check there is no mate, and a square the winner can
-///   never attack nor the loser ever fill is always a way out.
+///   men, one man a square. Without a check there is no mate, and a
+///   square the winner can never attack nor the loser ever fill is always
+///   a way out.
+///
+/// A king right in front of an enemy pawn counts as part of the wall when
+/// it can never move (its neighbours are its own pawns that stay or
+/// squares enemy pawns attack for good).
 ///
 /// Reachable squares are over-approximated: only the pawns that can never
 /// move block (a pawn facing an enemy pawn, or behind such a pawn of its
@@ -306,13 +311,22 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
         return false;
     }
     let by_colour = Color::ALL.map(|c| pawns & pos.by_color(c));
-    // Every square each side's pawns can ever stand on.
+    let (white, black) = (by_colour[0], by_colour[1]);
+    // A king right in front of an enemy pawn may be shut in for good (it
+    // is checked below): then it stops that pawn as a pawn would.
+    let kings = pos.by_role(Role::King);
+    let king_walls = kings
+        & ((pos.by_color(Color::White) & black.shift(-8))
+            | (pos.by_color(Color::Black) & white.shift(8)));
+    // Every square each side's pawns can ever stand on, all together and
+    // pawn by pawn.
     let mut path = [Bitboard::EMPTY; 2];
+    let mut paths: [Vec<Bitboard>; 2] = [Vec::new(), Vec::new()];
     for color in Color::ALL {
-        let (step, enemy) = (color.fold(8, -8), by_colour[(!color).index()]);
+        let (step, enemy) = (color.fold(8, -8), by_colour[(!color).index()] | king_walls);
         for sq in by_colour[color.index()] {
             let mut at = Bitboard::from_square(sq);
-            path[color.index()] |= at;
+            let mut own = at;
             loop {
                 at = at.shift(step);
                 if at.is_empty() {
@@ -322,14 +336,15 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
                 if (at & enemy).any() {
                     break;
                 }
-                path[color.index()] |= at;
+                own |= at;
             }
+            path[color.index()] |= own;
+            paths[color.index()].push(own);
         }
     }
-    // The pawns that never move: facing an enemy pawn, or behind one of
-    // their own that never moves.
-    let (white, black) = (by_colour[0], by_colour[1]);
-    let mut fixed = [white & black.shift(-8), black & white.shift(8)];
+    // The pawns that never move: facing an enemy pawn or a shut-in king,
+    // or behind one of their own that never moves.
+    let mut fixed = [white & (black | king_walls).shift(-8), black & (white | king_walls).shift(8)];
     loop {
         let more = [white & fixed[0].shift(-8), black & fixed[1].shift(8)];
         if (more[0] - fixed[0]).is_empty() && (more[1] - fixed[1]).is_empty() {
@@ -347,7 +362,21 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
     // Squares each side's pawns may attack some day, and those they attack
     // for good.
     let may_attack = Color::ALL.map(|c| attacks_from(c, path[c.index()]));
-    let always_attack = Color::ALL.map(|c| attacks_from(c, fixed[c.index()]));
+    let mut always_attack = Color::ALL.map(|c| attacks_from(c, fixed[c.index()]));
+    // A king in front of an enemy pawn must be shut in for good: every
+    // neighbour one of its own pawns that never moves or a square an enemy
+    // pawn attacks for good (an enemy pawn there is protected for good).
+    // It then guards its neighbours for good.
+    for color in Color::ALL {
+        let (us, them) = (color.index(), (!color).index());
+        for king in king_walls & pos.by_color(color) {
+            let around = attacks::king_attacks(king);
+            if (around - fixed[us] - always_attack[them]).any() {
+                return false;
+            }
+            always_attack[us] |= around;
+        }
+    }
     if (may_attack[0] & path[1]).any() || (may_attack[1] & path[0]).any() {
         return false;
     }
@@ -355,6 +384,7 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
     let mut king_region = [Bitboard::EMPTY; 2];
     let mut king_cover = [Bitboard::EMPTY; 2];
     let mut piece_reach = [Bitboard::EMPTY; 2];
+    let mut reaches: [Vec<Bitboard>; 2] = [Vec::new(), Vec::new()];
     let mut piece_attacks_all = [Bitboard::EMPTY; 2];
     for color in Color::ALL {
         let (us, them) = (color.index(), (!color).index());
@@ -394,6 +424,7 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
                 return false;
             }
             piece_reach[us] |= reach;
+            reaches[us].push(reach);
             piece_attacks_all[us] |= attacked;
         }
     }
@@ -403,8 +434,14 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
     let fillable = piece_reach[l] | path[l];
     let region = king_region[l];
     (region & checks).into_iter().all(|k| {
-        let flights = attacks::king_attacks(k) & region;
-        (flights - cover - fillable).any()
+        let open = (attacks::king_attacks(k) & region) - cover;
+        if (open - fillable).any() {
+            return true;
+        }
+        // Every way out the winner cannot cover needs a man of the loser
+        // of its own.
+        let fillers = reaches[l].iter().chain(&paths[l]).filter(|r| (**r & open).any()).count();
+        fillers < open.count() as usize
     })
 }
 
@@ -995,6 +1032,21 @@ mod tests {
         // A pawn that can still push: no wall.
         let open = "8/4k3/8/1p1p1p2/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1";
         assert!(!wall_holds(&pos(open), Color::White));
+        // Pawns that will lock: each has an enemy pawn ahead on its file
+        // and none can ever capture; the bishop never gets near the king.
+        let later = "3k4/p1p1p1p1/P1P1P1P1/8/8/8/P1P1P1P1/3K1B2 w - - 0 1";
+        assert!(wall_holds(&pos(later), Color::White));
+        assert!(wall_holds(&pos(later), Color::Black));
+        // A king shut in for good in front of an enemy pawn (h1, h2) is part
+        // of the wall: the dark bishops never check it on its light square.
+        let shut = "7k/8/8/3B4/8/6p1/1b4Pp/2b4K w - - 0 1";
+        assert!(wall_holds(&pos(shut), Color::Black));
+        assert!(!wall_holds(&pos(shut), Color::White));
+        // One light bishop cannot fill the two or more light ways out the
+        // dark bishops leave the king: one man fills one square.
+        let count = "k6B/1b4B1/5B2/4B3/3B4/1pB1B3/pP1B4/K7 w - - 0 1";
+        assert!(wall_holds(&pos(count), Color::White));
+        assert!(wall_holds(&pos(count), Color::Black));
     }
 
     #[test]
