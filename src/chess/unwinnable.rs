@@ -321,7 +321,12 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
     // Every square each side's pawns can ever stand on, all together and
     // pawn by pawn.
     let mut path = [Bitboard::EMPTY; 2];
-    let mut paths: [Vec<Bitboard>; 2] = [Vec::new(), Vec::new()];
+    // The loser's men, one by one (where each can go), for counting how
+    // many ways out they can fill; no allocation, as the walk runs this
+    // for every position.
+    let (w, l) = (winner.index(), (!winner).index());
+    let mut fillers = [Bitboard::EMPTY; 64];
+    let mut men = 0;
     for color in Color::ALL {
         let (step, enemy) = (color.fold(8, -8), by_colour[(!color).index()] | king_walls);
         for sq in by_colour[color.index()] {
@@ -339,7 +344,10 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
                 own |= at;
             }
             path[color.index()] |= own;
-            paths[color.index()].push(own);
+            if color.index() == l {
+                fillers[men] = own;
+                men += 1;
+            }
         }
     }
     // The pawns that never move: facing an enemy pawn or a shut-in king,
@@ -384,7 +392,6 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
     let mut king_region = [Bitboard::EMPTY; 2];
     let mut king_cover = [Bitboard::EMPTY; 2];
     let mut piece_reach = [Bitboard::EMPTY; 2];
-    let mut reaches: [Vec<Bitboard>; 2] = [Vec::new(), Vec::new()];
     let mut piece_attacks_all = [Bitboard::EMPTY; 2];
     for color in Color::ALL {
         let (us, them) = (color.index(), (!color).index());
@@ -424,11 +431,13 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
                 return false;
             }
             piece_reach[us] |= reach;
-            reaches[us].push(reach);
+            if us == l {
+                fillers[men] = reach;
+                men += 1;
+            }
             piece_attacks_all[us] |= attacked;
         }
     }
-    let (w, l) = (winner.index(), (!winner).index());
     let checks = piece_attacks_all[w] | may_attack[w];
     let cover = checks | king_cover[w];
     let fillable = piece_reach[l] | path[l];
@@ -440,8 +449,8 @@ fn walled_in(pos: &Position, winner: Color, cache: &mut FloodCache) -> bool {
         }
         // Every way out the winner cannot cover needs a man of the loser
         // of its own.
-        let fillers = reaches[l].iter().chain(&paths[l]).filter(|r| (**r & open).any()).count();
-        fillers < open.count() as usize
+        let able = fillers[..men].iter().filter(|r| (**r & open).any()).count();
+        able < open.count() as usize
     })
 }
 
