@@ -80,7 +80,7 @@ pub struct WinnableArgs {
     #[arg(long)]
     pub quick: bool,
     /// Positions one analysis may visit (default: 2000 in quick mode,
-    /// 400000 in full mode).
+    /// 1000000 in full mode).
     #[arg(long, value_name = "NODES")]
     pub nodes: Option<u64>,
 }

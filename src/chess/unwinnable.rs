@@ -11,22 +11,34 @@
 //! Chess Unwinnability" (FUN 2022), with its own design:
 //!
 //! 1. Static tests that prove unwinnability: material that cannot mate
-//!    (a bare king, a knight against a bare king, bishops of one square
-//!    colour against nothing that could block on the other colour), and
-//!    pawn walls locked for good (every pawn blocked by a pawn, no piece
-//!    able to reach a square where a pawn could capture it or be captured,
-//!    and no piece of the winner able to reach a square from which it would
-//!    attack a square the losing king can reach).
+//!    (a bare king; a lone knight against a bare king or against queens
+//!    only; bishops of one square colour against nothing that could block
+//!    on the other colour, or against queens and rooks only, with no pawn
+//!    on the board), and pawn walls locked for good or bound to lock
+//!    (every pawn meets an enemy pawn on its file and none can ever
+//!    capture; no piece able to reach a square where a pawn could capture
+//!    it or be captured; and no square the losing king can reach where the
+//!    winner could check it while covering, or the loser filling, every
+//!    way out, one man a square).
 //! 2. Guided play-outs: lines in which the winner's pieces head for the
-//!    losing king and the losing king heads for a corner, with a random
-//!    tie-break, a mate in one taken whenever there is one. Most ordinary
-//!    positions get their helpmate here.
+//!    losing king and the losing king heads for a corner where the
+//!    winner's material can mate, with a random tie-break, a mate in one
+//!    taken whenever there is one. The loser's pieces gather next to the
+//!    corner or the king as blockers, or (in some play-outs) its queens and
+//!    rooks are given to the winning king, or the winning king goes for
+//!    the loser's pawns that block its own. Near the corner, a full search
+//!    of a winner's move, a reply and a mate. Most ordinary positions get
+//!    their helpmate here.
 //! 3. A short full-width search (mate within three plies) with a
 //!    transposition table.
 //! 4. A breadth-first walk over every position reachable from the start,
 //!    pruned where a static test proves the winner cannot mate. A walk that
 //!    runs out of positions proves [`Verdict::Unwinnable`]; one that meets a
 //!    mate gives a shortest helpmate.
+//!
+//! Play-outs and walk take turns with doubling shares of the budget (the
+//! walk resumes where it stopped), so that an easy helpmate costs little
+//! walking and a small world little play.
 //!
 //! Every phase counts the positions it visits against one node budget
 //! ([`Budget`]). As in the paper, the clocks and repetitions are not part of
@@ -79,7 +91,8 @@ impl Budget {
     /// most positions.
     pub const QUICK: Budget = Budget { nodes: 2_000 };
     /// The default for a final position or a single query (full mode):
-    /// well under a second.
+    /// about half a second per colour at most on the hardest composed
+    /// positions, a few hundred microseconds on ordinary ones.
     pub const FULL: Budget = Budget { nodes: 1_000_000 };
 }
 
@@ -710,8 +723,11 @@ impl Search {
             self.hunt = self.round % 5 == 4 && winner_pawns.any();
             self.round += 1;
             let mut pos = start.clone();
-            let mut line = Vec::with_capacity(LENGTH);
-            for _ in 0..LENGTH {
+            // Every other play-out is long: a composed position may need
+            // hundreds of plies of pawns unlocked one by one.
+            let length = if self.round % 2 == 0 { 8 * LENGTH } else { LENGTH };
+            let mut line = Vec::with_capacity(length);
+            for _ in 0..length {
                 if !self.spend(limit) {
                     return None;
                 }
