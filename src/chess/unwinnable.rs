@@ -725,7 +725,7 @@ impl Search {
             let mut pos = start.clone();
             // Every other play-out is long: a composed position may need
             // hundreds of plies of pawns unlocked one by one.
-            let length = if self.round % 2 == 0 { 8 * LENGTH } else { LENGTH };
+            let length = if self.round.is_multiple_of(2) { 8 * LENGTH } else { LENGTH };
             let mut line = Vec::with_capacity(length);
             for _ in 0..length {
                 if !self.spend(limit) {
