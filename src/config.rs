@@ -54,14 +54,14 @@ pub struct ServeConfig {
     /// Positions the unwinnability analysis may visit per colour for a ply
     /// whose pawns are all blocked (the per-ply dead-position check); 0
     /// leaves only the analysis's static tests.
-    #[arg(long, env = "ARBITER_UNWINNABLE_PLY_NODES", default_value_t = 200,
+    #[arg(long, env = "ARBITER_UNWINNABLE_PLY_NODES", default_value_t = 0,
           value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub unwinnable_ply_nodes: u64,
 
     /// Positions the unwinnability analysis may visit per colour for a
     /// request's start and final positions, a flag fall and reported
     /// verdicts (about a second at most at the default).
-    #[arg(long, env = "ARBITER_UNWINNABLE_NODES", default_value_t = 400_000,
+    #[arg(long, env = "ARBITER_UNWINNABLE_NODES", default_value_t = Budget::FULL.nodes,
           value_parser = clap::value_parser!(u64).range(1_000..=100_000_000))]
     pub unwinnable_nodes: u64,
 
