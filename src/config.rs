@@ -121,6 +121,13 @@ pub struct ServeConfig {
           value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub blocking_moves: u32,
 
+    /// Largest game of a ValidatePgn stream, in bytes (tags, moves and
+    /// comments); a larger game is answered with a GAME_TOO_LARGE error and
+    /// skipped, and the stream goes on.
+    #[arg(long, env = "ARBITER_MAX_PGN_GAME_BYTES", default_value_t = 1 << 20,
+          value_parser = clap::value_parser!(u32).range(1024..=(64 << 20)))]
+    pub max_pgn_game_bytes: u32,
+
     /// Bytes of replay state kept so that a request extending a recently
     /// seen move list (a live game) replays only the new moves; 0 turns the
     /// cache off.
@@ -315,6 +322,7 @@ impl ServeConfig {
                 per_ply: Budget { nodes: self.unwinnable_ply_nodes },
                 full: Budget { nodes: self.unwinnable_nodes },
             },
+            max_pgn_game_bytes: self.max_pgn_game_bytes as usize,
         }
     }
 }

@@ -1,11 +1,12 @@
 //! The gRPC face of the rules core: conversion between the `arbiter.v1`
 //! messages and the domain ([`convert`]), the game messages the server
-//! reads and writes by hand ([`wire`]) and their codec ([`codec`]), the
-//! service itself ([`service`]), and the one place where request errors
-//! become gRPC statuses.
+//! reads and writes by hand ([`wire`]) and their codec ([`codec`]),
+//! `ValidatePgn`'s answers ([`pgn`]), the service itself ([`service`]),
+//! and the one place where request errors become gRPC statuses.
 
 pub mod codec;
 pub mod convert;
+pub mod pgn;
 pub mod service;
 pub mod wire;
 
@@ -32,6 +33,8 @@ pub struct Limits {
     /// The budgets of the unwinnability analysis (dead positions, flag
     /// fall, verdicts).
     pub analysis: Analysis,
+    /// Largest game of a `ValidatePgn` stream, in bytes.
+    pub max_pgn_game_bytes: usize,
 }
 
 impl Default for Limits {
@@ -44,6 +47,7 @@ impl Default for Limits {
             stream_games_in_flight: 16,
             blocking_moves: 256,
             analysis: Analysis::DEFAULT,
+            max_pgn_game_bytes: 1 << 20,
         }
     }
 }

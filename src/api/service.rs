@@ -2,6 +2,7 @@
 //! function of its request. CPU-heavy work (long games, perft) runs on the
 //! blocking pool so that the async workers keep serving.
 
+use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,6 +17,7 @@ use crate::chess::dead;
 use crate::chess::game::{Replay, ReplayOptions, replay};
 use crate::chess::perft;
 use crate::chess::uci::UciMove;
+use crate::pgn::{RawGame, ReaderOptions, Splitter, check_game};
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::StreamGame;
@@ -156,6 +158,44 @@ impl Drop for CancelOnDrop {
 
 type GameStream = Pin<Box<dyn Stream<Item = Result<wire::StreamAnswer, Status>> + Send>>;
 
+type PgnStream = Pin<Box<dyn Stream<Item = Result<proto::ValidatePgnResponse, Status>> + Send>>;
+
+/// The games of a `ValidatePgn` stream, cut from its chunks as they come:
+/// each chunk's complete games, the last game when the stream ends, and
+/// the stream's error (which ends it) in its place. A chunk is taken only
+/// when the games of the one before have all been taken.
+fn pgn_games(
+    chunks: Streaming<proto::ValidatePgnRequest>,
+    options: ReaderOptions,
+) -> impl Stream<Item = Result<RawGame, Status>> + Send {
+    futures_util::stream::unfold(
+        (chunks, Some(Splitter::new(options))),
+        |(mut chunks, mut splitter)| async move {
+            let cutting = splitter.as_mut()?;
+            let mut games = VecDeque::new();
+            let next = match chunks.next().await {
+                Some(Ok(proto::ValidatePgnRequest { chunk })) => {
+                    cutting.push(&chunk, &mut games);
+                    games.into_iter().map(Ok).collect()
+                }
+                Some(Err(status)) => {
+                    // tonic's `Streaming` yields a decode error again on
+                    // every poll after the first: the games end here.
+                    splitter = None;
+                    vec![Err(super::size_limit_status(status))]
+                }
+                None => {
+                    cutting.finish(&mut games);
+                    splitter = None;
+                    games.into_iter().map(Ok).collect()
+                }
+            };
+            Some((futures_util::stream::iter(next), (chunks, splitter)))
+        },
+    )
+    .flatten()
+}
+
 #[tonic::async_trait]
 impl RulesService for Rules {
     async fn validate_game(
@@ -198,6 +238,35 @@ impl RulesService for Rules {
                 async move { answer(item.map_err(super::size_limit_status)?, limits, cache).await }
             })
             .buffered(in_flight)
+            .map(move |item| {
+                games += 1;
+                span.record("arbiter.games", games);
+                item
+            });
+        Ok(Response::new(Box::pin(responses)))
+    }
+
+    type ValidatePgnStream = PgnStream;
+
+    async fn validate_pgn(
+        &self,
+        request: Request<Streaming<proto::ValidatePgnRequest>>,
+    ) -> Result<Response<PgnStream>, Status> {
+        let options = ReaderOptions { max_game_bytes: self.limits.max_pgn_game_bytes };
+        // A game's text is about eight bytes a move, more with comments.
+        let heavy_bytes = self.limits.blocking_moves.saturating_mul(16);
+        let span = tracing::Span::current();
+        let mut games: i64 = 0;
+        // As in `validate_games`: order kept, at most `in_flight` games read
+        // ahead of the answers the client has taken.
+        let responses = pgn_games(request.into_inner(), options)
+            .map(move |game| async move {
+                let raw = game?;
+                let _in_flight = StreamGame::start();
+                let heavy = raw.text.as_ref().map_or(0, Vec::len) > heavy_bytes;
+                run(heavy, move || super::pgn::response(&check_game(raw))).await
+            })
+            .buffered(self.limits.stream_games_in_flight)
             .map(move |item| {
                 games += 1;
                 span.record("arbiter.games", games);

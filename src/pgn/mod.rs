@@ -29,4 +29,4 @@ pub use check::{
 };
 pub use export::write_canonical;
 pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, parse_game};
-pub use reader::{GameReader, RawGame, ReaderOptions};
+pub use reader::{GameReader, RawGame, ReaderOptions, Splitter};

@@ -8,8 +8,8 @@
 //! size limit is not kept: the reader skips to the next line that starts
 //! with `[`, reports the game as too large, and goes on from there.
 
-use std::collections::HashSet;
-use std::io::{self, BufRead, Read};
+use std::collections::{HashSet, VecDeque};
+use std::io::{self, BufRead};
 
 /// Limits of the reader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,35 +35,6 @@ pub struct RawGame {
     /// Its bytes (tags and movetext), or `Err(bytes)` with the size of a
     /// game over the limit, which was not kept.
     pub text: Result<Vec<u8>, u64>,
-}
-
-/// Reads games one by one from a PGN stream.
-///
-/// ```
-/// use arbiter::pgn::{GameReader, ReaderOptions};
-/// let text = "[Event \"a\"]\n\n1. e4 e5 *\n[Event \"b\"]\n1. d4 1-0\n";
-/// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
-/// let first = reader.next_game().unwrap().unwrap();
-/// assert_eq!((first.index, first.line), (0, 1));
-/// assert_eq!(first.text.unwrap(), b"[Event \"a\"]\n\n1. e4 e5 *\n");
-/// let second = reader.next_game().unwrap().unwrap();
-/// assert_eq!((second.index, second.line), (1, 4));
-/// assert!(reader.next_game().unwrap().is_none());
-/// ```
-#[derive(Debug)]
-pub struct GameReader<R> {
-    input: R,
-    options: ReaderOptions,
-    /// The number of the next line to read, from 1.
-    line: usize,
-    next_index: usize,
-    /// The line that begins the next game, read while ending the last one.
-    carried: Vec<u8>,
-    /// The hashes of the current game's tag names.
-    names: HashSet<u64>,
-    /// Whether the byte-order mark has been looked for.
-    started: bool,
-    bytes_read: u64,
 }
 
 /// What a line says about where the game ends.
@@ -193,24 +164,222 @@ fn without_end(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-impl<R: BufRead> GameReader<R> {
-    /// A reader of the games in `input`.
-    pub fn new(input: R, options: ReaderOptions) -> GameReader<R> {
-        GameReader {
-            input,
+/// Cuts PGN text pushed in pieces of any size into games: the reader of a
+/// stream that arrives in chunks (a gRPC stream), and the core of
+/// [`GameReader`]. It holds at most the current game (up to the size limit
+/// and one byte); an over-size game is skipped as it arrives.
+///
+/// ```
+/// use arbiter::pgn::{ReaderOptions, Splitter};
+/// let mut splitter = Splitter::new(ReaderOptions::default());
+/// let mut games = std::collections::VecDeque::new();
+/// splitter.push(b"[Event \"a\"]\n\n1. e4 e", &mut games);
+/// assert!(games.is_empty());
+/// splitter.push(b"5 *\n[Event \"b\"]\n1. d4", &mut games);
+/// assert_eq!(games.len(), 1);
+/// splitter.finish(&mut games);
+/// assert_eq!(games[1].text.as_deref(), Ok(&b"[Event \"b\"]\n1. d4"[..]));
+/// ```
+#[derive(Debug)]
+pub struct Splitter {
+    options: ReaderOptions,
+    /// The number of the line being read, from 1.
+    line: usize,
+    next_index: usize,
+    /// The hashes of the current game's tag names.
+    names: HashSet<u64>,
+    /// Whether the first line (and its byte-order mark) has been seen.
+    started: bool,
+    bytes_read: u64,
+    /// The current game's text so far: whole lines, then a line in part.
+    text: Vec<u8>,
+    /// Where the line in part begins in `text`.
+    line_start: usize,
+    scan: Scan,
+    /// The line the current game starts on.
+    start_line: usize,
+    /// An over-size game being skipped: its bytes so far, and whether the
+    /// next byte begins a line.
+    skipping: Option<(u64, bool)>,
+}
+
+impl Splitter {
+    /// A splitter at the start of a stream.
+    pub fn new(options: ReaderOptions) -> Splitter {
+        Splitter {
             options,
             line: 1,
             next_index: 0,
-            carried: Vec::new(),
             names: HashSet::new(),
             started: false,
             bytes_read: 0,
+            text: Vec::new(),
+            line_start: 0,
+            scan: Scan::default(),
+            start_line: 1,
+            skipping: None,
         }
+    }
+
+    /// The bytes pushed so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// Takes the next piece of the stream, adding to `games` every game it
+    /// completes, in order.
+    pub fn push(&mut self, mut data: &[u8], games: &mut VecDeque<RawGame>) {
+        self.bytes_read += data.len() as u64;
+        let max = self.options.max_game_bytes;
+        while !data.is_empty() {
+            if let Some((skipped, at_line_start)) = &mut self.skipping {
+                if *at_line_start && data[0] == b'[' {
+                    let bytes = *skipped;
+                    self.skipping = None;
+                    let line = self.start_line;
+                    self.start_line = self.line;
+                    games.push_back(self.emit(line, Err(bytes)));
+                    continue;
+                }
+                let (n, end) = match memchr::memchr(b'\n', data) {
+                    Some(k) => (k + 1, true),
+                    None => (data.len(), false),
+                };
+                *skipped += n as u64;
+                *at_line_start = end;
+                self.line += usize::from(end);
+                data = &data[n..];
+                continue;
+            }
+            // Never more than the limit and one byte: that byte says the
+            // game is over it.
+            let room = (max + 1).saturating_sub(self.text.len()).max(1).min(data.len());
+            let (n, end) = match memchr::memchr(b'\n', &data[..room]) {
+                Some(k) => (k + 1, true),
+                None => (room, false),
+            };
+            self.text.extend_from_slice(&data[..n]);
+            data = &data[n..];
+            if self.text.len() > max {
+                // A line cut at the limit is counted when its end is skipped.
+                self.line += usize::from(end);
+                self.skipping = Some((self.text.len() as u64, end));
+                self.text.clear();
+                self.reset();
+                continue;
+            }
+            if end {
+                self.end_line(games);
+                self.line += 1;
+            }
+        }
+    }
+
+    /// Ends the stream: the game in progress, if any, is complete.
+    pub fn finish(&mut self, games: &mut VecDeque<RawGame>) {
+        if let Some((skipped, _)) = self.skipping.take() {
+            let line = self.start_line;
+            games.push_back(self.emit(line, Err(skipped)));
+            return;
+        }
+        if self.line_start < self.text.len() {
+            self.end_line(games);
+        }
+        if self.scan.has_content() {
+            let text = std::mem::take(&mut self.text);
+            let line = self.start_line;
+            games.push_back(self.emit(line, Ok(text)));
+        }
+        self.text.clear();
+        self.reset();
+    }
+
+    fn reset(&mut self) {
+        self.line_start = 0;
+        self.scan = Scan::default();
+        self.names.clear();
+    }
+
+    /// Takes the line at `line_start` (whole, or the last of the stream)
+    /// into account; `self.line` is its number.
+    fn end_line(&mut self, games: &mut VecDeque<RawGame>) {
+        if !self.started {
+            self.started = true;
+            if self.text.starts_with(b"\xEF\xBB\xBF") {
+                self.text.drain(..3);
+            }
+        }
+        let was_empty = !self.scan.has_content();
+        match self.scan.feed(without_end(&self.text[self.line_start..]), &mut self.names) {
+            Feed::More => {
+                if !self.scan.has_content() {
+                    // Blank or escape lines before a game are not part of it.
+                    self.text.clear();
+                    self.start_line = self.line + 1;
+                } else if was_empty {
+                    self.start_line = self.line;
+                }
+                self.line_start = self.text.len();
+            }
+            Feed::Ended => {
+                let text = std::mem::take(&mut self.text);
+                let line = self.start_line;
+                games.push_back(self.emit(line, Ok(text)));
+                self.reset();
+                self.start_line = self.line + 1;
+            }
+            Feed::NextGame => {
+                let carried = self.text.split_off(self.line_start);
+                let text = std::mem::replace(&mut self.text, carried);
+                let line = self.start_line;
+                games.push_back(self.emit(line, Ok(text)));
+                self.reset();
+                // The line is a tag line that starts the next game.
+                self.start_line = self.line;
+                self.scan.feed(without_end(&self.text), &mut self.names);
+                self.line_start = self.text.len();
+            }
+        }
+    }
+
+    fn emit(&mut self, line: usize, text: Result<Vec<u8>, u64>) -> RawGame {
+        let index = self.next_index;
+        self.next_index += 1;
+        RawGame { index, line, text }
+    }
+}
+
+/// Reads games one by one from a PGN stream.
+///
+/// ```
+/// use arbiter::pgn::{GameReader, ReaderOptions};
+/// let text = "[Event \"a\"]\n\n1. e4 e5 *\n[Event \"b\"]\n1. d4 1-0\n";
+/// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
+/// let first = reader.next_game().unwrap().unwrap();
+/// assert_eq!((first.index, first.line), (0, 1));
+/// assert_eq!(first.text.unwrap(), b"[Event \"a\"]\n\n1. e4 e5 *\n");
+/// let second = reader.next_game().unwrap().unwrap();
+/// assert_eq!((second.index, second.line), (1, 4));
+/// assert!(reader.next_game().unwrap().is_none());
+/// ```
+#[derive(Debug)]
+pub struct GameReader<R> {
+    input: R,
+    splitter: Splitter,
+    /// Games cut from what was read and not yet handed out.
+    ready: VecDeque<RawGame>,
+    ended: bool,
+}
+
+impl<R: BufRead> GameReader<R> {
+    /// A reader of the games in `input`.
+    pub fn new(input: R, options: ReaderOptions) -> GameReader<R> {
+        GameReader { input, splitter: Splitter::new(options), ready: VecDeque::new(), ended: false }
     }
 
     /// The bytes read from the input so far.
     pub fn bytes_read(&self) -> u64 {
-        self.bytes_read
+        self.splitter.bytes_read()
     }
 
     /// The next game, or `None` at the end of the input.
@@ -219,83 +388,26 @@ impl<R: BufRead> GameReader<R> {
     ///
     /// What reading the input fails with.
     pub fn next_game(&mut self) -> io::Result<Option<RawGame>> {
-        if !self.started {
-            self.started = true;
-            if self.input.fill_buf()?.starts_with(b"\xEF\xBB\xBF") {
-                self.input.consume(3);
-                self.bytes_read += 3;
-            }
-        }
-        let max = self.options.max_game_bytes;
-        let mut text = std::mem::take(&mut self.carried);
-        let mut scan = Scan::default();
-        self.names.clear();
-        let mut start_line = self.line;
-        if !text.is_empty() {
-            // The carried line is a tag line that started this game.
-            start_line -= 1;
-            scan.feed(without_end(&text), &mut self.names);
-        }
         loop {
-            let line_start = text.len();
-            let limit = (max + 1).saturating_sub(line_start) as u64;
-            let n = <&mut R as Read>::take(&mut self.input, limit).read_until(b'\n', &mut text)?;
-            if n == 0 {
-                break;
+            if let Some(game) = self.ready.pop_front() {
+                return Ok(Some(game));
             }
-            self.bytes_read += n as u64;
-            // A line cut at the limit is counted when its end is skipped.
-            self.line += usize::from(text.last() == Some(&b'\n'));
-            if text.len() > max {
-                let at_line_start = text.last() == Some(&b'\n');
-                let skipped = self.skip_game(at_line_start)?;
-                return Ok(Some(self.emit(start_line, Err(text.len() as u64 + skipped))));
+            if self.ended {
+                return Ok(None);
             }
-            let was_empty = !scan.has_content();
-            match scan.feed(without_end(&text[line_start..]), &mut self.names) {
-                Feed::More => {
-                    if !scan.has_content() {
-                        // Blank or escape lines before a game are not part of it.
-                        text.clear();
-                        start_line = self.line;
-                    } else if was_empty {
-                        start_line = self.line - 1;
-                    }
-                }
-                Feed::Ended => return Ok(Some(self.emit(start_line, Ok(text)))),
-                Feed::NextGame => {
-                    self.carried = text.split_off(line_start);
-                    return Ok(Some(self.emit(start_line, Ok(text))));
-                }
-            }
-        }
-        if scan.has_content() { Ok(Some(self.emit(start_line, Ok(text)))) } else { Ok(None) }
-    }
-
-    fn emit(&mut self, line: usize, text: Result<Vec<u8>, u64>) -> RawGame {
-        let index = self.next_index;
-        self.next_index += 1;
-        RawGame { index, line, text }
-    }
-
-    /// Skips the rest of a game over the size limit, up to the next line
-    /// that starts with `[` (not consumed); returns the bytes skipped.
-    fn skip_game(&mut self, mut at_line_start: bool) -> io::Result<u64> {
-        let mut skipped = 0u64;
-        loop {
-            let buf = self.input.fill_buf()?;
-            if buf.is_empty() || (at_line_start && buf[0] == b'[') {
-                return Ok(skipped);
-            }
-            let (n, line_end) = match memchr::memchr(b'\n', buf) {
-                Some(k) => (k + 1, true),
-                None => (buf.len(), false),
+            let buf = match self.input.fill_buf() {
+                Ok(buf) => buf,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
             };
+            if buf.is_empty() {
+                self.ended = true;
+                self.splitter.finish(&mut self.ready);
+                continue;
+            }
+            let n = buf.len();
+            self.splitter.push(buf, &mut self.ready);
             self.input.consume(n);
-            skipped += n as u64;
-            self.bytes_read += n as u64;
-            self.line += usize::from(line_end);
-            at_line_start = line_end;
         }
     }
 }
@@ -377,5 +489,30 @@ mod tests {
         let read = games("\n% x\n\n[Event \"a\"]\n1. e4 *\n", 1 << 20);
         assert_eq!(read.len(), 1);
         assert_eq!(read[0].line, 4);
+    }
+
+    /// Pushed in pieces of any size, the stream cuts into the same games.
+    #[test]
+    fn pieces_of_any_size_cut_the_same_games() {
+        let long = "1. e4 e5 ".repeat(40);
+        let text = format!(
+            "\u{feff}\n% x\n[Event \"a\"]\r\n\r\n1. e4 {{1-0}} (1. d4 1-0) e5 *\r\n\
+             [Event \"b\"]\n\n{long}\n{long} 1-0\n[Event \"c\"]\n\n[Event \"d\"]\n1. d4"
+        );
+        let whole = games(&text, 300);
+        assert_eq!(whole.len(), 4);
+        assert_eq!(
+            whole[1].text,
+            Err((text.find("[Event \"c").unwrap() - text.find("[Event \"b").unwrap()) as u64)
+        );
+        for size in 1..=text.len() {
+            let mut splitter = Splitter::new(ReaderOptions { max_game_bytes: 300 });
+            let mut cut = VecDeque::new();
+            for piece in text.as_bytes().chunks(size) {
+                splitter.push(piece, &mut cut);
+            }
+            splitter.finish(&mut cut);
+            assert_eq!(Vec::from(cut), whole, "pieces of {size} bytes");
+        }
     }
 }

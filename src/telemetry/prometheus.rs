@@ -40,7 +40,7 @@ pub const GAMES_FINISHED: &str = "arbiter_games_finished_total";
 /// Games asked about (ValidateGame, LegalMoves, each game of a stream), by
 /// requested `notation`.
 pub const GAME_REQUESTS: &str = "arbiter_game_requests_total";
-/// Games of `ValidateGames` streams being checked right now.
+/// Games of `ValidateGames` and `ValidatePgn` streams being checked right now.
 pub const STREAM_GAMES_IN_FLIGHT: &str = "arbiter_stream_games_in_flight";
 /// Replay cache lookups answered from the cache (recorded by the cache).
 pub const CACHE_HITS: &str = "arbiter_cache_hits_total";
@@ -112,7 +112,10 @@ fn describe() {
     describe_counter!(ILLEGAL_MOVES, "illegal moves, by reason");
     describe_counter!(GAMES_FINISHED, "games whose final position ends the game, by termination");
     describe_counter!(GAME_REQUESTS, "games asked about, by requested notation and variant");
-    describe_gauge!(STREAM_GAMES_IN_FLIGHT, "games of ValidateGames streams being checked");
+    describe_gauge!(
+        STREAM_GAMES_IN_FLIGHT,
+        "games of ValidateGames and ValidatePgn streams being checked"
+    );
     describe_counter!(CACHE_HITS, "replay cache lookups answered from the cache");
     describe_counter!(CACHE_MISSES, "replay cache lookups that had to replay");
     describe_counter!(CACHE_EVICTIONS, "replay cache entries evicted to stay within the bound");
