@@ -19,6 +19,7 @@ use crate::report::{GameJson, Messages};
 use crate::telemetry::Telemetry;
 
 mod pgn;
+mod remote;
 pub use pgn::PgnArgs;
 
 /// Arbiter: the Laws of Chess as a service.

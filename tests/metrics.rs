@@ -340,6 +340,9 @@ async fn known_series_are_registered_at_zero_at_start_up() {
             "{HANDLED}{{grpc_service=\"{RULES}\",grpc_method=\"ValidateGames\",grpc_code=\"RESOURCE_EXHAUSTED\"}}"
         ),
         &format!(
+            "{HANDLED}{{grpc_service=\"{RULES}\",grpc_method=\"ValidatePgn\",grpc_code=\"OK\"}}"
+        ),
+        &format!(
             "{HANDLED}{{grpc_service=\"grpc.reflection.v1.ServerReflection\",grpc_method=\"ServerReflectionInfo\",grpc_code=\"OK\"}}"
         ),
     ] {

@@ -4,6 +4,7 @@
 //! stream going, an over-size chunk, back-pressure, and the shared PGN files
 //! answered as the local reader answers them.
 
+#[allow(dead_code)]
 mod common;
 
 use std::sync::Arc;

@@ -557,6 +557,63 @@ def test_validate_games_stream(pb, rules):
 
 
 # --------------------------------------------------------------------------
+# ValidatePgn (bidirectional stream of PGN text).
+
+PGN_TEXT = (
+    "\ufeff[Event \"mate\"]\r\n[White \"M\u00fcller\"]\r\n[Result \"0-1\"]\r\n\r\n"
+    "1. f3 {weak} e5 2. g4?? (2. e4 Nc6) Qh4# 0-1\r\n\r\n"
+    '[Event "illegal"]\n[Result "*"]\n\n1. e4 e5 (1... Nf6 2. Ke3) 2. Ke3 Nc6 *\n\n'
+    '[Event "bad fen"]\n[SetUp "1"]\n[FEN "8/8/8/8/8/8/8/8 w - - 0 1"]\n\n*\n\n'
+    '[Event "stalemate called a win"]\n[FEN "k7/8/8/2Q5/8/8/8/2K5 w - - 0 1"]\n'
+    '[Result "1-0"]\n\n1. Qb6 1-0\n\n'
+    "[Event \"unfinished\"]\n\n1. d4 d5 2. c4"
+).encode()
+
+
+def test_validate_pgn_stream(pb, rules):
+    # Chunks of 5 bytes cut lines, tags and the two-byte "\u00fc" anywhere.
+    chunks = [pb.m.ValidatePgnRequest(chunk=PGN_TEXT[i : i + 5]) for i in range(0, len(PGN_TEXT), 5)]
+    replies = list(rules.ValidatePgn(iter(chunks), timeout=RPC_TIMEOUT_S))
+    assert [r.index for r in replies] == [0, 1, 2, 3, 4]
+    assert [r.tags[0].value for r in replies] == [
+        "mate", "illegal", "bad fen", "stalemate called a win", "unfinished",
+    ]  # fmt: skip
+    mate, illegal, bad_fen, stalemate, unfinished = replies
+
+    assert mate.line == 1
+    assert (mate.tags[1].name, mate.tags[1].value) == ("White", "M\u00fcller")
+    assert mate.WhichOneof("result") == "verdict"
+    assert mate.verdict.plies == 4
+    assert mate.verdict.outcome.termination == pb.m.TERMINATION_CHECKMATE
+    assert mate.verdict.result_tag == "0-1" and mate.verdict.result_consistent
+    assert not mate.verdict.HasField("illegal_move") and not mate.verdict.variation_errors
+
+    assert illegal.verdict.plies == 2
+    assert illegal.verdict.illegal_move.index == 2
+    assert illegal.verdict.illegal_move.move == "Ke3"
+    assert illegal.verdict.illegal_move.reason == pb.m.ILLEGAL_MOVE_REASON_NO_PIECE
+    [side] = illegal.verdict.variation_errors
+    assert (list(side.path), side.index, side.move) == ([1, 0], 1, "Ke3")
+    assert side.reason == "ILLEGAL_MOVE_REASON_NO_PIECE"
+
+    assert bad_fen.WhichOneof("result") == "error"
+    assert (bad_fen.error.code, bad_fen.error.reason, bad_fen.error.field) == (
+        "INVALID_ARGUMENT", "INVALID_FEN", "FEN",
+    )  # fmt: skip
+
+    assert stalemate.verdict.outcome.termination == pb.m.TERMINATION_STALEMATE
+    assert not stalemate.verdict.result_consistent
+
+    assert unfinished.verdict.plies == 3
+    assert not unfinished.verdict.HasField("result_tag")
+    assert unfinished.verdict.result_consistent
+
+    # The whole text in one chunk gets the same answers.
+    whole = list(rules.ValidatePgn(iter([pb.m.ValidatePgnRequest(chunk=PGN_TEXT)]), timeout=RPC_TIMEOUT_S))
+    assert whole == replies
+
+
+# --------------------------------------------------------------------------
 # LegalMoves.
 
 
@@ -713,7 +770,9 @@ def test_reflection_v1alpha(channel):
 
     pool = descriptor_pool.DescriptorPool(db)
     service = pool.FindServiceByName(SERVICE)
-    assert set(service.methods_by_name) == {"ValidateGame", "ValidateGames", "LegalMoves", "Perft"}
+    assert set(service.methods_by_name) == {
+        "ValidateGame", "ValidateGames", "LegalMoves", "Perft", "ValidatePgn",
+    }  # fmt: skip
     stream = service.methods_by_name["ValidateGames"]
     assert stream.client_streaming and stream.server_streaming
     for method in service.methods:

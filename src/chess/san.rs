@@ -90,6 +90,29 @@ impl SanString {
         SanString { bytes: (text | (len as u64) << 56).to_le_bytes() }
     }
 
+    /// SAN text as written elsewhere (say, by a server's answer): `None`
+    /// unless it is 1 to 7 ASCII characters with no NUL.
+    ///
+    /// ```
+    /// use arbiter::chess::san::SanString;
+    /// assert_eq!(SanString::from_text("exd8=Q+").unwrap(), "exd8=Q+");
+    /// assert!(SanString::from_text("Qa1xb2#+").is_none());
+    /// assert!(SanString::from_text("").is_none());
+    /// ```
+    pub fn from_text(text: &str) -> Option<SanString> {
+        if text.is_empty() || text.len() > Self::CAPACITY {
+            return None;
+        }
+        let mut writer = SanWriter::new();
+        for c in text.chars() {
+            if !c.is_ascii() || c == '\0' {
+                return None;
+            }
+            writer.push(c);
+        }
+        Some(writer.finish())
+    }
+
     /// Its length in bytes.
     #[inline]
     pub fn len(&self) -> usize {

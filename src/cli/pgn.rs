@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
+use super::remote;
 use crate::pgn::{
     GameReader, GameReport, RawGame, ReaderOptions, check_game, json, write_canonical,
 };
@@ -39,6 +40,30 @@ pub struct PgnArgs {
     /// Largest game read, in bytes; a larger one is reported and skipped.
     #[arg(long, default_value_t = ReaderOptions::default().max_game_bytes, value_name = "BYTES")]
     pub max_game_bytes: usize,
+    /// Send the games' rules work to a running Arbiter at HOST:PORT (one
+    /// replica, or a Kubernetes Service in front of many) over ValidateGames
+    /// streams, instead of checking them here; the output is the same.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub remote: Option<String>,
+    /// With --remote: streams open at once, each on a connection of its own.
+    #[arg(long, default_value_t = 4, requires = "remote",
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
+    /// With --remote: PEM file of the certificates that sign the server's;
+    /// connects over TLS.
+    #[arg(long, value_name = "FILE", requires = "remote")]
+    pub tls_ca: Option<PathBuf>,
+    /// With --tls-ca: PEM certificate chain presented to the server (mutual
+    /// TLS), with --tls-key.
+    #[arg(long, value_name = "FILE", requires_all = ["tls_ca", "tls_key"])]
+    pub tls_cert: Option<PathBuf>,
+    /// With --tls-cert: its PEM private key.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// With --tls-ca: the name the server's certificate must carry
+    /// (default: the host of --remote).
+    #[arg(long, value_name = "NAME", requires = "tls_ca")]
+    pub tls_domain: Option<String>,
     /// PGN files, plain or compressed (.zst, .gz, .bz2, found by content);
     /// none or `-`: standard input.
     pub files: Vec<PathBuf>,
@@ -86,7 +111,11 @@ struct Answer {
 }
 
 fn answer(raw: RawGame, index: u64, json_out: bool, canonical_out: bool) -> Answer {
-    let mut report = check_game(raw);
+    answer_of(check_game(raw), index, json_out, canonical_out)
+}
+
+/// The output of a game checked, numbered `index` across the inputs.
+fn answer_of(mut report: GameReport, index: u64, json_out: bool, canonical_out: bool) -> Answer {
     report.index = index as usize;
     let mut counts = Counts::default();
     counts.add(&report);
@@ -340,7 +369,22 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         }
         outputs.write(answer)
     };
-    let written = if jobs <= 1 {
+    let written = if let Some(addr) = &args.remote {
+        let remote = remote::Remote {
+            addr: addr.clone(),
+            concurrency: args.concurrency as usize,
+            tls_ca: args.tls_ca.clone(),
+            tls_identity: args.tls_cert.clone().zip(args.tls_key.clone()),
+            tls_domain: args.tls_domain.clone(),
+        };
+        run_remote(
+            games,
+            &remote,
+            |answer| take(answer, &mut counts, &mut progress),
+            json_out,
+            canonical_out,
+        )
+    } else if jobs <= 1 {
         // One thread in all: read, validate, write.
         let mut result = Ok(());
         while let Some(raw) = games.next_game() {
@@ -430,4 +474,76 @@ fn run_parallel(
     // Dropping the receiver (on an error) stops the reader at its next send.
     let failed = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     result.map(|()| failed)
+}
+
+/// Reads and plans games on a thread of their own while `remote` checks
+/// them; answers are handed to `take` in input order. Returns whether some
+/// input could not be read or the server could not check every game.
+fn run_remote(
+    mut games: Games,
+    remote: &remote::Remote,
+    mut take: impl FnMut(&Answer) -> io::Result<()>,
+    json_out: bool,
+    canonical_out: bool,
+) -> io::Result<bool> {
+    use futures_util::StreamExt;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let pool = match remote::Pool::start(remote) {
+            Ok(pool) => pool,
+            Err(err) => {
+                eprintln!("arbiter: {err}");
+                return Ok(true);
+            }
+        };
+        let (send, receive) = tokio::sync::mpsc::channel(1024);
+        let reader = std::thread::spawn(move || {
+            while let Some(raw) = games.next_game() {
+                if send.blocking_send(remote::plan(raw)).is_err() {
+                    break;
+                }
+            }
+            games.failed
+        });
+        // Games being checked at once, answers kept back for the order.
+        let window = remote.concurrency * 32;
+        let reports = remote::receiver_stream(receive)
+            .map(|planned| {
+                let pool = &pool;
+                async move {
+                    match planned {
+                        Ok(job) => pool.check(job).await,
+                        Err(report) => Ok(*report),
+                    }
+                }
+            })
+            .buffered(window);
+        let mut reports = Box::pin(reports);
+        let mut index = 0;
+        let mut result = Ok(false);
+        while let Some(report) = reports.next().await {
+            match report {
+                Ok(report) => {
+                    let answer = answer_of(report, index, json_out, canonical_out);
+                    index += 1;
+                    if let Err(err) = take(&answer) {
+                        result = Err(err);
+                        break;
+                    }
+                }
+                Err(status) => {
+                    let code = crate::status::code_name(status.code());
+                    eprintln!("arbiter: {}: {code}: {}", remote.addr, status.message());
+                    result = Ok(true);
+                    break;
+                }
+            }
+        }
+        // Dropping the stream stops the reader at its next send.
+        drop(reports);
+        pool.close().await;
+        let failed = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        result.map(|remote_failed| remote_failed || failed)
+    })
 }

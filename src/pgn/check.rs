@@ -77,7 +77,12 @@ pub fn variant_of(tag: &str) -> Result<Variant, GameError> {
 /// This is the one place that decides which variants can be replayed. A
 /// Chess960 game reads its FEN tag as X-FEN or Shredder-FEN; without one it
 /// starts from the standard array (position 518), as the service does.
-pub(super) fn start_position(game: &PgnGame) -> Result<Position, GameError> {
+///
+/// # Errors
+///
+/// A [`GameError`] for a variant that cannot be played, a bad `FEN` tag or
+/// a `SetUp` tag without one.
+pub fn start_position(game: &PgnGame) -> Result<Position, GameError> {
     let variant = game.tag("Variant").map_or(Ok(Variant::Standard), |v| variant_of(&v))?;
     let mode = match variant {
         Variant::Standard => CastlingMode::Standard,

@@ -88,7 +88,7 @@ impl MoveNode {
     }
 
     /// The variations, to fill in their SAN.
-    pub(super) fn variations_mut(&mut self) -> &mut [Line] {
+    pub fn variations_mut(&mut self) -> &mut [Line] {
         self.extra.as_mut().map_or(&mut [], |e| &mut e.variations)
     }
 

@@ -1,0 +1,169 @@
+//! `arbiter pgn --remote`: the real binary against a real server on
+//! 127.0.0.1 gives the same output (JSON lines, canonical PGN, summary
+//! counts, exit status) as local validation, on a text with variations,
+//! illegal moves and unreadable games and on every shared PGN file; a
+//! server that sheds the stream is retried, and one that keeps shedding it
+//! ends the run with exit status 2.
+
+#[allow(dead_code)]
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+#[allow(dead_code)]
+#[path = "common/server.rs"]
+mod test_server;
+use test_server::TestServer;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("arbiter-pgn-remote-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `arbiter pgn ARGS FILES` (off the test's runtime).
+async fn pgn(args: Vec<String>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .arg("pgn")
+            .arg("--quiet")
+            .args(args)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+/// The summary's counts: its first line (the second has the time).
+fn counts(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(lines.len() >= 2, "{stderr}");
+    let games = lines[lines.len() - 1].split(" in ").next().unwrap();
+    format!("{}\n{games}", lines[lines.len() - 2])
+}
+
+/// Runs the file locally and remotely, with JSON and canonical PGN, and
+/// checks that everything but the timing is the same; returns the output.
+async fn same_output(server: &TestServer, file: &Path, concurrency: u32) -> Output {
+    let dir = scratch(&format!("{concurrency}"));
+    let local_pgn = dir.join("local.pgn");
+    let remote_pgn = dir.join("remote.pgn");
+    let path = file.to_str().unwrap().to_owned();
+    let local = pgn(vec![
+        "--json".into(),
+        "--canonical".into(),
+        local_pgn.to_str().unwrap().into(),
+        path.clone(),
+    ])
+    .await;
+    let remote = pgn(vec![
+        "--json".into(),
+        "--canonical".into(),
+        remote_pgn.to_str().unwrap().into(),
+        "--remote".into(),
+        server.addr.to_string(),
+        "--concurrency".into(),
+        concurrency.to_string(),
+        path,
+    ])
+    .await;
+    let label = file.display();
+    assert_eq!(remote.status.code(), local.status.code(), "{label}: exit status");
+    assert_eq!(counts(&remote), counts(&local), "{label}: summary");
+    assert!(!local.stdout.is_empty(), "{label}: no JSON lines");
+    assert!(
+        remote.stdout == local.stdout,
+        "{label}: the JSON lines differ; local:\n{}\nremote:\n{}",
+        String::from_utf8_lossy(&local.stdout),
+        String::from_utf8_lossy(&remote.stdout)
+    );
+    let (a, b) = (std::fs::read(&local_pgn).unwrap(), std::fs::read(&remote_pgn).unwrap());
+    assert!(a == b, "{label}: the canonical PGN differs");
+    remote
+}
+
+const TRICKY: &str = "[Event \"mate\"]\n[Result \"0-1\"]\n\n\
+    1. f3 {weak} e5 2. g4?? (2. e4 Nc6 (2... Nf6 3. Ke3) 3. Nf3) (2. Bxh7) Qh4# 0-1\n\n\
+    [Event \"illegal\"]\n[Result \"*\"]\n\n1. e4 e5 (1... Nf6 2. Ke3) 2. Ke3 (2. Nf3 Nc6) Nc6 *\n\n\
+    [Event \"bad fen\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*\n\n\
+    [Event \"crazyhouse\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 *\n\n\
+    [Event \"from a FEN\"]\n[FEN \"k7/8/8/2Q5/8/8/8/2K5 w - - 0 1\"]\n[Result \"1-0\"]\n\n1. Qb6 1-0\n\n\
+    [Event \"960\"]\n[Variant \"Chess960\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1\"]\n\n\
+    1. g3 g6 2. Ng2 Nf6 3. O-O *\n\n\
+    [Event \"variation first\"]\n\n(1. d4) 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1/2-1/2\n\n\
+    [Event \"unfinished\"]\n\n1. d4 d5 2. c4";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_output_is_the_local_output() {
+    let server = TestServer::start(&[]).await;
+    let file = scratch("tricky").join("tricky.pgn");
+    // Many copies: more games than the streams keep in flight.
+    std::fs::write(&file, format!("{TRICKY}\n\n").repeat(40)).unwrap();
+    for concurrency in [1, 3] {
+        let output = same_output(&server, &file, concurrency).await;
+        assert_eq!(output.status.code(), Some(1));
+        assert!(counts(&output).ends_with("320 games"), "{}", counts(&output));
+    }
+    // Over the server's moves limit: the game is checked locally instead.
+    let small = TestServer::start(&["--max-moves", "4"]).await;
+    same_output(&small, &file, 2).await;
+    small.shutdown().await.unwrap();
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_pgn_files_give_the_same_output_remotely() {
+    let Some(dir) = common::data_dir_or_skip() else { return };
+    let server = TestServer::start(&[]).await;
+    let mut files = Vec::new();
+    for sub in std::fs::read_dir(dir.join("pgn")).unwrap() {
+        for file in std::fs::read_dir(sub.unwrap().path()).unwrap() {
+            files.push(file.unwrap().path());
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 10, "{files:?}");
+    for file in &files {
+        same_output(&server, file, 4).await;
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shed_stream_is_sent_again_and_one_always_shed_ends_the_run() {
+    let server = TestServer::start(&["--max-concurrency", "1"]).await;
+    let file = scratch("shed").join("games.pgn");
+    std::fs::write(&file, TRICKY).unwrap();
+    let args = |file: &Path| {
+        vec![
+            "--remote".to_owned(),
+            server.addr.to_string(),
+            "--concurrency".into(),
+            "1".into(),
+            file.to_str().unwrap().into(),
+        ]
+    };
+    // Always shed: four attempts (50 + 100 + 200 ms apart), then exit 2.
+    let mut holder = server.client().await;
+    let slot = test_server::hold_a_slot(&mut holder).await;
+    let started = Instant::now();
+    let output = pgn(args(&file)).await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("resource") || stderr.contains("RESOURCE"), "{stderr}");
+    assert!(started.elapsed() >= Duration::from_millis(350), "{:?}", started.elapsed());
+    // Shed at first, then the slot is freed: the retries get through.
+    let run = tokio::spawn(pgn(args(&file)));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(slot);
+    let output = run.await.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.lines().last().unwrap().contains("8 games"), "{stderr}");
+    server.shutdown().await.unwrap();
+}
