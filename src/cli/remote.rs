@@ -207,7 +207,7 @@ fn illegal_reason(reason: i32) -> Option<IllegalReason> {
 }
 
 fn outcome(outcome: &proto::Outcome) -> Option<Outcome> {
-    let proto::Outcome { result, termination, claimable_draws, pgn_result: _ } = outcome;
+    let proto::Outcome { result, termination, claimable_draws, pgn_result: _, unproven } = outcome;
     let result = match proto::GameResult::try_from(*result).ok()? {
         proto::GameResult::Unspecified => return None,
         proto::GameResult::Ongoing => GameResult::Ongoing,
@@ -222,6 +222,9 @@ fn outcome(outcome: &proto::Outcome) -> Option<Outcome> {
         proto::Termination::InsufficientMaterial => Some(Termination::InsufficientMaterial),
         proto::Termination::SeventyFiveMoveRule => Some(Termination::SeventyFiveMoveRule),
         proto::Termination::FivefoldRepetition => Some(Termination::FivefoldRepetition),
+        proto::Termination::DeadPosition => Some(Termination::DeadPosition),
+        proto::Termination::Timeout => Some(Termination::Timeout),
+        proto::Termination::TimeoutVsUnwinnable => Some(Termination::TimeoutVsUnwinnable),
     };
     let claims = |draw: proto::ClaimableDraw| claimable_draws.contains(&(draw as i32));
     Some(Outcome {
@@ -229,6 +232,7 @@ fn outcome(outcome: &proto::Outcome) -> Option<Outcome> {
         termination,
         fifty_move_claimable: claims(proto::ClaimableDraw::FiftyMoveRule),
         threefold_claimable: claims(proto::ClaimableDraw::ThreefoldRepetition),
+        unproven: *unproven,
     })
 }
 
