@@ -1,12 +1,16 @@
 //! The PGN reader on any bytes: no panic; no game kept over the size limit
 //! (bounded memory), read through a small buffer so that lines cross its
 //! refills; every readable game's canonical export reads back to the same
-//! mainline, plies and final position.
+//! mainline, plies and final position; the push-based `Splitter` (fed in
+//! pieces of 7 bytes) cuts the same games as `GameReader`, and a game read
+//! while it was cut is the game its text reads as.
 #![no_main]
 
 use std::io::BufReader;
 
-use arbiter::pgn::{GameReader, ReaderOptions, check_game, write_canonical};
+use std::collections::VecDeque;
+
+use arbiter::pgn::{GameReader, ReaderOptions, Splitter, check_game, parse_game, write_canonical};
 use libfuzzer_sys::fuzz_target;
 
 /// A small limit, so that inputs reach it.
@@ -15,8 +19,22 @@ const MAX_GAME_BYTES: usize = 2048;
 fuzz_target!(|data: &[u8]| {
     let options = ReaderOptions { max_game_bytes: MAX_GAME_BYTES };
     let input = BufReader::with_capacity(64, data);
+    let mut splitter = Splitter::new(options);
+    let mut pushed = VecDeque::new();
+    for piece in data.chunks(7) {
+        splitter.push(piece, &mut pushed);
+    }
+    splitter.finish(&mut pushed);
+    let mut cut = 0;
     for raw in GameReader::new(input, options) {
         let raw = raw.expect("reading from memory does not fail");
+        let same = pushed.pop_front().expect("the splitter cut as many games");
+        assert_eq!((same.index, same.line, &same.text), (raw.index, raw.line, &raw.text));
+        cut += 1;
+        let (index, line, read) = raw.clone().into_game();
+        if let (Ok(read), Ok(text)) = (&read, &raw.text) {
+            assert_eq!(read, &parse_game(text.clone()), "game {index} at line {line}");
+        }
         if let Ok(text) = &raw.text {
             assert!(text.len() <= MAX_GAME_BYTES, "a game of {} bytes kept", text.len());
         }
@@ -38,4 +56,5 @@ fuzz_target!(|data: &[u8]| {
             |g: &arbiter::pgn::PgnGame| g.mainline.moves.iter().map(|m| m.san).collect::<Vec<_>>();
         assert_eq!(sans(game2)[..verdict.plies], sans(game)[..verdict.plies]);
     }
+    assert!(pushed.is_empty(), "the splitter cut more games than the {cut} read");
 });

@@ -152,15 +152,14 @@ fn plan_line(
 
 /// Reads a game and plans its requests.
 pub fn plan(raw: RawGame) -> Result<Job, Box<GameReport>> {
-    let RawGame { index, line, text } = raw;
-    let text = match text {
-        Ok(text) => text,
+    let (index, line, game) = raw.into_game();
+    let game = match game {
+        Ok(game) => game,
         Err(bytes) => {
             let verdict = Err(crate::pgn::GameError::TooLarge { bytes });
             return Err(Box::new(GameReport { index, line, game: None, verdict }));
         }
     };
-    let game = parse_game(text);
     let start = start_position(&game);
     let mut job = (Vec::new(), Vec::new());
     if let Ok(start) = &start {

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use thiserror::Error;
 
-use super::parse::{Line, PgnGame, parse_game};
+use super::parse::{Line, PgnGame};
 use super::reader::RawGame;
 pub use super::terms::{ResultToken, VariationError, VariationReason};
 use crate::chess::game::{Game, IllegalMove, Notation, ReplayOptions, Replayed};
@@ -174,10 +174,9 @@ pub fn result_consistent(tag: Option<&str>, token: Option<ResultToken>, outcome:
 
 /// Reads and validates one game as the reader cut it.
 pub fn check_game(raw: RawGame) -> GameReport {
-    let RawGame { index, line, text } = raw;
-    match text {
-        Ok(text) => {
-            let mut game = parse_game(text);
+    let (index, line, game) = raw.into_game();
+    match game {
+        Ok(mut game) => {
             let verdict = check_parsed(&mut game);
             GameReport { index, line, game: Some(game), verdict }
         }
@@ -313,6 +312,7 @@ mod tests {
     use super::*;
     use crate::chess::illegal::IllegalReason;
     use crate::chess::outcome::Termination;
+    use crate::pgn::parse::parse_game;
 
     fn check(text: &str) -> (PgnGame, Result<Verdict, GameError>) {
         let mut game = parse_game(text.as_bytes().to_vec());

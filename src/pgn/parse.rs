@@ -266,9 +266,41 @@ struct Parser<'a> {
     text: &'a [u8],
     pos: usize,
     errors: Vec<VariationError>,
+    /// Whether the parser also finds where the game ends in a stream (see
+    /// [`cut_game`]); off, it reads a text already cut to one game.
+    cutting: bool,
+    /// Where the next game begins, once found: the start of a tag line.
+    stop: Option<usize>,
+    /// The names of the tags that begin their line, for telling the next
+    /// game's tags after a blank line.
+    names: Vec<&'a [u8]>,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(text: &'a [u8], cutting: bool) -> Parser<'a> {
+        Parser { text, pos: 0, errors: Vec::new(), cutting, stop: None, names: Vec::new() }
+    }
+
+    /// The start of the line `at` is on, if only whitespace comes before
+    /// `at` on it.
+    fn line_start_before(&self, at: usize) -> Option<usize> {
+        let mut k = at;
+        while k > 0 && matches!(self.text[k - 1], b' ' | b'\t' | b'\r' | b'\x0c') {
+            k -= 1;
+        }
+        (k == 0 || self.text[k - 1] == b'\n').then_some(k)
+    }
+
+    /// When cutting, whether the `[` at `at` begins the next game (a tag
+    /// line after movetext); if so the game stops there.
+    fn next_game_at(&mut self, at: usize) -> bool {
+        if !self.cutting {
+            return false;
+        }
+        self.stop = self.line_start_before(at);
+        self.stop.is_some()
+    }
+
     fn at_line_start(&self) -> bool {
         self.pos == 0 || self.text[self.pos - 1] == b'\n'
     }
@@ -281,13 +313,22 @@ impl Parser<'_> {
     }
 
     /// The tag pairs at the start; `None` once the movetext begins.
-    fn tag(&mut self) -> Option<(Span, Span)> {
+    fn tag(&mut self, first: bool) -> Option<(Span, Span)> {
+        // Whether a blank line (whitespace only) came since the last tag.
+        let mut blank = false;
+        // Whether the line being skipped has had anything but whitespace.
+        let mut content = true;
         loop {
             while self.pos < self.text.len() && self.text[self.pos].is_ascii_whitespace() {
+                if self.text[self.pos] == b'\n' {
+                    blank |= !content;
+                    content = false;
+                }
                 self.pos += 1;
             }
             if self.pos < self.text.len() && self.text[self.pos] == b'%' && self.at_line_start() {
                 self.skip_line();
+                content = true;
                 continue;
             }
             break;
@@ -296,6 +337,7 @@ impl Parser<'_> {
             return None;
         }
         let text = self.text;
+        let line_start = self.line_start_before(self.pos);
         let mut i = self.pos + 1;
         let skip_space = |i: &mut usize| {
             while *i < text.len() && text[*i].is_ascii_whitespace() && text[*i] != b'\n' {
@@ -308,6 +350,19 @@ impl Parser<'_> {
             i += 1;
         }
         let name = Span::new(name_start, i);
+        if self.cutting
+            && let Some(start) = line_start
+        {
+            // After a blank line, a tag the game already has begins the
+            // next game (files of tags only); another goes on the same tag
+            // section (ChessBase writes blank lines between tags).
+            let bytes = name.bytes(text);
+            if !first && blank && self.names.contains(&bytes) {
+                self.stop = Some(start);
+                return None;
+            }
+            self.names.push(bytes);
+        }
         skip_space(&mut i);
         let mut value = Span::new(i, i);
         if text.get(i) == Some(&b'"') {
@@ -336,9 +391,10 @@ impl Parser<'_> {
     fn line(&mut self, depth: usize, path: &mut Vec<u32>) -> (Line, Option<ResultToken>) {
         let mut line = Line::default();
         let text = self.text;
-        while self.pos < text.len() {
+        while self.pos < text.len() && self.stop.is_none() {
             let b = text[self.pos];
             match b {
+                b'[' if self.next_game_at(self.pos) => break,
                 b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
                 b'{' => {
                     let start = self.pos + 1;
@@ -436,7 +492,9 @@ impl Parser<'_> {
     fn skip_variation(&mut self) {
         let mut depth = 1usize;
         while self.pos < self.text.len() && depth > 0 {
-            match self.text[self.pos] {
+            let b = self.text[self.pos];
+            match b {
+                b'[' if self.next_game_at(self.pos) => return,
                 b'(' => depth += 1,
                 b')' => depth -= 1,
                 b'{' => {
@@ -486,14 +544,86 @@ fn attach_comment(line: &mut Line, span: Span, text: &[u8]) {
 /// assert_eq!(game.mainline.moves.len(), 2);
 /// ```
 pub fn parse_game(text: Vec<u8>) -> PgnGame {
-    let mut parser = Parser { text: &text, pos: 0, errors: Vec::new() };
+    let parts = read(&mut Parser::new(&text, false));
+    parts.with_text(text)
+}
+
+/// A game read, but for its text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Parsed {
+    tags: Vec<(Span, Span)>,
+    mainline: Line,
+    result_token: Option<ResultToken>,
+    syntax_errors: Vec<VariationError>,
+}
+
+impl Parsed {
+    /// The game, with the text its spans point into.
+    pub(super) fn with_text(self, text: Vec<u8>) -> PgnGame {
+        let Parsed { tags, mainline, result_token, syntax_errors } = self;
+        PgnGame { text, tags, mainline, result_token, syntax_errors }
+    }
+}
+
+fn read(parser: &mut Parser<'_>) -> Parsed {
     let mut tags = Vec::new();
-    while let Some(tag) = parser.tag() {
+    while let Some(tag) = parser.tag(tags.is_empty()) {
         tags.push(tag);
     }
-    let (mainline, result_token) = parser.line(0, &mut Vec::new());
-    let syntax_errors = parser.errors;
-    PgnGame { tags, mainline, result_token, syntax_errors, text }
+    read_after_tags(parser, tags)
+}
+
+fn read_after_tags(parser: &mut Parser<'_>, tags: Vec<(Span, Span)>) -> Parsed {
+    let (mainline, result_token) = if parser.stop.is_some() {
+        (Line::default(), None)
+    } else {
+        parser.line(0, &mut Vec::new())
+    };
+    let syntax_errors = std::mem::take(&mut parser.errors);
+    Parsed { tags, mainline, result_token, syntax_errors }
+}
+
+/// Where the game at the start of a stream's text ends.
+pub(super) enum Cut {
+    /// The game, read, and the length of its text.
+    Game(Parsed, usize),
+    /// The text may go on: more is needed to tell.
+    More,
+    /// The movetext begins on a line with a tag (`[A "x"] 1. e4`): where
+    /// such a game ends is for the line-by-line rules to say.
+    ByLines,
+}
+
+/// Reads the game at the start of `text` (whole lines; the last may lack
+/// its end only `at_end`, at the end of the stream) and finds where it
+/// ends, in one pass: the end of the line of its result token outside
+/// comments and variations, or the start of a tag line after its movetext,
+/// or (tags only) of a tag line repeating one of its tags after a blank
+/// line, or the end of the stream.
+pub(super) fn cut_game(text: &[u8], at_end: bool) -> Cut {
+    let mut parser = Parser::new(text, true);
+    let mut tags = Vec::new();
+    while let Some(tag) = parser.tag(tags.is_empty()) {
+        tags.push(tag);
+    }
+    if parser.stop.is_none()
+        && parser.pos < text.len()
+        && parser.line_start_before(parser.pos).is_none()
+    {
+        return Cut::ByLines;
+    }
+    let parts = read_after_tags(&mut parser, tags);
+    let end = match (parser.stop, parts.result_token) {
+        (Some(stop), _) => stop,
+        (None, Some(_)) => match memchr::memchr(b'\n', &text[parser.pos..]) {
+            Some(k) => parser.pos + k + 1,
+            None if at_end => text.len(),
+            None => return Cut::More,
+        },
+        (None, None) if at_end => text.len(),
+        (None, None) => return Cut::More,
+    };
+    Cut::Game(parts, end)
 }
 
 #[cfg(test)]

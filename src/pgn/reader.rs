@@ -8,8 +8,10 @@
 //! size limit is not kept: the reader skips to the next line that starts
 //! with `[`, reports the game as too large, and goes on from there.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::io::{self, BufRead};
+
+use super::parse::{Cut, Parsed, PgnGame, cut_game, parse_game};
 
 /// Limits of the reader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +37,21 @@ pub struct RawGame {
     /// Its bytes (tags and movetext), or `Err(bytes)` with the size of a
     /// game over the limit, which was not kept.
     pub text: Result<Vec<u8>, u64>,
+    /// The game as read while it was cut from the stream, if it was.
+    pub(super) parsed: Option<Parsed>,
+}
+
+impl RawGame {
+    /// Its place, its first line, and the game read (once only: a game
+    /// [`GameReader`] cut was read as it was cut).
+    pub fn into_game(self) -> (usize, usize, Result<PgnGame, u64>) {
+        let RawGame { index, line, text, parsed } = self;
+        let game = text.map(|text| match parsed {
+            Some(parsed) => parsed.with_text(text),
+            None => parse_game(text),
+        });
+        (index, line, game)
+    }
 }
 
 /// What a line says about where the game ends.
@@ -73,13 +90,9 @@ pub(super) fn is_result(token: &[u8]) -> bool {
 }
 
 impl Scan {
-    fn has_content(&self) -> bool {
-        self.tags || self.movetext
-    }
-
     /// Takes one line (without its end) into account; `names` holds the
     /// hashes of the game's tag names so far.
-    fn feed(&mut self, line: &[u8], names: &mut HashSet<u64>) -> Feed {
+    fn feed(&mut self, line: &[u8], names: &mut Vec<u64>) -> Feed {
         if !self.in_comment {
             if line.first() == Some(&b'%') {
                 return Feed::More;
@@ -95,7 +108,7 @@ impl Scan {
                     if self.movetext || (self.blank_after_tags && names.contains(&name)) {
                         return Feed::NextGame;
                     }
-                    names.insert(name);
+                    names.push(name);
                     self.tags = true;
                     self.blank_after_tags = false;
                     return Feed::More;
@@ -164,10 +177,242 @@ fn without_end(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// Where the game at the start of `text` (whole lines, but for the last
+/// one `at_end`) ends by the line-by-line rules; `None` when the text may
+/// go on. Only games whose movetext begins on a tag line are cut this way.
+fn cut_by_lines(text: &[u8], at_end: bool) -> Option<usize> {
+    let mut scan = Scan::default();
+    let mut names = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |k| start + k + 1);
+        match scan.feed(without_end(&text[start..end]), &mut names) {
+            Feed::More => {}
+            Feed::Ended => return Some(end),
+            Feed::NextGame => return Some(start),
+        }
+        start = end;
+    }
+    at_end.then_some(text.len())
+}
+
+/// The lines in `text`.
+fn newlines(text: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', text).count()
+}
+
+/// What the cutter has next.
+enum Next {
+    Game(RawGame),
+    /// More text, or the end of it, is needed.
+    More,
+    /// The stream is over.
+    Done,
+}
+
+/// The core of [`GameReader`] and [`Splitter`]: text in, games out, each
+/// parsed as it is cut (one pass over the text).
+#[derive(Debug)]
+struct Cutter {
+    options: ReaderOptions,
+    /// Text taken and not yet handed out, from `pos`.
+    buf: Vec<u8>,
+    /// Where the unread text starts in `buf`: the start of a line, unless
+    /// a game over the limit is being skipped.
+    pos: usize,
+    ended: bool,
+    /// Whether the byte-order mark has been looked for.
+    started: bool,
+    /// The number of the line at `pos`, from 1.
+    line: usize,
+    next_index: usize,
+    bytes_read: u64,
+    /// The complete bytes past `pos` to have before trying to cut again,
+    /// after a try found the game unfinished: twice what it saw, so that a
+    /// long game is read again only a few times.
+    need: usize,
+    /// A game over the limit being skipped: its first line, its bytes so
+    /// far, and whether `pos` is at the start of a line.
+    skipping: Option<(usize, u64, bool)>,
+    /// Whether an escape line (`%`) before a game is being skipped.
+    escape: bool,
+}
+
+impl Cutter {
+    fn new(options: ReaderOptions) -> Cutter {
+        Cutter {
+            options,
+            buf: Vec::new(),
+            pos: 0,
+            ended: false,
+            started: false,
+            line: 1,
+            next_index: 0,
+            bytes_read: 0,
+            need: 0,
+            skipping: None,
+            escape: false,
+        }
+    }
+
+    /// Takes the next piece of text; an empty one ends the stream.
+    fn feed(&mut self, data: &[u8]) {
+        if self.pos > 0 {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+        }
+        self.buf.extend_from_slice(data);
+        self.bytes_read += data.len() as u64;
+        self.ended |= data.is_empty();
+        if !self.started && (self.buf.len() >= 3 || self.ended) {
+            self.started = true;
+            if self.buf.starts_with(b"\xEF\xBB\xBF") {
+                self.buf.drain(..3);
+            }
+        }
+    }
+
+    fn emit(&mut self, line: usize, text: Result<Vec<u8>, u64>, parsed: Option<Parsed>) -> RawGame {
+        let index = self.next_index;
+        self.next_index += 1;
+        RawGame { index, line, text, parsed }
+    }
+
+    /// Hands out the game of `len` bytes at `pos`.
+    fn take(&mut self, len: usize, parsed: Option<Parsed>) -> Next {
+        let text = self.buf[self.pos..self.pos + len].to_vec();
+        let line = self.line;
+        self.line += newlines(&text);
+        self.pos += len;
+        self.need = 0;
+        Next::Game(self.emit(line, Ok(text), parsed))
+    }
+
+    /// Starts skipping the game at `pos`, which is over the limit (more
+    /// than the limit of it is here): its first bytes up to the limit and
+    /// one, then whole lines up to the next that starts with `[`.
+    fn skip(&mut self) {
+        let start = self.pos + self.options.max_game_bytes + 1;
+        let line = self.line;
+        self.line += newlines(&self.buf[self.pos..start]);
+        self.skipping = Some((line, (start - self.pos) as u64, self.buf[start - 1] == b'\n'));
+        self.pos = start;
+    }
+
+    fn next(&mut self) -> Next {
+        let max = self.options.max_game_bytes;
+        if let Some((line, mut bytes, mut at_line_start)) = self.skipping.take() {
+            while self.pos < self.buf.len() && !(at_line_start && self.buf[self.pos] == b'[') {
+                let (n, end) = match memchr::memchr(b'\n', &self.buf[self.pos..]) {
+                    Some(k) => (k + 1, true),
+                    None => (self.buf.len() - self.pos, false),
+                };
+                self.pos += n;
+                bytes += n as u64;
+                self.line += usize::from(end);
+                at_line_start = end;
+            }
+            if self.pos == self.buf.len() && !self.ended {
+                self.skipping = Some((line, bytes, at_line_start));
+                return Next::More;
+            }
+            self.need = 0;
+            return Next::Game(self.emit(line, Err(bytes), None));
+        }
+        if self.escape {
+            match memchr::memchr(b'\n', &self.buf[self.pos..]) {
+                Some(k) => {
+                    self.pos += k + 1;
+                    self.line += 1;
+                    self.escape = false;
+                }
+                None => {
+                    self.pos = self.buf.len();
+                    return if self.ended { Next::Done } else { Next::More };
+                }
+            }
+        }
+        if !self.started {
+            return Next::More;
+        }
+        // Whole lines only, but for the last of the stream.
+        let avail = if self.ended {
+            self.buf.len()
+        } else {
+            memchr::memrchr(b'\n', &self.buf[self.pos..]).map_or(self.pos, |k| self.pos + k + 1)
+        };
+        // Blank or escape lines before a game are not part of it.
+        while self.pos < avail {
+            let end = memchr::memchr(b'\n', &self.buf[self.pos..avail])
+                .map_or(avail, |k| self.pos + k + 1);
+            let line = without_end(&self.buf[self.pos..end]);
+            if line.first() != Some(&b'%') && !line.iter().all(u8::is_ascii_whitespace) {
+                break;
+            }
+            self.line += usize::from(self.buf[end - 1] == b'\n');
+            self.pos = end;
+            self.need = 0;
+        }
+        if self.buf.len() - self.pos > max {
+            // More than the limit is here: the game ends within it or is
+            // over it. A line in part that may begin the next game (a tag
+            // line) is looked at up to the limit.
+            let partial = &self.buf[avail..];
+            if avail == self.pos && partial.first() == Some(&b'%') {
+                // An escape line before a game, longer than a game may be:
+                // not kept, whatever its length.
+                self.escape = true;
+                return self.next();
+            }
+            let first = partial.iter().find(|b| !b.is_ascii_whitespace());
+            let tag_like = first == Some(&b'[');
+            if (tag_like || first.is_none()) && partial.len() <= max + 1 && avail - self.pos <= max
+            {
+                // Wait for that line, within a limit of its own.
+                return Next::More;
+            }
+            let mut text = self.buf[self.pos..avail].to_vec();
+            if tag_like {
+                text.extend_from_slice(&partial[..partial.len().min(max + 1)]);
+                text.push(b'\n');
+            }
+            let end = match cut_game(&text, false) {
+                Cut::Game(parsed, end) => Some((end, Some(parsed))),
+                Cut::More => None,
+                Cut::ByLines => cut_by_lines(&text, false).map(|end| (end, None)),
+            };
+            return match end {
+                Some((end, parsed)) if end <= (avail - self.pos).min(max) => self.take(end, parsed),
+                _ => {
+                    self.skip();
+                    self.next()
+                }
+            };
+        }
+        if self.pos < avail && (avail - self.pos >= self.need || self.ended) {
+            let text = &self.buf[self.pos..avail];
+            let end = match cut_game(text, self.ended) {
+                Cut::Game(parsed, end) => Some((end, Some(parsed))),
+                Cut::More => None,
+                Cut::ByLines => cut_by_lines(text, self.ended).map(|end| (end, None)),
+            };
+            match end {
+                Some((end, _)) if end > max => {
+                    self.skip();
+                    return self.next();
+                }
+                Some((end, parsed)) => return self.take(end, parsed),
+                None => self.need = 2 * (avail - self.pos),
+            }
+        }
+        if self.ended { Next::Done } else { Next::More }
+    }
+}
+
 /// Cuts PGN text pushed in pieces of any size into games: the reader of a
-/// stream that arrives in chunks (a gRPC stream), and the core of
-/// [`GameReader`]. It holds at most the current game (up to the size limit
-/// and one byte); an over-size game is skipped as it arrives.
+/// stream that arrives in chunks (a gRPC stream). It holds the current
+/// game (up to the size limit and one byte) and the last piece pushed; an
+/// over-size game is skipped as it arrives.
 ///
 /// ```
 /// use arbiter::pgn::{ReaderOptions, Splitter};
@@ -182,174 +427,44 @@ fn without_end(line: &[u8]) -> &[u8] {
 /// ```
 #[derive(Debug)]
 pub struct Splitter {
-    options: ReaderOptions,
-    /// The number of the line being read, from 1.
-    line: usize,
-    next_index: usize,
-    /// The hashes of the current game's tag names.
-    names: HashSet<u64>,
-    /// Whether the first line (and its byte-order mark) has been seen.
-    started: bool,
-    bytes_read: u64,
-    /// The current game's text so far: whole lines, then a line in part.
-    text: Vec<u8>,
-    /// Where the line in part begins in `text`.
-    line_start: usize,
-    scan: Scan,
-    /// The line the current game starts on.
-    start_line: usize,
-    /// An over-size game being skipped: its bytes so far, and whether the
-    /// next byte begins a line.
-    skipping: Option<(u64, bool)>,
+    cutter: Cutter,
 }
 
 impl Splitter {
     /// A splitter at the start of a stream.
     pub fn new(options: ReaderOptions) -> Splitter {
-        Splitter {
-            options,
-            line: 1,
-            next_index: 0,
-            names: HashSet::new(),
-            started: false,
-            bytes_read: 0,
-            text: Vec::new(),
-            line_start: 0,
-            scan: Scan::default(),
-            start_line: 1,
-            skipping: None,
-        }
+        Splitter { cutter: Cutter::new(options) }
     }
 
     /// The bytes pushed so far.
     pub fn bytes_read(&self) -> u64 {
-        self.bytes_read
+        self.cutter.bytes_read
+    }
+
+    fn drain(&mut self, games: &mut VecDeque<RawGame>) {
+        while let Next::Game(game) = self.cutter.next() {
+            games.push_back(game);
+        }
     }
 
     /// Takes the next piece of the stream, adding to `games` every game it
     /// completes, in order.
-    pub fn push(&mut self, mut data: &[u8], games: &mut VecDeque<RawGame>) {
-        self.bytes_read += data.len() as u64;
-        let max = self.options.max_game_bytes;
-        while !data.is_empty() {
-            if let Some((skipped, at_line_start)) = &mut self.skipping {
-                if *at_line_start && data[0] == b'[' {
-                    let bytes = *skipped;
-                    self.skipping = None;
-                    let line = self.start_line;
-                    self.start_line = self.line;
-                    games.push_back(self.emit(line, Err(bytes)));
-                    continue;
-                }
-                let (n, end) = match memchr::memchr(b'\n', data) {
-                    Some(k) => (k + 1, true),
-                    None => (data.len(), false),
-                };
-                *skipped += n as u64;
-                *at_line_start = end;
-                self.line += usize::from(end);
-                data = &data[n..];
-                continue;
-            }
-            // Never more than the limit and one byte: that byte says the
-            // game is over it.
-            let room = (max + 1).saturating_sub(self.text.len()).max(1).min(data.len());
-            let (n, end) = match memchr::memchr(b'\n', &data[..room]) {
-                Some(k) => (k + 1, true),
-                None => (room, false),
-            };
-            self.text.extend_from_slice(&data[..n]);
-            data = &data[n..];
-            if self.text.len() > max {
-                // A line cut at the limit is counted when its end is skipped.
-                self.line += usize::from(end);
-                self.skipping = Some((self.text.len() as u64, end));
-                self.text.clear();
-                self.reset();
-                continue;
-            }
-            if end {
-                self.end_line(games);
-                self.line += 1;
-            }
+    pub fn push(&mut self, data: &[u8], games: &mut VecDeque<RawGame>) {
+        if !data.is_empty() {
+            self.cutter.feed(data);
+            self.drain(games);
         }
     }
 
     /// Ends the stream: the game in progress, if any, is complete.
     pub fn finish(&mut self, games: &mut VecDeque<RawGame>) {
-        if let Some((skipped, _)) = self.skipping.take() {
-            let line = self.start_line;
-            games.push_back(self.emit(line, Err(skipped)));
-            return;
-        }
-        if self.line_start < self.text.len() {
-            self.end_line(games);
-        }
-        if self.scan.has_content() {
-            let text = std::mem::take(&mut self.text);
-            let line = self.start_line;
-            games.push_back(self.emit(line, Ok(text)));
-        }
-        self.text.clear();
-        self.reset();
-    }
-
-    fn reset(&mut self) {
-        self.line_start = 0;
-        self.scan = Scan::default();
-        self.names.clear();
-    }
-
-    /// Takes the line at `line_start` (whole, or the last of the stream)
-    /// into account; `self.line` is its number.
-    fn end_line(&mut self, games: &mut VecDeque<RawGame>) {
-        if !self.started {
-            self.started = true;
-            if self.text.starts_with(b"\xEF\xBB\xBF") {
-                self.text.drain(..3);
-            }
-        }
-        let was_empty = !self.scan.has_content();
-        match self.scan.feed(without_end(&self.text[self.line_start..]), &mut self.names) {
-            Feed::More => {
-                if !self.scan.has_content() {
-                    // Blank or escape lines before a game are not part of it.
-                    self.text.clear();
-                    self.start_line = self.line + 1;
-                } else if was_empty {
-                    self.start_line = self.line;
-                }
-                self.line_start = self.text.len();
-            }
-            Feed::Ended => {
-                let text = std::mem::take(&mut self.text);
-                let line = self.start_line;
-                games.push_back(self.emit(line, Ok(text)));
-                self.reset();
-                self.start_line = self.line + 1;
-            }
-            Feed::NextGame => {
-                let carried = self.text.split_off(self.line_start);
-                let text = std::mem::replace(&mut self.text, carried);
-                let line = self.start_line;
-                games.push_back(self.emit(line, Ok(text)));
-                self.reset();
-                // The line is a tag line that starts the next game.
-                self.start_line = self.line;
-                self.scan.feed(without_end(&self.text), &mut self.names);
-                self.line_start = self.text.len();
-            }
-        }
-    }
-
-    fn emit(&mut self, line: usize, text: Result<Vec<u8>, u64>) -> RawGame {
-        let index = self.next_index;
-        self.next_index += 1;
-        RawGame { index, line, text }
+        self.cutter.feed(&[]);
+        self.drain(games);
     }
 }
 
-/// Reads games one by one from a PGN stream.
+/// Reads games one by one from a PGN stream, in one pass: each game is
+/// parsed as it is cut (see [`super::parse`]), and handed out read.
 ///
 /// ```
 /// use arbiter::pgn::{GameReader, ReaderOptions};
@@ -357,29 +472,28 @@ impl Splitter {
 /// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
 /// let first = reader.next_game().unwrap().unwrap();
 /// assert_eq!((first.index, first.line), (0, 1));
-/// assert_eq!(first.text.unwrap(), b"[Event \"a\"]\n\n1. e4 e5 *\n");
+/// assert_eq!(first.text.as_deref().unwrap(), b"[Event \"a\"]\n\n1. e4 e5 *\n");
 /// let second = reader.next_game().unwrap().unwrap();
 /// assert_eq!((second.index, second.line), (1, 4));
+/// let (_, _, game) = second.into_game();
+/// assert_eq!(game.unwrap().mainline.moves.len(), 1);
 /// assert!(reader.next_game().unwrap().is_none());
 /// ```
 #[derive(Debug)]
 pub struct GameReader<R> {
     input: R,
-    splitter: Splitter,
-    /// Games cut from what was read and not yet handed out.
-    ready: VecDeque<RawGame>,
-    ended: bool,
+    cutter: Cutter,
 }
 
 impl<R: BufRead> GameReader<R> {
     /// A reader of the games in `input`.
     pub fn new(input: R, options: ReaderOptions) -> GameReader<R> {
-        GameReader { input, splitter: Splitter::new(options), ready: VecDeque::new(), ended: false }
+        GameReader { input, cutter: Cutter::new(options) }
     }
 
     /// The bytes read from the input so far.
     pub fn bytes_read(&self) -> u64 {
-        self.splitter.bytes_read()
+        self.cutter.bytes_read
     }
 
     /// The next game, or `None` at the end of the input.
@@ -389,24 +503,20 @@ impl<R: BufRead> GameReader<R> {
     /// What reading the input fails with.
     pub fn next_game(&mut self) -> io::Result<Option<RawGame>> {
         loop {
-            if let Some(game) = self.ready.pop_front() {
-                return Ok(Some(game));
+            match self.cutter.next() {
+                Next::Game(game) => return Ok(Some(game)),
+                Next::Done => return Ok(None),
+                Next::More => {}
             }
-            if self.ended {
-                return Ok(None);
-            }
-            let buf = match self.input.fill_buf() {
-                Ok(buf) => buf,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) => return Err(err),
+            let chunk = loop {
+                match self.input.fill_buf() {
+                    Ok(chunk) => break chunk,
+                    Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                    Err(err) => return Err(err),
+                }
             };
-            if buf.is_empty() {
-                self.ended = true;
-                self.splitter.finish(&mut self.ready);
-                continue;
-            }
-            let n = buf.len();
-            self.splitter.push(buf, &mut self.ready);
+            let n = chunk.len();
+            self.cutter.feed(chunk);
             self.input.consume(n);
         }
     }
@@ -512,7 +622,86 @@ mod tests {
                 splitter.push(piece, &mut cut);
             }
             splitter.finish(&mut cut);
-            assert_eq!(Vec::from(cut), whole, "pieces of {size} bytes");
+            let texts = |games: &[RawGame]| -> Vec<(usize, usize, Result<Vec<u8>, u64>)> {
+                games.iter().map(|g| (g.index, g.line, g.text.clone())).collect()
+            };
+            assert_eq!(texts(&Vec::from(cut)), texts(&whole), "pieces of {size} bytes");
+        }
+    }
+
+    /// Texts made of PGN's pieces in random order: the one-pass reader cuts
+    /// the same games as the line-by-line splitter, and reads each as its
+    /// text reads on its own.
+    #[test]
+    fn one_pass_reading_agrees_with_the_splitter_and_the_parser() {
+        const PIECES: &[&str] = &[
+            "[Event \"a\"]",
+            "[Site \"b\"]",
+            "[Event \"x\"] [Round \"1\"]",
+            "\n",
+            "\n",
+            "\r\n",
+            " ",
+            "1.",
+            "e4",
+            "e5",
+            "Nf3",
+            "(",
+            ")",
+            "{",
+            "}",
+            "{c [x] \n[y}",
+            ";",
+            "% esc",
+            "1-0",
+            "0-1",
+            "1/2-1/2",
+            "*",
+            "$14",
+            "!?",
+            "[",
+            "\"",
+            "\\",
+            "\u{feff}",
+            "O-O",
+            "\n[Event \"b\"]\n",
+            "12...",
+            "\t",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..3000 {
+            let len = (next() % 60) as usize;
+            let text: String =
+                (0..len).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect();
+            let max = [40, 120, 1 << 20][case % 3];
+            let options = ReaderOptions { max_game_bytes: max };
+            let read: Vec<RawGame> =
+                GameReader::new(io::BufReader::with_capacity(16, text.as_bytes()), options)
+                    .collect::<io::Result<_>>()
+                    .unwrap();
+            let mut splitter = Splitter::new(options);
+            let mut pushed = VecDeque::new();
+            for piece in text.as_bytes().chunks(5) {
+                splitter.push(piece, &mut pushed);
+            }
+            splitter.finish(&mut pushed);
+            let cut = |games: &[RawGame]| -> Vec<(usize, usize, Result<Vec<u8>, u64>)> {
+                games.iter().map(|g| (g.index, g.line, g.text.clone())).collect()
+            };
+            assert_eq!(cut(&read), cut(&Vec::from(pushed)), "{text:?} (limit {max})");
+            for raw in read {
+                let text = raw.text.clone();
+                let (_, _, game) = raw.into_game();
+                if let (Ok(game), Ok(text)) = (game, text) {
+                    assert_eq!(game, parse_game(text.clone()), "{text:?}");
+                }
+            }
         }
     }
 }
