@@ -3,7 +3,8 @@
 //! counts, exit status) as local validation, on a text with variations,
 //! illegal moves and unreadable games and on every shared PGN file; a
 //! server that sheds the stream is retried, and one that keeps shedding it
-//! ends the run with exit status 2.
+//! ends the run with exit status 2; over mutual TLS with `--tls-ca`,
+//! `--tls-cert`, `--tls-key` and `--tls-domain`.
 
 #[allow(dead_code)]
 mod common;
@@ -12,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
+#[allow(dead_code)]
+#[path = "common/pki.rs"]
+mod pki;
 #[allow(dead_code)]
 #[path = "common/server.rs"]
 mod test_server;
@@ -165,5 +169,58 @@ async fn a_shed_stream_is_sent_again_and_one_always_shed_ends_the_run() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.lines().last().unwrap().contains("8 games"), "{stderr}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_mutual_tls() {
+    let ca = pki::Ca::new("pgn remote test CA");
+    let dir = pki::scratch_dir("pgn-remote");
+    let server_pem = ca.server();
+    let client_pem = ca.client();
+    let cert = pki::write(&dir, "server.pem", &server_pem.cert);
+    let key = pki::write(&dir, "server.key", &server_pem.key);
+    let ca_file = pki::write(&dir, "ca.pem", &ca.cert_pem);
+    let client_cert = pki::write(&dir, "client.pem", &client_pem.cert);
+    let client_key = pki::write(&dir, "client.key", &client_pem.key);
+    let server =
+        TestServer::start(&["--tls-cert", &cert, "--tls-key", &key, "--tls-client-ca", &ca_file])
+            .await;
+    let file = scratch("tls").join("games.pgn");
+    std::fs::write(&file, TRICKY).unwrap();
+    let path = file.to_str().unwrap().to_owned();
+    let local = pgn(vec!["--json".into(), path.clone()]).await;
+    let remote = |identity: bool| {
+        let mut args = vec![
+            "--json".to_owned(),
+            "--remote".into(),
+            format!("localhost:{}", server.addr.port()),
+            "--tls-ca".into(),
+            ca_file.clone(),
+            "--tls-domain".into(),
+            "localhost".into(),
+        ];
+        if identity {
+            args.extend([
+                "--tls-cert".into(),
+                client_cert.clone(),
+                "--tls-key".into(),
+                client_key.clone(),
+            ]);
+        }
+        args.push(path.clone());
+        pgn(args)
+    };
+    let output = remote(true).await;
+    assert_eq!(
+        output.status.code(),
+        local.status.code(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.stdout, local.stdout);
+    // Without a client certificate the server refuses the handshake.
+    let refused = remote(false).await;
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
     server.shutdown().await.unwrap();
 }
