@@ -10,8 +10,9 @@
 //!   and the server, generated apart to read and write `api::wire`'s
 //!   messages for the game calls.
 //! - [`api`]: requests converted into the core's queries, the messages the
-//!   server reads and writes by hand, the service, and the one mapping from
-//!   request errors to gRPC statuses.
+//!   server reads and writes by hand, the service (`ValidatePgn`'s answers
+//!   from [`pgn`]'s reports), and the one mapping from request errors to
+//!   gRPC statuses.
 //! - [`answer`]: the core's answers (plies, illegal moves, positions,
 //!   outcomes) as contract messages, for the service and the command line.
 //! - [`status`]: the names of gRPC status codes, for metrics and JSON.
@@ -28,10 +29,12 @@
 //! - [`metrics_endpoint`]: the `/metrics` HTTP endpoint on its own port.
 //! - [`config`]: typed server configuration from flags and environment.
 //! - [`tls`]: the TLS and mutual-TLS files of the server, checked at start-up.
-//! - [`pgn`]: the PGN reader (streaming, game by game), the validation of
+//! - [`pgn`]: the PGN reader (streaming, game by game, each game parsed as
+//!   it is cut; from a `Read` or from pieces pushed), the validation of
 //!   every game's lines through the replay, and the canonical export.
 //! - [`report`]: the proto3 JSON form of a response, for the command line.
-//! - [`cli`]: the `arbiter` command line.
+//! - [`cli`]: the `arbiter` command line, with the client that sends a PGN
+//!   archive's games to a running server (`arbiter pgn --remote`).
 
 pub mod admission;
 pub mod answer;

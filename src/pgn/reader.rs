@@ -1,12 +1,16 @@
-//! Cutting a PGN stream into games: line by line from any `BufRead`, in
-//! memory bounded by the game size limit, without understanding moves.
+//! Cutting a PGN stream into games, from any `BufRead` ([`GameReader`]) or
+//! from pieces pushed ([`Splitter`]), in memory bounded by the game size
+//! limit. Each game is parsed as it is cut: the parser finds its end (one
+//! pass over the text); a game whose movetext begins on a tag line is cut
+//! by the line rules instead ([`Scan`]).
 //!
-//! A game ends at a result token outside comments and variations, or where
-//! the next one begins: a tag line (`[` at the start of a line, outside a
-//! comment) after movetext, or after a blank line that closed a tag section
-//! (files of tags only have no movetext and no result token). A game over the
-//! size limit is not kept: the reader skips to the next line that starts
-//! with `[`, reports the game as too large, and goes on from there.
+//! A game ends at the line of a result token outside comments and
+//! variations, or where the next one begins: a tag line (`[` at the start
+//! of a line, outside a comment) after movetext, or after a blank line that
+//! closed a tag section (files of tags only have no movetext and no result
+//! token). A game over the size limit is not kept: the reader skips to the
+//! next line that starts with `[`, reports the game as too large, and goes
+//! on from there.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
