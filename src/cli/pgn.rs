@@ -215,6 +215,8 @@ impl Games {
         while batch.len() < BATCH_GAMES && bytes < BATCH_BYTES {
             let Some(game) = self.next_game() else { break };
             bytes += game.text.as_ref().map_or(0, Vec::len);
+            let mut game = game;
+            game.forget_parse();
             batch.push(game);
         }
         batch

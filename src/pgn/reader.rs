@@ -46,6 +46,14 @@ pub struct RawGame {
 }
 
 impl RawGame {
+    /// Drops the game as read while cutting, so that it is read again from
+    /// its text where it is checked: a game parsed on one thread and
+    /// dropped on another costs more in the allocator's locks than a
+    /// second parse.
+    pub fn forget_parse(&mut self) {
+        self.parsed = None;
+    }
+
     /// Its place, its first line, and the game read (once only: a game
     /// [`GameReader`] cut was read as it was cut).
     pub fn into_game(self) -> (usize, usize, Result<PgnGame, u64>) {
