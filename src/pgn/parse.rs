@@ -395,7 +395,10 @@ impl<'a> Parser<'a> {
             let b = text[self.pos];
             match b {
                 b'[' if self.next_game_at(self.pos) => break,
-                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
+                // Whitespace as `line_start_before` counts it (a form feed
+                // before a tag line too), so that a game cut at a tag line
+                // reads as its cut text does.
+                b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => self.pos += 1,
                 b'{' => {
                     let start = self.pos + 1;
                     let end =
@@ -636,6 +639,18 @@ mod tests {
 
     fn moves(game: &PgnGame, line: &Line) -> Vec<String> {
         line.moves.iter().map(|m| game.str(m.text).into_owned()).collect()
+    }
+
+    /// Found by the `pgn` fuzz target: a form feed before the next game's
+    /// tag line was read as a move of the game cut before it.
+    #[test]
+    fn a_form_feed_before_the_next_tag_line_is_whitespace() {
+        let text = b"[Event \"a\"]\n\n1. f3 e5\n\x0c[Event \"b\"]\n\n1. e4 *\n";
+        let Cut::Game(parsed, end) = cut_game(text, true) else { panic!("a game") };
+        assert_eq!(&text[end..end + 2], b"\x0c[");
+        assert_eq!(parsed.with_text(text[..end].to_vec()), parse_game(text[..end].to_vec()));
+        let g = game("1. e4 \x0c e5 *");
+        assert_eq!(moves(&g, &g.mainline), ["e4", "e5"]);
     }
 
     #[test]
