@@ -6,9 +6,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::reader::{is_delimiter, is_result};
 pub use super::terms::MAX_VARIATION_DEPTH;
-use super::terms::{ResultToken, VariationError, VariationReason};
+use super::terms::{ResultToken, VariationError, VariationReason, is_delimiter, is_result};
 use crate::chess::san::SanString;
 
 /// A stretch of a game's text.

@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 use std::io::{self, BufRead};
 
 use super::parse::{Cut, Parsed, PgnGame, cut_game, parse_game};
+use super::terms::{is_delimiter, is_result};
 
 /// Limits of the reader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,21 +85,6 @@ struct Scan {
     tags: bool,
     blank_after_tags: bool,
     movetext: bool,
-}
-
-/// Bytes that end a movetext token.
-#[inline]
-pub(super) fn is_delimiter(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';' | b'[' | b']' | b'$'
-    )
-}
-
-/// The four game termination markers.
-#[inline]
-pub(super) fn is_result(token: &[u8]) -> bool {
-    matches!(token, b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
 }
 
 impl Scan {

@@ -103,3 +103,18 @@ pub struct VariationError {
     pub reason: VariationReason,
     pub message: String,
 }
+
+/// Bytes that end a movetext token.
+#[inline]
+pub(super) fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';' | b'[' | b']' | b'$'
+    )
+}
+
+/// The four game termination markers.
+#[inline]
+pub(super) fn is_result(token: &[u8]) -> bool {
+    matches!(token, b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
+}
