@@ -134,6 +134,20 @@ impl SanString {
         unsafe { std::str::from_utf8_unchecked(&self.bytes[..self.len()]) }
     }
 
+    /// The text's bytes, then padding: eight bytes of which the first
+    /// [`len`](SanString::len) are the text, for writers that copy a
+    /// fixed width and then count only the text.
+    ///
+    /// ```
+    /// use arbiter::chess::san::SanString;
+    /// let san = SanString::from_text("Nf3").unwrap();
+    /// assert_eq!(&san.padded()[..san.len()], b"Nf3");
+    /// ```
+    #[inline]
+    pub fn padded(&self) -> [u8; 8] {
+        self.bytes
+    }
+
     /// Appends a check or mate mark (`+` or `#`).
     #[inline]
     fn push_mark(&mut self, mark: u8) {
