@@ -354,10 +354,11 @@ fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
 }
 
 /// Writes a replay as its proto3 JSON line.
-fn write_game(out: &mut impl Write, replay: &crate::chess::game::Replay) -> io::Result<()> {
+fn write_game(out: &mut Vec<u8>, replay: &crate::chess::game::Replay) -> io::Result<()> {
     let messages = Messages::new(replay);
     GameJson::new(replay, &messages).write_json(out)?;
-    out.write_all(b"\n")
+    out.push(b'\n');
+    Ok(())
 }
 
 fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
@@ -368,7 +369,9 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
                 Ok(pos) => pos,
                 Err(code) => return code,
             };
-            write_game(out, &replay(start, &args.moves, &options))
+            let mut json = Vec::new();
+            write_game(&mut json, &replay(start, &args.moves, &options))
+                .and_then(|()| out.write_all(&json))
         }
         Some(path) => return run_batch(path, |input| validate_batch(input, args, &options, out)),
     };

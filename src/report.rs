@@ -132,23 +132,24 @@ impl<'a> GameJson<'a> {
     ///
     /// # Errors
     ///
-    /// What writing to `out` fails with.
-    pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
+    /// What serializing the fields other than the plies fails with.
+    pub fn write_json(&self, out: &mut Vec<u8>) -> io::Result<()> {
         let GameJson { plies, illegal_move, position, outcome } = self;
-        out.write_all(b"{\"plies\":[")?;
+        out.extend_from_slice(b"{\"plies\":[");
         for (i, ply) in plies.iter().enumerate() {
-            write_ply(out, ply, i > 0)?;
+            write_ply(out, ply, i > 0);
         }
-        out.write_all(b"]")?;
+        out.push(b']');
         write_field(out, "illegalMove", illegal_move.as_ref())?;
         write_field(out, "position", position.as_ref())?;
         write_field(out, "outcome", outcome.as_ref())?;
-        out.write_all(b"}")
+        out.push(b'}');
+        Ok(())
     }
 }
 
 /// `"name":value` after a comma, unless `value` is `None`.
-fn write_field(out: &mut impl Write, name: &str, value: Option<&impl Serialize>) -> io::Result<()> {
+fn write_field(out: &mut Vec<u8>, name: &str, value: Option<&impl Serialize>) -> io::Result<()> {
     let Some(value) = value else { return Ok(()) };
     write!(out, ",\"{name}\":")?;
     serde_json::to_writer(&mut *out, value).map_err(io::Error::from)
@@ -178,8 +179,14 @@ impl Piece {
         self.len += len;
     }
 
-    fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
+    /// Appends the piece to `out`: all of the array, a copy of fixed
+    /// size that compiles to a few vector moves (a copy of the piece's own
+    /// length was a call to `memcpy` per ply, a tenth of the command's
+    /// time), then cut back to the piece.
+    fn write_to(&self, out: &mut Vec<u8>) {
+        let end = out.len() + self.len;
+        out.extend_from_slice(&self.bytes);
+        out.truncate(end);
     }
 }
 
@@ -187,7 +194,7 @@ impl Piece {
 /// strings. SAN, UCI and FEN are made of letters, digits and `x=+#-/ `
 /// only: nothing in them needs escaping.
 /// A comma comes first when `comma`.
-fn write_ply(out: &mut impl Write, ply: &PlyRecord, comma: bool) -> io::Result<()> {
+fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, comma: bool) {
     let _: fn(proto::Ply) = |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _ }| {};
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
     let plain = |text: &[u8]| {
@@ -204,9 +211,9 @@ fn write_ply(out: &mut impl Write, ply: &PlyRecord, comma: bool) -> io::Result<(
     piece.push(b"\"");
     if let Some(fen) = fen_after {
         debug_assert!(plain(fen.as_bytes()));
-        out.write_all(piece.as_bytes())?;
-        out.write_all(b",\"fenAfter\":\"")?;
-        out.write_all(fen.as_bytes())?;
+        piece.write_to(out);
+        out.extend_from_slice(b",\"fenAfter\":\"");
+        out.extend_from_slice(fen.as_bytes());
         piece.len = 0;
         piece.push(b"\"");
     }
@@ -215,7 +222,7 @@ fn write_ply(out: &mut impl Write, ply: &PlyRecord, comma: bool) -> io::Result<(
     } else {
         b",\"canonicalInput\":false}"
     });
-    out.write_all(piece.as_bytes())
+    piece.write_to(out);
 }
 
 impl<'a> From<&'a proto::IllegalMove> for IllegalMoveJson<'a> {

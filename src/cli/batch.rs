@@ -19,9 +19,11 @@ use std::sync::{Mutex, mpsc};
 use std::thread;
 
 /// A block is handed to a worker once it holds this many bytes of input.
-/// Large enough that the channels' cost is nothing against a block's work,
-/// small enough that both cores get blocks from a modest input.
-const BLOCK_BYTES: usize = 64 << 10;
+/// Large enough that the channels' cost is nothing against a block's work
+/// (a few dozen games), small enough that a block's answers (about ten
+/// times its input) stay in the core's cache while they are written, and
+/// again when the block is reused: 16 KiB took 5-7 % less CPU than 64 KiB.
+const BLOCK_BYTES: usize = 16 << 10;
 
 /// One input line: its bytes (end of line included), or the note that it
 /// was longer than the limit (and skipped).
