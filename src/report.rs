@@ -155,38 +155,44 @@ fn write_field(out: &mut Vec<u8>, name: &str, value: Option<&impl Serialize>) ->
     serde_json::to_writer(&mut *out, value).map_err(io::Error::from)
 }
 
-/// Bytes written one after another into a small array, to be handed to
-/// the writer in one piece: a ply is a dozen short pieces, and a writer
-/// call per piece cost more than the copies.
-struct Piece {
-    bytes: [u8; 64],
-    len: usize,
+/// A short run of bytes written straight into the end of a buffer that
+/// has room for [`Piece::ROOM`] more: a ply is a dozen short pieces, each
+/// one copy of fixed width. (Assembled in an array on the stack and then
+/// copied, the array's read-back waited on its stores every ply.)
+struct Piece<'a> {
+    out: &'a mut Vec<u8>,
+    end: usize,
 }
 
-impl Piece {
-    /// Appends `text`, at most what is left of the array.
+impl<'a> Piece<'a> {
+    const ROOM: usize = 64;
+
+    /// A piece at the end of `out`.
+    fn new(out: &'a mut Vec<u8>) -> Piece<'a> {
+        let end = out.len();
+        out.resize(end + Self::ROOM, 0);
+        Piece { out, end }
+    }
+
+    /// Appends `text`.
     #[inline]
     fn push(&mut self, text: &[u8]) {
-        self.bytes[self.len..self.len + text.len()].copy_from_slice(text);
-        self.len += text.len();
+        self.out[self.end..self.end + text.len()].copy_from_slice(text);
+        self.end += text.len();
     }
 
     /// Appends the first `len` bytes of `text`, copying all of it (a fixed
     /// width is one move; what is past `len` is written over next).
     #[inline]
     fn push_prefix<const N: usize>(&mut self, text: [u8; N], len: usize) {
-        self.bytes[self.len..self.len + N].copy_from_slice(&text);
-        self.len += len;
+        self.out[self.end..self.end + N].copy_from_slice(&text);
+        self.end += len;
     }
 
-    /// Appends the piece to `out`: all of the array, a copy of fixed
-    /// size that compiles to a few vector moves (a copy of the piece's own
-    /// length was a call to `memcpy` per ply, a tenth of the command's
-    /// time), then cut back to the piece.
-    fn write_to(&self, out: &mut Vec<u8>) {
-        let end = out.len() + self.len;
-        out.extend_from_slice(&self.bytes);
-        out.truncate(end);
+    /// Cuts the buffer back to the end of the piece.
+    fn finish(self) -> &'a mut Vec<u8> {
+        self.out.truncate(self.end);
+        self.out
     }
 }
 
@@ -202,7 +208,7 @@ fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, comma: bool) {
     };
     debug_assert!(plain(san.as_bytes()));
     // At most 1 + 9 + 8 + 9 + 5 + 1 + 24 bytes.
-    let mut piece = Piece { bytes: [0; 64], len: 0 };
+    let mut piece = Piece::new(out);
     piece.push(&b","[..usize::from(comma)]);
     piece.push(b"{\"san\":\"");
     piece.push_prefix(san.padded(), san.len());
@@ -211,10 +217,10 @@ fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, comma: bool) {
     piece.push(b"\"");
     if let Some(fen) = fen_after {
         debug_assert!(plain(fen.as_bytes()));
-        piece.write_to(out);
+        let out = piece.finish();
         out.extend_from_slice(b",\"fenAfter\":\"");
         out.extend_from_slice(fen.as_bytes());
-        piece.len = 0;
+        piece = Piece::new(out);
         piece.push(b"\"");
     }
     piece.push(if *canonical_input {
@@ -222,7 +228,7 @@ fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, comma: bool) {
     } else {
         b",\"canonicalInput\":false}"
     });
-    piece.write_to(out);
+    piece.finish();
 }
 
 impl<'a> From<&'a proto::IllegalMove> for IllegalMoveJson<'a> {
