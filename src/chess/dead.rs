@@ -29,7 +29,7 @@ use super::attacks;
 use super::bitboard::Bitboard;
 use super::position::Position;
 use super::types::{Color, Piece, Rank, Role};
-use super::unwinnable::{Budget, Verdict, analyse};
+use super::unwinnable::{Analyser, Budget, Verdict};
 
 pub use super::unwinnable::may_be_dead;
 
@@ -151,11 +151,21 @@ pub fn pawn_moves(pos: &Position, cap: u32) -> u32 {
     moves
 }
 
+/// The budget per colour of [`is_dead`]'s first look: measured on the
+/// final positions of random games behind [`per_ply_gate`], starting at
+/// 256 and growing fourfold cost less than starting at 128, 1,000 or
+/// [`Budget::QUICK`], or growing two- or eightfold.
+pub const FIRST_LOOK: Budget = Budget { nodes: 256 };
+
 /// Whether the analysis proves, within `budget` per colour, that neither
 /// side can mate. A helpmate for either side settles the question, so both
-/// are first asked with at most the quick budget (an ordinary position
-/// gives one up in a few hundred nodes); only then does an open question
-/// get the rest.
+/// are first asked with at most [`FIRST_LOOK`] (an ordinary position gives
+/// one up in a few hundred positions visited); then the open questions get
+/// budgets that grow fourfold in turn, each analysis resuming where it
+/// stopped (`unwinnable::Analyser`), until a helpmate, both proofs, or
+/// `budget`. A live position whose easier helpmate costs `n` positions
+/// so costs a few times `n`, whichever colour has it, where a full
+/// analysis of the other colour first could cost many times more.
 ///
 /// ```
 /// use arbiter::chess::dead::is_dead;
@@ -166,24 +176,34 @@ pub fn pawn_moves(pos: &Position, cap: u32) -> u32 {
 /// assert!(!is_dead(&Position::default(), Budget::FULL));
 /// ```
 pub fn is_dead(pos: &Position, budget: Budget) -> bool {
-    let first = Budget { nodes: budget.nodes.min(Budget::QUICK.nodes) };
-    let mut open = [false; 2];
-    for color in Color::ALL {
-        match analyse(pos, color, first) {
-            Verdict::Winnable(_) => return false,
-            Verdict::Unwinnable => {}
-            Verdict::Undetermined => open[color.index()] = true,
+    let mut analysers = Color::ALL.map(|color| Analyser::new(pos, color, budget));
+    let mut open = [true; 2];
+    let mut nodes = budget.nodes.min(FIRST_LOOK.nodes);
+    loop {
+        for color in Color::ALL {
+            if !open[color.index()] {
+                continue;
+            }
+            match analysers[color.index()].run(Budget { nodes }) {
+                Verdict::Winnable(_) => return false,
+                Verdict::Unwinnable => open[color.index()] = false,
+                Verdict::Undetermined => {}
+            }
         }
+        if open == [false; 2] {
+            return true;
+        }
+        if nodes >= budget.nodes {
+            return false;
+        }
+        nodes = nodes.saturating_mul(4).min(budget.nodes);
     }
-    Color::ALL
-        .into_iter()
-        .filter(|color| open[color.index()])
-        .all(|color| first != budget && analyse(pos, color, budget) == Verdict::Unwinnable)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::unwinnable::statically_unwinnable;
 
     #[test]
     fn the_full_gate_counts_pushes_and_captures_of_both_sides() {
@@ -208,5 +228,34 @@ mod tests {
         assert!(!is_dead(&pos, Budget::FULL));
         let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 b - - 0 1".parse().unwrap();
         assert!(is_dead(&wall, Budget::QUICK));
+    }
+
+    #[test]
+    fn live_blocked_endings_are_not_dead_and_walls_are() {
+        // Final positions of random games behind the per-ply gate: each
+        // is alive, one colour's helpmate much cheaper than the other's.
+        for fen in [
+            "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101",
+            "8/8/7p/2k1b2P/8/8/6K1/8 w - - 11 101",
+            "5k2/1bB5/6p1/6P1/8/7p/3K3P/8 w - - 28 101",
+            "8/8/8/1p6/1P2b1n1/8/2k1K3/8 w - - 30 101",
+        ] {
+            let pos: Position = fen.parse().unwrap();
+            assert!(per_ply_gate(&pos), "{fen}");
+            assert!(!is_dead(&pos, Budget::FULL), "{fen}");
+        }
+        // Dead: a wall the kings cannot pass, a bishop that never gets
+        // near the king (proven by the walk, which the growing budgets
+        // resume rather than restart).
+        for fen in [
+            "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1",
+            "8/8/4k3/p1p1p1p1/P1P1P1P1/8/8/1B2K3 w - - 0 1",
+        ] {
+            let pos: Position = fen.parse().unwrap();
+            assert!(is_dead(&pos, Budget::FULL), "{fen}");
+            // With no budget, only the static tests prove anything.
+            let statically = Color::ALL.into_iter().all(|c| statically_unwinnable(&pos, c));
+            assert_eq!(is_dead(&pos, Budget { nodes: 0 }), statically, "{fen}");
+        }
     }
 }

@@ -114,49 +114,135 @@ impl Default for Budget {
 /// assert!(matches!(analyse(&start, Color::Black, Budget::FULL), Verdict::Winnable(_)));
 /// ```
 pub fn analyse(pos: &Position, winner: Color, budget: Budget) -> Verdict {
-    if pos.turn() != winner && pos.is_check() && !pos.has_legal_moves() {
-        // Already mated: the empty line is the proof.
-        return Verdict::Winnable(Vec::new());
+    Analyser::new(pos, winner, budget).run(budget)
+}
+
+/// One analysis (one position, one colour) that can be given more budget
+/// and then resumes where it stopped, up to a ceiling fixed at the start:
+/// [`crate::chess::dead::is_dead`] asks both colours with growing budgets,
+/// since a helpmate for either settles its question. Run once with the
+/// ceiling as its budget, it is [`analyse`], step for step.
+pub(crate) struct Analyser {
+    state: State,
+}
+
+/// Where an [`Analyser`] stands.
+enum State {
+    Decided(Verdict),
+    Open(Box<Open>),
+}
+
+/// The work of an analysis still open.
+struct Open {
+    pos: Position,
+    search: Search,
+    walk: Walker,
+    /// The share of the budget each phase gets this turn.
+    share: u64,
+    /// Whose turn it is: the play-outs' or the walk's.
+    walking: bool,
+    /// Where the current phase's share ends, in positions visited (`None`
+    /// until the phase has started).
+    end: Option<u64>,
+    /// The most positions the analysis may ever visit.
+    ceiling: u64,
+}
+
+impl Analyser {
+    /// An analysis of whether `winner` can mate in `pos` that will never
+    /// visit more than `ceiling` positions. The static tests run here.
+    pub(crate) fn new(pos: &Position, winner: Color, ceiling: Budget) -> Analyser {
+        let state = if pos.turn() != winner && pos.is_check() && !pos.has_legal_moves() {
+            // Already mated: the empty line is the proof.
+            State::Decided(Verdict::Winnable(Vec::new()))
+        } else if statically_unwinnable(pos, winner) {
+            State::Decided(Verdict::Unwinnable)
+        } else {
+            State::Open(Box::new(Open {
+                pos: pos.clone(),
+                search: Search::new(pos, winner, ceiling.nodes),
+                walk: Walker::new(pos),
+                share: 64,
+                walking: false,
+                end: None,
+                ceiling: ceiling.nodes,
+            }))
+        };
+        Analyser { state }
     }
-    if statically_unwinnable(pos, winner) {
-        return Verdict::Unwinnable;
+
+    /// Goes on until a verdict or `budget` positions visited in all (at
+    /// most the ceiling); an open question stays open for a later call.
+    pub(crate) fn run(&mut self, budget: Budget) -> Verdict {
+        let open = match &mut self.state {
+            State::Decided(verdict) => return verdict.clone(),
+            State::Open(open) => open,
+        };
+        let verdict = open.run(budget.nodes.min(open.ceiling));
+        if verdict != Verdict::Undetermined {
+            self.state = State::Decided(verdict.clone());
+        }
+        verdict
     }
-    let mut search = Search::new(pos, winner, budget.nodes);
-    // Play-outs find most helpmates; the exhaustive walk proves the
-    // positions whose reachable set is small. Neither knows in advance
-    // which kind of position it faces, so they take turns with growing
-    // shares of the budget, the walk resuming where it stopped: an easy
-    // answer of either kind costs little of the other.
-    let mut walk = Walker::new(pos);
-    let mut share = 64;
-    loop {
-        let limit = search.used + share;
-        if let Some(line) = search.playouts(pos, limit) {
-            return Verdict::Winnable(line);
-        }
-        if search.used >= search.limit {
-            return Verdict::Undetermined;
-        }
-        if share == 256
-            && let Some(line) = search.mate_in_three(pos)
-        {
-            return Verdict::Winnable(line);
-        }
-        // A walk whose queue outgrows what is left of the budget will not
-        // finish: its shares go to the play-outs instead.
-        let left = search.limit - search.used;
-        if walk.queue.len() as u64 <= left.saturating_mul(2) {
-            let limit = search.used + share;
-            match walk.resume(&mut search, limit) {
+}
+
+impl Open {
+    fn run(&mut self, limit: u64) -> Verdict {
+        let (pos, search, walk) = (&self.pos, &mut self.search, &mut self.walk);
+        search.limit = limit;
+        // Play-outs find most helpmates; the exhaustive walk proves the
+        // positions whose reachable set is small. Neither knows in advance
+        // which kind of position it faces, so they take turns with growing
+        // shares of the budget, the walk resuming where it stopped: an easy
+        // answer of either kind costs little of the other.
+        loop {
+            if !self.walking {
+                let end = *self.end.get_or_insert(search.used + self.share);
+                if let Some(line) = search.playouts(pos, end) {
+                    return Verdict::Winnable(line);
+                }
+                if search.used >= end {
+                    (self.walking, self.end) = (true, None);
+                }
+                if search.used >= search.limit {
+                    return Verdict::Undetermined;
+                }
+                continue;
+            }
+            let end = match self.end {
+                Some(end) => end,
+                None => {
+                    if self.share == 256
+                        && let Some(line) = search.mate_in_three(pos)
+                    {
+                        return Verdict::Winnable(line);
+                    }
+                    // A walk whose queue outgrows what is left of the
+                    // budget will not finish: its shares go to the
+                    // play-outs instead.
+                    let left = self.ceiling.saturating_sub(search.used);
+                    if walk.queue.len() as u64 > left.saturating_mul(2) {
+                        (self.walking, self.share) = (false, self.share * 2);
+                        if search.used >= search.limit {
+                            return Verdict::Undetermined;
+                        }
+                        continue;
+                    }
+                    *self.end.insert(search.used + self.share)
+                }
+            };
+            match walk.resume(search, end) {
                 Walk::Mate(line) => return Verdict::Winnable(line),
                 Walk::Exhausted => return Verdict::Unwinnable,
                 Walk::OutOfBudget => {}
             }
+            if search.used >= end {
+                (self.walking, self.end, self.share) = (false, None, self.share * 2);
+            }
+            if search.used >= search.limit {
+                return Verdict::Undetermined;
+            }
         }
-        if search.used >= search.limit {
-            return Verdict::Undetermined;
-        }
-        share *= 2;
     }
 }
 
@@ -1083,6 +1169,40 @@ mod tests {
         let fen = "8/8/4k3/p1p1p1p1/P1P1P1P1/8/8/1B2K3 w - - 0 1";
         assert_eq!(verdict(fen, Color::White), Verdict::Unwinnable);
         assert_eq!(verdict(fen, Color::Black), Verdict::Unwinnable);
+    }
+
+    #[test]
+    fn a_resumed_analysis_reaches_the_same_verdicts() {
+        for fen in [
+            "8/8/4k3/p1p1p1p1/P1P1P1P1/8/8/1B2K3 w - - 0 1",
+            "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1",
+            "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101",
+            "8/8/7p/2k1b2P/8/8/6K1/8 w - - 11 101",
+            "5k2/1bB5/6p1/6P1/8/7p/3K3P/8 w - - 28 101",
+            crate::chess::fen::STARTING_FEN,
+        ] {
+            let p = pos(fen);
+            for winner in Color::ALL {
+                let whole = analyse(&p, winner, Budget::FULL);
+                let mut analyser = Analyser::new(&p, winner, Budget::FULL);
+                let mut nodes = 1;
+                let resumed = loop {
+                    match analyser.run(Budget { nodes }) {
+                        Verdict::Undetermined if nodes < Budget::FULL.nodes => nodes *= 3,
+                        v => break v,
+                    }
+                };
+                match (&whole, &resumed) {
+                    (Verdict::Winnable(a), Verdict::Winnable(b)) => {
+                        assert!(replays_to_mate(&p, winner, a), "{fen} {winner:?}");
+                        assert!(replays_to_mate(&p, winner, b), "{fen} {winner:?}");
+                    }
+                    _ => assert_eq!(whole, resumed, "{fen} {winner:?}"),
+                }
+                // A decided analysis keeps its verdict.
+                assert_eq!(analyser.run(Budget { nodes: 1 }), resumed);
+            }
+        }
     }
 
     #[test]
