@@ -17,7 +17,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use arbiter::chess::unwinnable::{Budget, Verdict, analyse};
+use arbiter::chess::unwinnable::{Budget, Verdict, analyse, replays_to_mate};
 use arbiter::chess::{Color, Position};
 
 fn full_fen(text: &str) -> String {
@@ -26,17 +26,6 @@ fn full_fen(text: &str) -> String {
         fields.push("-");
     }
     fields.join(" ")
-}
-
-fn replays_to_mate(start: &Position, winner: Color, line: &[arbiter::chess::Move]) -> bool {
-    let mut pos = start.clone();
-    for &m in line {
-        if !pos.is_legal(m) {
-            return false;
-        }
-        pos.play_unchecked(m);
-    }
-    pos.turn() == !winner && pos.is_check() && !pos.has_legal_moves()
 }
 
 fn main() {

@@ -23,8 +23,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use arbiter::chess::dead::{is_dead, per_ply_gate};
-use arbiter::chess::unwinnable::{Budget, Verdict, analyse};
-use arbiter::chess::{Color, Move, Position};
+use arbiter::chess::unwinnable::{Budget, Verdict, analyse, replays_to_mate};
+use arbiter::chess::{Color, Position};
 
 /// The CPU time this process has used so far.
 fn cpu_time() -> Duration {
@@ -34,17 +34,6 @@ fn cpu_time() -> Duration {
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
     assert_eq!(rc, 0, "clock_gettime");
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-fn replays_to_mate(start: &Position, winner: Color, line: &[Move]) -> bool {
-    let mut pos = start.clone();
-    for &m in line {
-        if !pos.is_legal(m) {
-            return false;
-        }
-        pos.play_unchecked(m);
-    }
-    pos.turn() == !winner && pos.is_check() && !pos.has_legal_moves()
 }
 
 fn main() -> ExitCode {

@@ -10,26 +10,15 @@
 #[allow(dead_code)]
 mod common;
 
-use arbiter::chess::unwinnable::{Budget, Verdict, analyse};
+use arbiter::chess::unwinnable::{Budget, Verdict, analyse, replays_to_mate};
 use arbiter::chess::{Color, Move, Position};
 use proptest::prelude::*;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove as ShakmatyUci;
 use shakmaty::{CastlingMode, Chess, PositionError};
 
-/// Replays `line` with our rules and checks that `winner` mates at its end.
-fn replays_to_mate(start: &Position, winner: Color, line: &[Move]) -> bool {
-    let mut pos = start.clone();
-    for &m in line {
-        if !pos.is_legal(m) {
-            return false;
-        }
-        pos.play_unchecked(m);
-    }
-    pos.turn() == !winner && pos.is_check() && !pos.has_legal_moves()
-}
-
-/// The same check with shakmaty, an independent implementation of the rules.
+/// The check of `replays_to_mate` with shakmaty, an independent
+/// implementation of the rules.
 fn shakmaty_replays_to_mate(fen: &str, winner: Color, line: &[Move]) -> bool {
     use shakmaty::Position as _;
     let Ok(fen) = Fen::from_ascii(fen.as_bytes()) else { return false };

@@ -247,6 +247,29 @@ impl Open {
     }
 }
 
+/// Whether `line`, played from `start`, is legal move by move and ends
+/// with `winner` checkmating: the check of a [`Verdict::Winnable`]
+/// helpmate.
+///
+/// ```
+/// use arbiter::chess::unwinnable::{analyse, replays_to_mate, Budget, Verdict};
+/// use arbiter::chess::{Color, Position};
+/// let start = Position::default();
+/// let Verdict::Winnable(line) = analyse(&start, Color::Black, Budget::FULL) else { panic!() };
+/// assert!(replays_to_mate(&start, Color::Black, &line));
+/// assert!(!replays_to_mate(&start, Color::White, &line));
+/// ```
+pub fn replays_to_mate(start: &Position, winner: Color, line: &[Move]) -> bool {
+    let mut pos = start.clone();
+    for &m in line {
+        if !pos.is_legal(m) {
+            return false;
+        }
+        pos.play_unchecked(m);
+    }
+    pos.turn() == !winner && pos.is_check() && !pos.has_legal_moves()
+}
+
 /// Whether `pos` is a dead position (FIDE 5.2.2): both colours proven
 /// [`Verdict::Unwinnable`] within `budget` each.
 ///
@@ -1081,19 +1104,6 @@ mod tests {
 
     fn wall_holds(pos: &Position, winner: Color) -> bool {
         walled_in(pos, winner, &mut FloodCache::default())
-    }
-
-    /// Plays `line` from `start` and checks that it ends with `winner`
-    /// checkmating.
-    pub(crate) fn replays_to_mate(start: &Position, winner: Color, line: &[Move]) -> bool {
-        let mut p = start.clone();
-        for &m in line {
-            if !p.is_legal(m) {
-                return false;
-            }
-            p.play_unchecked(m);
-        }
-        p.turn() == !winner && p.is_check() && !p.has_legal_moves()
     }
 
     fn verdict(fen: &str, winner: Color) -> Verdict {
