@@ -449,14 +449,36 @@ fn answer_line(
         Some(Ok(pos)) => pos,
         None => start.default_start(),
     };
-    // ASCII whitespace is all a move list has in practice, and splitting on
-    // it alone is several times faster than on all of Unicode's.
-    let moves: Vec<&str> = if moves.is_ascii() {
-        moves.split_ascii_whitespace().collect()
-    } else {
-        moves.split_whitespace().collect()
-    };
+    let moves: Vec<&str> =
+        if moves.is_ascii() { ascii_tokens(moves) } else { moves.split_whitespace().collect() };
     write_game(out, &replay(start, &moves, options))
+}
+
+/// The tokens of ASCII `text` between ASCII whitespace, as
+/// `split_ascii_whitespace` gives them. ASCII whitespace is all a move list
+/// has in practice; this plain loop over the bytes took a third of the
+/// time of the iterator (whose per-byte closure and filter do not unroll),
+/// which took a fifth of that of splitting on all of Unicode's whitespace.
+fn ascii_tokens(text: &str) -> Vec<&str> {
+    // Space, tab, line feed, form feed, carriage return.
+    const WHITESPACE: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\n' | 1 << 0x0c | 1 << b'\r';
+    let space = |b: u8| b <= b' ' && WHITESPACE >> b & 1 == 1;
+    let bytes = text.as_bytes();
+    let mut tokens = Vec::with_capacity(bytes.len() / 4 + 1);
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && space(bytes[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < bytes.len() && !space(bytes[i]) {
+            i += 1;
+        }
+        if start < i {
+            tokens.push(&text[start..i]);
+        }
+    }
+    tokens
 }
 
 /// Validates one game per non-empty line, writing one JSON line per game in
@@ -557,4 +579,32 @@ fn winnable_batch(input: &mut dyn BufRead, budget: Budget, out: &mut impl Write)
         Some(text) => winnable_line(out, text, budget),
         None => Ok(()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ascii_tokens;
+
+    #[test]
+    fn ascii_tokens_split_as_the_standard_library_does() {
+        for text in ["", " ", "e4", " e4  e5\t\tNf3 \r\n", "\x0ce4\x0c\x0b e5", "a\x00b c"] {
+            let std: Vec<&str> = text.split_ascii_whitespace().collect();
+            assert_eq!(ascii_tokens(text), std, "{text:?}");
+        }
+        // Every string of up to five bytes over separators, a vertical tab
+        // (not ASCII whitespace) and a letter.
+        let alphabet = [" ", "\t", "\n", "\x0c", "\r", "\x0b", "a"];
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            for text in &longer {
+                let std: Vec<&str> = text.split_ascii_whitespace().collect();
+                assert_eq!(ascii_tokens(text), std, "{text:?}");
+            }
+            texts = longer;
+        }
+    }
 }
