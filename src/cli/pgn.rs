@@ -5,6 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use rayon::prelude::*;
 
 use super::remote;
 use crate::pgn::{
-    GameReader, GameReport, RawGame, ReaderOptions, check_game, json, write_canonical,
+    GameReader, GameReport, RawGame, ReaderOptions, check_game_with, json, write_canonical,
 };
 
 /// Arguments of `arbiter pgn`.
@@ -111,7 +112,8 @@ struct Answer {
 }
 
 fn answer(raw: RawGame, index: u64, json_out: bool, canonical_out: bool) -> Answer {
-    answer_of(check_game(raw), index, json_out, canonical_out)
+    // Only the canonical export writes the mainline's moves.
+    answer_of(check_game_with(raw, canonical_out), index, json_out, canonical_out)
 }
 
 /// The output of a game checked, numbered `index` across the inputs.
@@ -180,6 +182,29 @@ struct Games {
     bytes: Arc<AtomicU64>,
     /// Whether some input could not be read.
     failed: bool,
+    /// Whether the games are only cut (see [`GameReader::cut_only`]), to be
+    /// read where they are checked.
+    cut_only: bool,
+}
+
+/// Games cut on the reader thread, their texts one after another in one
+/// buffer: a worker copies a game's text into memory of its own, so that
+/// what a worker allocates it also frees (the allocator's locks cost more
+/// than the copy), and the reader's buffer is freed once per batch.
+struct Batch {
+    text: Vec<u8>,
+    /// Each game's first line and where its text is in `text`, or the
+    /// size of a game over the limit.
+    games: Vec<(usize, Result<Range<usize>, u64>)>,
+}
+
+impl Batch {
+    /// The `i`-th game of the batch, numbered `index`.
+    fn game(&self, i: usize, index: u64) -> RawGame {
+        let (line, text) = &self.games[i];
+        let text = text.clone().map(|range| self.text[range].to_vec());
+        RawGame::new(index as usize, *line, text)
+    }
 }
 
 impl Games {
@@ -199,7 +224,14 @@ impl Games {
             let path = self.paths.get(self.next_path)?.clone();
             self.next_path += 1;
             match open(&path, &self.bytes) {
-                Ok(input) => self.current = Some((path, GameReader::new(input, self.options))),
+                Ok(input) => {
+                    let reader = if self.cut_only {
+                        GameReader::cut_only(input, self.options)
+                    } else {
+                        GameReader::new(input, self.options)
+                    };
+                    self.current = Some((path, reader));
+                }
                 Err(err) => {
                     eprintln!("arbiter: cannot read {}: {err}", path.display());
                     self.failed = true;
@@ -209,15 +241,15 @@ impl Games {
     }
 
     /// The next batch: up to [`BATCH_GAMES`] games or [`BATCH_BYTES`].
-    fn next_batch(&mut self) -> Vec<RawGame> {
-        let mut batch = Vec::with_capacity(BATCH_GAMES);
-        let mut bytes = 0;
-        while batch.len() < BATCH_GAMES && bytes < BATCH_BYTES {
+    fn next_batch(&mut self) -> Batch {
+        let mut batch = Batch { text: Vec::new(), games: Vec::with_capacity(BATCH_GAMES) };
+        while batch.games.len() < BATCH_GAMES && batch.text.len() < BATCH_BYTES {
             let Some(game) = self.next_game() else { break };
-            bytes += game.text.as_ref().map_or(0, Vec::len);
-            let mut game = game;
-            game.forget_parse();
-            batch.push(game);
+            let range = game.text.map(|text| {
+                batch.text.extend_from_slice(&text);
+                batch.text.len() - text.len()..batch.text.len()
+            });
+            batch.games.push((game.line, range));
         }
         batch
     }
@@ -348,6 +380,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         options: ReaderOptions { max_game_bytes: args.max_game_bytes },
         bytes: bytes.clone(),
         failed: false,
+        cut_only: false,
     };
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -447,11 +480,12 @@ fn run_parallel(
     let pool =
         rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(io::Error::other)?;
     // Two batches read ahead at most: memory stays bounded.
-    let (send, receive) = mpsc::sync_channel::<Vec<RawGame>>(2);
+    let (send, receive) = mpsc::sync_channel::<Batch>(2);
+    games.cut_only = true;
     let reader = std::thread::spawn(move || {
         loop {
             let batch = games.next_batch();
-            if batch.is_empty() || send.send(batch).is_err() {
+            if batch.games.is_empty() || send.send(batch).is_err() {
                 return games.failed;
             }
         }
@@ -460,12 +494,18 @@ fn run_parallel(
     let mut result = Ok(());
     for batch in receive {
         let first = next_index;
-        next_index += batch.len() as u64;
+        next_index += batch.games.len() as u64;
         let answers: Vec<Answer> = pool.install(|| {
-            batch
+            (0..batch.games.len())
                 .into_par_iter()
-                .enumerate()
-                .map(|(i, raw)| answer(raw, first + i as u64, json_out, canonical_out))
+                .map(|i| {
+                    answer(
+                        batch.game(i, first + i as u64),
+                        first + i as u64,
+                        json_out,
+                        canonical_out,
+                    )
+                })
                 .collect()
         });
         if let Err(err) = answers.iter().try_for_each(&mut take) {
