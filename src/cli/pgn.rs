@@ -14,7 +14,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 
 use super::remote;
 use crate::pgn::{
@@ -467,9 +466,15 @@ pub fn run(args: &PgnArgs) -> ExitCode {
     }
 }
 
-/// Reads batches on a thread of their own while `jobs` threads validate the
-/// previous one; answers are handed to `take` in input order. Returns
-/// whether some input could not be read.
+/// Reads batches on a thread of their own while `jobs` threads validate
+/// them, each a whole batch at a time; answers are handed to `take` in
+/// input order. Returns whether some input could not be read.
+///
+/// A pipeline without a barrier: a worker takes the next batch as soon as
+/// it is done with one (a pool working on one batch at a time waits at
+/// every batch's end for its slowest game, and on a busy machine for a
+/// descheduled thread). Batches out of order wait for their turn; tickets
+/// bound the batches in flight, and so the memory.
 fn run_parallel(
     mut games: Games,
     jobs: usize,
@@ -477,45 +482,76 @@ fn run_parallel(
     json_out: bool,
     canonical_out: bool,
 ) -> io::Result<bool> {
-    let pool =
-        rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(io::Error::other)?;
-    // Two batches read ahead at most: memory stays bounded.
-    let (send, receive) = mpsc::sync_channel::<Batch>(2);
+    let in_flight = 4 * jobs;
+    let (ticket_send, tickets) = mpsc::sync_channel::<()>(in_flight);
+    for _ in 0..in_flight {
+        // The channel has room for every ticket.
+        let _ = ticket_send.send(());
+    }
+    let (batch_send, batches) = mpsc::sync_channel::<(u64, u64, Batch)>(jobs);
+    let batches = std::sync::Mutex::new(batches);
+    let (answer_send, answers) = mpsc::channel::<(u64, Vec<Answer>)>();
     games.cut_only = true;
-    let reader = std::thread::spawn(move || {
-        loop {
-            let batch = games.next_batch();
-            if batch.games.is_empty() || send.send(batch).is_err() {
-                return games.failed;
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || {
+            let (mut number, mut first) = (0u64, 0u64);
+            // A ticket per batch: none comes back once the writer stops.
+            while tickets.recv().is_ok() {
+                let batch = games.next_batch();
+                let count = batch.games.len() as u64;
+                if count == 0 || batch_send.send((number, first, batch)).is_err() {
+                    break;
+                }
+                number += 1;
+                first += count;
+            }
+            games.failed
+        });
+        for _ in 0..jobs {
+            let answer_send = answer_send.clone();
+            let batches = &batches;
+            scope.spawn(move || {
+                loop {
+                    // The lock is held only to take a batch.
+                    let next = batches.lock().map_or(None, |receiver| receiver.recv().ok());
+                    let Some((number, first, batch)) = next else { return };
+                    let answers = (0..batch.games.len())
+                        .map(|i| {
+                            let index = first + i as u64;
+                            answer(batch.game(i, index), index, json_out, canonical_out)
+                        })
+                        .collect();
+                    drop(batch);
+                    // Once the writer has stopped, batches are still taken
+                    // (and dropped) so that the reader is never stuck on a
+                    // full channel; it stops when its tickets run out.
+                    let _ = answer_send.send((number, answers));
+                }
+            });
+        }
+        drop(answer_send);
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut next = 0u64;
+        let mut result = Ok(());
+        'write: for (number, answers) in answers.iter() {
+            waiting.insert(number, answers);
+            while let Some(answers) = waiting.remove(&next) {
+                next += 1;
+                if let Err(err) = answers.iter().try_for_each(&mut take) {
+                    result = Err(err);
+                    break 'write;
+                }
+                // The batch is written: another may be read.
+                let _ = ticket_send.send(());
             }
         }
-    });
-    let mut next_index = 0u64;
-    let mut result = Ok(());
-    for batch in receive {
-        let first = next_index;
-        next_index += batch.games.len() as u64;
-        let answers: Vec<Answer> = pool.install(|| {
-            (0..batch.games.len())
-                .into_par_iter()
-                .map(|i| {
-                    answer(
-                        batch.game(i, first + i as u64),
-                        first + i as u64,
-                        json_out,
-                        canonical_out,
-                    )
-                })
-                .collect()
-        });
-        if let Err(err) = answers.iter().try_for_each(&mut take) {
-            result = Err(err);
-            break;
-        }
-    }
-    // Dropping the receiver (on an error) stops the reader at its next send.
-    let failed = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    result.map(|()| failed)
+        // On an error, dropping the tickets and the answers' receiver stops
+        // the reader at its next ticket and the workers at their next send.
+        drop(ticket_send);
+        drop(answers);
+        let failed = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        result.map(|()| failed)
+    })
 }
 
 /// Reads and plans games on a thread of their own while `remote` checks
