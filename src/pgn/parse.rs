@@ -8,7 +8,7 @@ use std::fmt;
 
 pub use super::terms::MAX_VARIATION_DEPTH;
 use super::terms::{
-    ResultToken, VariationError, VariationReason, is_delimiter, is_result, starts_token,
+    ResultToken, VariationError, VariationReason, is_delimiter, is_result, skims, starts_token,
 };
 use crate::chess::san::SanString;
 
@@ -323,6 +323,18 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
         self.stop.is_some()
     }
 
+    /// Whether a token begins at `at` as the tokenizer reads, `entry`
+    /// (at or before `at`) being a place between tokens: after a delimiter
+    /// or at `entry`, form feeds before it being white space (inside a
+    /// token, a form feed is part of it).
+    fn token_starts_at(&self, at: usize, entry: usize) -> bool {
+        let mut k = at;
+        while k > entry && self.text[k - 1] == b'\x0c' {
+            k -= 1;
+        }
+        k == entry || is_delimiter(self.text[k - 1])
+    }
+
     fn at_line_start(&self) -> bool {
         self.pos == 0 || self.text[self.pos - 1] == b'\n'
     }
@@ -428,6 +440,41 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
         let mut count = 0usize;
         let text = self.text;
         while self.pos < text.len() && self.stop.is_none() {
+            if !BUILD && count > 0 {
+                // Only cutting, past the line's first move: what is left to
+                // find is a result token, a comment, a variation, an escape
+                // line or the next game. Bytes that can change none of that
+                // are skimmed; a `0`, `1` or `*` is looked at only where a
+                // token starts. The rest goes the general way below.
+                // `entry` is where the tokenizer stands between tokens (as
+                // at every turn of this loop, after a NAG's digits too).
+                let entry = self.pos;
+                loop {
+                    while self.pos < text.len() && skims(text[self.pos]) {
+                        self.pos += 1;
+                    }
+                    match text.get(self.pos) {
+                        Some(b'0' | b'1' | b'*') if !self.token_starts_at(self.pos, entry) => {
+                            self.pos += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                let Some(&b) = text.get(self.pos) else { break };
+                if matches!(b, b'0' | b'1' | b'*') {
+                    let start = self.pos;
+                    let mut end = start + 1;
+                    while end < text.len() && !is_delimiter(text[end]) {
+                        end += 1;
+                    }
+                    self.pos = end;
+                    let token = &text[start..end];
+                    if depth == 0 && is_result(token) {
+                        return (line, Some(ResultToken::from_bytes(token)));
+                    }
+                    continue;
+                }
+            }
             let b = text[self.pos];
             // The commonest bytes first, by table: a space, then the first
             // byte of a token (a move, a move number, a result ...).

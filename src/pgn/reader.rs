@@ -688,6 +688,18 @@ mod tests {
             "\n[Event \"b\"]\n",
             "12...",
             "\t",
+            // What the cut's skimming (past a line's first move) must not
+            // misread: results glued to tokens, form feeds, NAG digits.
+            "\x0c",
+            "$1",
+            "-0",
+            "e1",
+            "Rd1",
+            "1",
+            "0",
+            "*x",
+            "%",
+            "1-0x",
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = || {
@@ -696,7 +708,7 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        for case in 0..3000 {
+        for case in 0..6000 {
             let len = (next() % 60) as usize;
             let text: String =
                 (0..len).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect();

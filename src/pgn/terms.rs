@@ -124,6 +124,27 @@ pub(super) fn is_delimiter(b: u8) -> bool {
     DELIMITERS[usize::from(b)]
 }
 
+/// Bytes a cut of movetext past a line's first move can pass over (see
+/// `Parser::line`): all but those that open a comment, a variation, an
+/// escape line, a NAG or the next game's tags, close a variation, or can
+/// begin a result token.
+static SKIMMED: [bool; 256] = {
+    let mut table = [true; 256];
+    let bytes = b"{;%()[$01*";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = false;
+        i += 1;
+    }
+    table
+};
+
+/// Whether a cut of movetext may pass over `b` (see [`SKIMMED`]).
+#[inline]
+pub(super) fn skims(b: u8) -> bool {
+    SKIMMED[usize::from(b)]
+}
+
 /// Bytes that begin a movetext token: not a delimiter, and not a form feed
 /// (white space between tokens, though not inside one).
 #[inline]
