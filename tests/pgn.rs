@@ -20,7 +20,9 @@ use std::process::{Command, Stdio};
 use arbiter::chess::illegal::IllegalReason;
 use arbiter::chess::san::san;
 use arbiter::chess::{Move, Position};
-use arbiter::pgn::{GameReader, GameReport, Line, ReaderOptions, check_game, write_canonical};
+use arbiter::pgn::{
+    GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with, write_canonical,
+};
 use common::TestResult;
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
@@ -34,6 +36,26 @@ fn reports(text: &[u8]) -> Vec<GameReport> {
     GameReader::new(text, ReaderOptions::default())
         .map(|raw| check_game(raw.expect("reading from memory does not fail")))
         .collect()
+}
+
+/// Checks that the fast paths of `arbiter pgn` give what [`reports`] gives:
+/// games only cut (read where they are checked) are the same games, and
+/// checking without writing the mainline's SAN gives the same verdicts.
+fn assert_fast_paths_agree(text: &[u8], label: &str) {
+    let whole: Vec<_> =
+        GameReader::new(text, ReaderOptions::default()).map(Result::unwrap).collect();
+    let only: Vec<_> =
+        GameReader::cut_only(text, ReaderOptions::default()).map(Result::unwrap).collect();
+    let cut = |g: &arbiter::pgn::RawGame| (g.index, g.line, g.text.clone());
+    assert_eq!(
+        whole.iter().map(cut).collect::<Vec<_>>(),
+        only.iter().map(cut).collect::<Vec<_>>(),
+        "{label}"
+    );
+    for (raw, raw_only) in whole.into_iter().zip(only) {
+        let (loud, quiet) = (check_game(raw), check_game_with(raw_only, false));
+        assert_eq!(loud.verdict, quiet.verdict, "{label}: game {}", loud.index);
+    }
 }
 
 /// The canonical PGN of every readable game of `reports`.
@@ -187,13 +209,14 @@ fn every_shared_pgn_file_reads_as_expected() -> TestResult {
             if expect.file.contains("lichess") {
                 // lichess writes the clock after every move.
                 assert!(
-                    game.mainline.moves.iter().all(|m| m.clock.is_some()),
+                    game.mainline.moves.iter().all(|m| game.clock(m).is_some()),
                     "{}: clocks",
                     expect.file
                 );
             }
         }
         assert_round_trip(&reports, expect.file);
+        assert_fast_paths_agree(&text, expect.file);
     }
     // The files' particular features.
     // The data's README promises variations here, but the file has none:
@@ -341,6 +364,7 @@ proptest! {
             prop_assert!(verdict.variation_errors.is_empty(), "{:?}\n{}", verdict.variation_errors, text);
         }
         assert_round_trip(&reports, &text);
+        assert_fast_paths_agree(text.as_bytes(), &text);
     }
 }
 
@@ -358,6 +382,7 @@ fn reading_survives_bad_games_and_goes_on() {
     assert!(reports[2].verdict.as_ref().unwrap().is_valid());
     assert!(!reports[3].verdict.as_ref().unwrap().result_consistent);
     assert_eq!(reports[4].verdict.as_ref().unwrap().plies, 1);
+    assert_fast_paths_agree(text.as_bytes(), "bad games");
 }
 
 // ---- the command line ----

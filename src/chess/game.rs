@@ -307,6 +307,41 @@ impl Game {
         Ok(Played { mv: m, san, canonical_input })
     }
 
+    /// [`Game::play_text`] (not strict) without writing the move's SAN: for
+    /// callers that want the verdict and the position, not the notation (a
+    /// bulk check whose output names no move). The game goes exactly as
+    /// with [`Game::play_text`]; returns the move played.
+    ///
+    /// # Errors
+    ///
+    /// As [`Game::play_text`].
+    ///
+    /// ```
+    /// use arbiter::chess::game::{Game, Notation};
+    /// let (mut quiet, mut loud) = (Game::new(Default::default()), Game::new(Default::default()));
+    /// for text in ["f3", "e5", "g4", "Qh4"] {
+    ///     let m = quiet.play_text_quietly(text, Notation::Auto).unwrap();
+    ///     assert_eq!(m, loud.play_text(text, Notation::Auto, false).unwrap().mv);
+    /// }
+    /// assert_eq!(quiet.outcome(), loud.outcome());
+    /// assert_eq!(quiet.play_text_quietly("e4", Notation::Auto).unwrap_err().message, "the game is over (checkmate)");
+    /// ```
+    #[inline]
+    pub fn play_text_quietly(&mut self, text: &str, notation: Notation) -> Result<Move, Illegal> {
+        if let Some((_, termination)) = self.ended {
+            return Err(game_over(termination));
+        }
+        let (found, _) = match self.resolve(text, notation) {
+            Ok(found) => found,
+            Err(illegal) => return Err(self.explain_failure(illegal)),
+        };
+        let m = found.mv;
+        self.position.play_piece_unchecked(m, found.role);
+        let mated = self.position.is_check() && !self.position.has_legal_moves();
+        self.advance(m, mated);
+        Ok(m)
+    }
+
     /// Reads `text` as UCI, checks it and plays it, without writing SAN: for
     /// callers that want UCI in and UCI out. Returns the move and whether the
     /// text was canonical UCI.

@@ -292,6 +292,34 @@ impl FromStr for San {
         };
         let s = strip_suffixes(trimmed);
         let mut b = s.as_bytes();
+        // The forms nearly every game is written in, at once: `e4`, `Nf3`,
+        // `Nxe5`, `exd5`. What the general reading below makes of them.
+        let normal = |role, file, capture, f, r| {
+            Square::from_name(f, r).map(|to| San::Normal {
+                role,
+                file,
+                rank: None,
+                capture,
+                to,
+                promotion: None,
+            })
+        };
+        let quick = match *b {
+            [f @ b'a'..=b'h', r] => normal(Role::Pawn, None, false, f, r),
+            [p @ (b'N' | b'B' | b'R' | b'Q' | b'K'), f @ b'a'..=b'h', r] => {
+                normal(Role::from_char(p as char).ok_or(ParseSanError)?, None, false, f, r)
+            }
+            [p @ (b'N' | b'B' | b'R' | b'Q' | b'K'), b'x', f @ b'a'..=b'h', r] => {
+                normal(Role::from_char(p as char).ok_or(ParseSanError)?, None, true, f, r)
+            }
+            [from @ b'a'..=b'h', b'x', f @ b'a'..=b'h', r] => {
+                normal(Role::Pawn, file_of(from), true, f, r)
+            }
+            _ => None,
+        };
+        if let Some(san) = quick {
+            return Ok(san);
+        }
         if let [b'O' | b'0' | b'o', ..] = b {
             match b {
                 b"O-O" | b"0-0" | b"o-o" => return Ok(San::Castle(CastlingSide::KingSide)),

@@ -5,6 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,11 +14,10 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 
 use super::remote;
 use crate::pgn::{
-    GameReader, GameReport, RawGame, ReaderOptions, check_game, json, write_canonical,
+    GameReader, GameReport, RawGame, ReaderOptions, check_game_with, json, write_canonical,
 };
 
 /// Arguments of `arbiter pgn`.
@@ -111,7 +111,8 @@ struct Answer {
 }
 
 fn answer(raw: RawGame, index: u64, json_out: bool, canonical_out: bool) -> Answer {
-    answer_of(check_game(raw), index, json_out, canonical_out)
+    // Only the canonical export writes the mainline's moves.
+    answer_of(check_game_with(raw, canonical_out), index, json_out, canonical_out)
 }
 
 /// The output of a game checked, numbered `index` across the inputs.
@@ -180,6 +181,29 @@ struct Games {
     bytes: Arc<AtomicU64>,
     /// Whether some input could not be read.
     failed: bool,
+    /// Whether the games are only cut (see [`GameReader::cut_only`]), to be
+    /// read where they are checked.
+    cut_only: bool,
+}
+
+/// Games cut on the reader thread, their texts one after another in one
+/// buffer: a worker copies a game's text into memory of its own, so that
+/// what a worker allocates it also frees (the allocator's locks cost more
+/// than the copy), and the reader's buffer is freed once per batch.
+struct Batch {
+    text: Vec<u8>,
+    /// Each game's first line and where its text is in `text`, or the
+    /// size of a game over the limit.
+    games: Vec<(usize, Result<Range<usize>, u64>)>,
+}
+
+impl Batch {
+    /// The `i`-th game of the batch, numbered `index`.
+    fn game(&self, i: usize, index: u64) -> RawGame {
+        let (line, text) = &self.games[i];
+        let text = text.clone().map(|range| self.text[range].to_vec());
+        RawGame::new(index as usize, *line, text)
+    }
 }
 
 impl Games {
@@ -199,7 +223,14 @@ impl Games {
             let path = self.paths.get(self.next_path)?.clone();
             self.next_path += 1;
             match open(&path, &self.bytes) {
-                Ok(input) => self.current = Some((path, GameReader::new(input, self.options))),
+                Ok(input) => {
+                    let reader = if self.cut_only {
+                        GameReader::cut_only(input, self.options)
+                    } else {
+                        GameReader::new(input, self.options)
+                    };
+                    self.current = Some((path, reader));
+                }
                 Err(err) => {
                     eprintln!("arbiter: cannot read {}: {err}", path.display());
                     self.failed = true;
@@ -209,15 +240,15 @@ impl Games {
     }
 
     /// The next batch: up to [`BATCH_GAMES`] games or [`BATCH_BYTES`].
-    fn next_batch(&mut self) -> Vec<RawGame> {
-        let mut batch = Vec::with_capacity(BATCH_GAMES);
-        let mut bytes = 0;
-        while batch.len() < BATCH_GAMES && bytes < BATCH_BYTES {
+    fn next_batch(&mut self) -> Batch {
+        let mut batch = Batch { text: Vec::new(), games: Vec::with_capacity(BATCH_GAMES) };
+        while batch.games.len() < BATCH_GAMES && batch.text.len() < BATCH_BYTES {
             let Some(game) = self.next_game() else { break };
-            bytes += game.text.as_ref().map_or(0, Vec::len);
-            let mut game = game;
-            game.forget_parse();
-            batch.push(game);
+            let range = game.text.map(|text| {
+                batch.text.extend_from_slice(&text);
+                batch.text.len() - text.len()..batch.text.len()
+            });
+            batch.games.push((game.line, range));
         }
         batch
     }
@@ -348,6 +379,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         options: ReaderOptions { max_game_bytes: args.max_game_bytes },
         bytes: bytes.clone(),
         failed: false,
+        cut_only: false,
     };
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -434,9 +466,15 @@ pub fn run(args: &PgnArgs) -> ExitCode {
     }
 }
 
-/// Reads batches on a thread of their own while `jobs` threads validate the
-/// previous one; answers are handed to `take` in input order. Returns
-/// whether some input could not be read.
+/// Reads batches on a thread of their own while `jobs` threads validate
+/// them, each a whole batch at a time; answers are handed to `take` in
+/// input order. Returns whether some input could not be read.
+///
+/// A pipeline without a barrier: a worker takes the next batch as soon as
+/// it is done with one (a pool working on one batch at a time waits at
+/// every batch's end for its slowest game, and on a busy machine for a
+/// descheduled thread). Batches out of order wait for their turn; tickets
+/// bound the batches in flight, and so the memory.
 fn run_parallel(
     mut games: Games,
     jobs: usize,
@@ -444,38 +482,76 @@ fn run_parallel(
     json_out: bool,
     canonical_out: bool,
 ) -> io::Result<bool> {
-    let pool =
-        rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(io::Error::other)?;
-    // Two batches read ahead at most: memory stays bounded.
-    let (send, receive) = mpsc::sync_channel::<Vec<RawGame>>(2);
-    let reader = std::thread::spawn(move || {
-        loop {
-            let batch = games.next_batch();
-            if batch.is_empty() || send.send(batch).is_err() {
-                return games.failed;
+    let in_flight = 4 * jobs;
+    let (ticket_send, tickets) = mpsc::sync_channel::<()>(in_flight);
+    for _ in 0..in_flight {
+        // The channel has room for every ticket.
+        let _ = ticket_send.send(());
+    }
+    let (batch_send, batches) = mpsc::sync_channel::<(u64, u64, Batch)>(jobs);
+    let batches = std::sync::Mutex::new(batches);
+    let (answer_send, answers) = mpsc::channel::<(u64, Vec<Answer>)>();
+    games.cut_only = true;
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || {
+            let (mut number, mut first) = (0u64, 0u64);
+            // A ticket per batch: none comes back once the writer stops.
+            while tickets.recv().is_ok() {
+                let batch = games.next_batch();
+                let count = batch.games.len() as u64;
+                if count == 0 || batch_send.send((number, first, batch)).is_err() {
+                    break;
+                }
+                number += 1;
+                first += count;
+            }
+            games.failed
+        });
+        for _ in 0..jobs {
+            let answer_send = answer_send.clone();
+            let batches = &batches;
+            scope.spawn(move || {
+                loop {
+                    // The lock is held only to take a batch.
+                    let next = batches.lock().map_or(None, |receiver| receiver.recv().ok());
+                    let Some((number, first, batch)) = next else { return };
+                    let answers = (0..batch.games.len())
+                        .map(|i| {
+                            let index = first + i as u64;
+                            answer(batch.game(i, index), index, json_out, canonical_out)
+                        })
+                        .collect();
+                    drop(batch);
+                    // Once the writer has stopped, batches are still taken
+                    // (and dropped) so that the reader is never stuck on a
+                    // full channel; it stops when its tickets run out.
+                    let _ = answer_send.send((number, answers));
+                }
+            });
+        }
+        drop(answer_send);
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut next = 0u64;
+        let mut result = Ok(());
+        'write: for (number, answers) in answers.iter() {
+            waiting.insert(number, answers);
+            while let Some(answers) = waiting.remove(&next) {
+                next += 1;
+                if let Err(err) = answers.iter().try_for_each(&mut take) {
+                    result = Err(err);
+                    break 'write;
+                }
+                // The batch is written: another may be read.
+                let _ = ticket_send.send(());
             }
         }
-    });
-    let mut next_index = 0u64;
-    let mut result = Ok(());
-    for batch in receive {
-        let first = next_index;
-        next_index += batch.len() as u64;
-        let answers: Vec<Answer> = pool.install(|| {
-            batch
-                .into_par_iter()
-                .enumerate()
-                .map(|(i, raw)| answer(raw, first + i as u64, json_out, canonical_out))
-                .collect()
-        });
-        if let Err(err) = answers.iter().try_for_each(&mut take) {
-            result = Err(err);
-            break;
-        }
-    }
-    // Dropping the receiver (on an error) stops the reader at its next send.
-    let failed = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    result.map(|()| failed)
+        // On an error, dropping the tickets and the answers' receiver stops
+        // the reader at its next ticket and the workers at their next send.
+        drop(ticket_send);
+        drop(answers);
+        let failed = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        result.map(|()| failed)
+    })
 }
 
 /// Reads and plans games on a thread of their own while `remote` checks

@@ -10,7 +10,8 @@ use thiserror::Error;
 use super::parse::{Line, PgnGame};
 use super::reader::RawGame;
 pub use super::terms::{ResultToken, VariationError, VariationReason};
-use crate::chess::game::{Game, IllegalMove, Notation, ReplayOptions, Replayed};
+use crate::chess::echo;
+use crate::chess::game::{Game, IllegalMove, Notation, ReplayOptions};
 use crate::chess::illegal::Illegal;
 use crate::chess::outcome::Outcome;
 use crate::chess::{CastlingMode, FenError, Position};
@@ -174,10 +175,16 @@ pub fn result_consistent(tag: Option<&str>, token: Option<ResultToken>, outcome:
 
 /// Reads and validates one game as the reader cut it.
 pub fn check_game(raw: RawGame) -> GameReport {
+    check_game_with(raw, true)
+}
+
+/// [`check_game`], with the mainline's canonical SAN written into the game
+/// only when `sans` (see [`check_parsed_with`]).
+pub fn check_game_with(raw: RawGame, sans: bool) -> GameReport {
     let (index, line, game) = raw.into_game();
     match game {
         Ok(mut game) => {
-            let verdict = check_parsed(&mut game);
+            let verdict = check_parsed_with(&mut game, sans);
             GameReport { index, line, game: Some(game), verdict }
         }
         Err(bytes) => {
@@ -193,63 +200,70 @@ pub fn check_game(raw: RawGame) -> GameReport {
 /// A [`GameError`] when the game cannot be validated at all (bad `FEN`
 /// tag, a variant that cannot be played).
 pub fn check_parsed(game: &mut PgnGame) -> Result<Verdict, GameError> {
+    check_parsed_with(game, true)
+}
+
+/// [`check_parsed`], writing the mainline's canonical SAN into the game
+/// only when `sans` (the canonical export needs it; the JSON and the
+/// summary do not). Side lines always get theirs. The verdict is the same
+/// either way.
+///
+/// # Errors
+///
+/// As [`check_parsed`].
+pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, GameError> {
     let start = start_position(game)?;
-    let options =
-        ReplayOptions { notation: Notation::Auto, skip_legal_moves: true, ..Default::default() };
+    let analysis = ReplayOptions::default().analysis;
     let PgnGame { text, mainline, result_token, syntax_errors, .. } = game;
     // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
     // a slice of it on character boundaries.
     let whole = std::str::from_utf8(text).ok();
-    let texts: Vec<&str> = mainline
-        .moves
-        .iter()
-        .map(|m| {
-            let (start, end) = (m.text.start as usize, (m.text.start + m.text.len) as usize);
-            whole.and_then(|w| w.get(start..end)).unwrap_or_else(|| move_text(m.text.bytes(text)))
-        })
-        .collect();
-    let mut replayed = Replayed::new(start, options.analysis);
+    let mut played = Game::with_analysis(start, analysis);
     let mut variation_errors = syntax_errors.clone();
     let mut path = Vec::new();
-    let mut done = 0;
+    let mut plies = 0;
     let mut illegal_move = None;
-    // The mainline in stretches that end before each move with variations,
-    // so that they are checked from the position before it.
-    while done < texts.len() {
-        let next = (done + 1..texts.len())
-            .find(|&i| !mainline.moves[i].variations().is_empty())
-            .unwrap_or(texts.len());
-        // Side lines of a move are checked only when the move is legal:
-        // nothing after the mainline's first illegal move is.
-        let before =
-            (!mainline.moves[done].variations().is_empty()).then(|| replayed.game().clone());
-        let extension = replayed.extend(&texts[done..next], &options);
-        let illegal = extension.illegal_move();
-        if let Some(before) = before
-            && illegal.is_none_or(|m| m.index != done)
-        {
+    // Move by move as `ValidateGame` replays a list (see
+    // [`crate::chess::game::Replayed::extend`]); the side lines of a move
+    // are checked from the position before it, and only when the move is
+    // legal: nothing after the mainline's first illegal move is.
+    for (index, node) in mainline.moves.iter_mut().enumerate() {
+        let (start, end) = (node.text.start as usize, (node.text.start + node.text.len) as usize);
+        let mv = whole
+            .and_then(|w| w.get(start..end))
+            .unwrap_or_else(|| move_text(node.text.bytes(text)));
+        let before = (!node.variations().is_empty()).then(|| played.clone());
+        let result = if sans {
+            played.play_text(mv, Notation::Auto, false).map(|p| Some(p.san))
+        } else {
+            played.play_text_quietly(mv, Notation::Auto).map(|_| None)
+        };
+        match result {
+            Ok(san) => {
+                node.san = san;
+                plies += 1;
+            }
+            Err(Illegal { reason, message }) => {
+                let text = echo::field(mv).into_owned();
+                illegal_move = Some(IllegalMove { index, text, reason, message });
+                break;
+            }
+        }
+        if let Some(before) = before {
             path.clear();
-            let variations = mainline.moves[done].variations_mut();
-            check_variations(text, variations, done, &before, &mut path, &mut variation_errors);
+            let variations = node.variations_mut();
+            check_variations(text, variations, index, &before, &mut path, &mut variation_errors);
         }
-        if let Some(illegal) = illegal {
-            illegal_move = Some(illegal.clone());
-            break;
-        }
-        done = next;
     }
-    for (node, played) in mainline.moves.iter_mut().zip(replayed.plies()) {
-        node.san = Some(played.san);
-    }
-    let outcome = replayed.game().outcome();
+    let outcome = played.outcome();
     let result_token = *result_token;
     let result_tag = game.tag("Result").map(Cow::into_owned);
     let result_consistent = result_consistent(result_tag.as_deref(), result_token, &outcome);
     Ok(Verdict {
-        plies: replayed.plies().len(),
+        plies,
         illegal_move,
         variation_errors,
-        position: replayed.game().position().clone(),
+        position: played.position().clone(),
         outcome,
         result_tag,
         result_consistent,

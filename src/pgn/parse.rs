@@ -7,7 +7,9 @@ use std::borrow::Cow;
 use std::fmt;
 
 pub use super::terms::MAX_VARIATION_DEPTH;
-use super::terms::{ResultToken, VariationError, VariationReason, is_delimiter, is_result};
+use super::terms::{
+    ResultToken, VariationError, VariationReason, is_delimiter, is_result, skims, starts_token,
+};
 use crate::chess::san::SanString;
 
 /// A stretch of a game's text.
@@ -55,8 +57,6 @@ pub struct MoveNode {
     pub text: Span,
     /// Its canonical SAN, once checked and found legal.
     pub san: Option<SanString>,
-    /// The clock after the move, from a `[%clk]` comment.
-    pub clock: Option<Clock>,
     /// The first comment after the move (most moves have at most one).
     comment: Option<Span>,
     /// The rarer rest: more comments, NAGs, variations.
@@ -95,10 +95,7 @@ impl MoveNode {
         self.extra.get_or_insert_default()
     }
 
-    fn add_comment(&mut self, span: Span, text: &[u8]) {
-        if self.clock.is_none() {
-            self.clock = read_clock(span.bytes(text));
-        }
+    fn add_comment(&mut self, span: Span) {
         if self.comment.is_none() {
             self.comment = Some(span);
         } else {
@@ -154,6 +151,14 @@ impl PgnGame {
             .map(|(_, value)| unescape(value.bytes(&self.text)))
     }
 
+    /// The clock after the move `node` of this game, from the first of its
+    /// comments with a `[%clk]` command. Read when asked: the validation
+    /// and the outputs need no clock, and reading every comment for one
+    /// cost a twentieth of reading a game of lichess's.
+    pub fn clock(&self, node: &MoveNode) -> Option<Clock> {
+        node.comments().find_map(|span| read_clock(span.bytes(&self.text)))
+    }
+
     /// The text of `span` (a move or a comment).
     pub fn str(&self, span: Span) -> Cow<'_, str> {
         decode(span.bytes(&self.text))
@@ -175,7 +180,16 @@ fn unescape(raw: &[u8]) -> Cow<'_, str> {
 
 /// The clock in a comment's `[%clk H:MM:SS(.f)]`, if there is one.
 fn read_clock(comment: &[u8]) -> Option<Clock> {
-    let at = memchr::memmem::find(comment, b"[%clk")?;
+    // By `%` and a comparison: a memmem searcher costs more to set up than
+    // a short comment costs to search.
+    let mut from = 0;
+    let at = loop {
+        let k = from + memchr::memchr(b'%', &comment[from..])?;
+        if k > 0 && comment[k - 1] == b'[' && comment[k + 1..].starts_with(b"clk") {
+            break k - 1;
+        }
+        from = k + 1;
+    };
     let rest = comment[at + 5..].trim_ascii_start();
     let end = rest.iter().position(|&b| b == b']' || b.is_ascii_whitespace())?;
     let mut parts = rest[..end].split(|&b| b == b':');
@@ -232,7 +246,13 @@ enum Token<'a> {
     Nag(u8),
 }
 
+#[inline]
 fn classify(token: &[u8], start: usize) -> Token<'_> {
+    // The commonest token by far: a move starting with a letter and no
+    // suffix annotation.
+    if token[0].is_ascii_alphabetic() && !matches!(token[token.len() - 1], b'!' | b'?') {
+        return Token::Move(token, start, None);
+    }
     if is_result(token) {
         return Token::Result(ResultToken::from_bytes(token));
     }
@@ -261,7 +281,10 @@ fn classify(token: &[u8], start: usize) -> Token<'_> {
     Token::Move(&text[..bare], start, nag)
 }
 
-struct Parser<'a> {
+/// `BUILD` off, the parser only finds where a game ends (see
+/// [`cut_game`]): it follows the same bytes the same way, but keeps no tags,
+/// moves or comments.
+struct Parser<'a, const BUILD: bool> {
     text: &'a [u8],
     pos: usize,
     errors: Vec<VariationError>,
@@ -275,8 +298,8 @@ struct Parser<'a> {
     names: Vec<&'a [u8]>,
 }
 
-impl<'a> Parser<'a> {
-    fn new(text: &'a [u8], cutting: bool) -> Parser<'a> {
+impl<'a, const BUILD: bool> Parser<'a, BUILD> {
+    fn new(text: &'a [u8], cutting: bool) -> Parser<'a, BUILD> {
         Parser { text, pos: 0, errors: Vec::new(), cutting, stop: None, names: Vec::new() }
     }
 
@@ -298,6 +321,18 @@ impl<'a> Parser<'a> {
         }
         self.stop = self.line_start_before(at);
         self.stop.is_some()
+    }
+
+    /// Whether a token begins at `at` as the tokenizer reads, `entry`
+    /// (at or before `at`) being a place between tokens: after a delimiter
+    /// or at `entry`, form feeds before it being white space (inside a
+    /// token, a form feed is part of it).
+    fn token_starts_at(&self, at: usize, entry: usize) -> bool {
+        let mut k = at;
+        while k > entry && self.text[k - 1] == b'\x0c' {
+            k -= 1;
+        }
+        k == entry || is_delimiter(self.text[k - 1])
     }
 
     fn at_line_start(&self) -> bool {
@@ -367,12 +402,18 @@ impl<'a> Parser<'a> {
         if text.get(i) == Some(&b'"') {
             i += 1;
             let value_start = i;
-            while i < text.len() && text[i] != b'"' && text[i] != b'\n' {
-                i += if text[i] == b'\\' && i + 1 < text.len() && text[i + 1] != b'\n' {
-                    2
-                } else {
-                    1
+            // To the closing quote by memchr: an escape skips the byte after
+            // it, unless that ends the line.
+            loop {
+                let Some(k) = memchr::memchr3(b'"', b'\n', b'\\', &text[i..]) else {
+                    i = text.len();
+                    break;
                 };
+                i += k;
+                if text[i] != b'\\' {
+                    break;
+                }
+                i += if i + 1 < text.len() && text[i + 1] != b'\n' { 2 } else { 1 };
             }
             value = Span::new(value_start, i.min(text.len()));
             i += usize::from(text.get(i) == Some(&b'"'));
@@ -389,100 +430,186 @@ impl<'a> Parser<'a> {
     /// result token or the end (the mainline). `path` names the line.
     fn line(&mut self, depth: usize, path: &mut Vec<u32>) -> (Line, Option<ResultToken>) {
         let mut line = Line::default();
+        if BUILD && depth == 0 {
+            // Room for the mainline's moves at once (a move takes five
+            // bytes or more with its number), rather than growing through
+            // seven reallocations in a game of a hundred moves.
+            line.moves.reserve(((self.text.len() - self.pos) / 5).min(1024));
+        }
+        // Moves read on this line (only counted when not `BUILD`ing).
+        let mut count = 0usize;
         let text = self.text;
         while self.pos < text.len() && self.stop.is_none() {
-            let b = text[self.pos];
-            match b {
-                b'[' if self.next_game_at(self.pos) => break,
-                // Whitespace as `line_start_before` counts it (a form feed
-                // before a tag line too), so that a game cut at a tag line
-                // reads as its cut text does.
-                b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => self.pos += 1,
-                b'{' => {
-                    let start = self.pos + 1;
-                    let end =
-                        memchr::memchr(b'}', &text[start..]).map_or(text.len(), |k| start + k);
-                    self.pos = (end + 1).min(text.len());
-                    attach_comment(&mut line, Span::new(start, end), text);
-                }
-                b';' => {
-                    let start = self.pos + 1;
-                    let end = self.skip_line();
-                    let end = if end > start && text[end - 1] == b'\r' { end - 1 } else { end };
-                    attach_comment(&mut line, Span::new(start, end), text);
-                }
-                b'%' if self.at_line_start() => {
-                    self.skip_line();
-                }
-                b'(' => {
-                    self.pos += 1;
-                    let ply = line.moves.len();
-                    let Some(last) = line.moves.last_mut() else {
-                        self.skip_variation();
-                        self.error(path, VariationReason::NoMoveBefore);
-                        continue;
-                    };
-                    let number = last.variations().len() as u32;
-                    path.extend([ply as u32 - 1, number]);
-                    if depth + 1 > MAX_VARIATION_DEPTH {
-                        self.skip_variation();
-                        self.error(path, VariationReason::TooDeep);
-                    } else {
-                        let (variation, _) = self.line(depth + 1, path);
-                        last.extra().variations.push(variation);
+            if !BUILD && count > 0 {
+                // Only cutting, past the line's first move: what is left to
+                // find is a result token, a comment, a variation, an escape
+                // line or the next game. Bytes that can change none of that
+                // are skimmed; a `0`, `1` or `*` is looked at only where a
+                // token starts. The rest goes the general way below.
+                // `entry` is where the tokenizer stands between tokens (as
+                // at every turn of this loop, after a NAG's digits too).
+                let entry = self.pos;
+                loop {
+                    while self.pos < text.len() && skims(text[self.pos]) {
+                        self.pos += 1;
                     }
-                    path.truncate(path.len() - 2);
-                }
-                b')' => {
-                    self.pos += 1;
-                    if depth > 0 {
-                        return (line, None);
+                    match text.get(self.pos) {
+                        Some(b'0' | b'1' | b'*') if !self.token_starts_at(self.pos, entry) => {
+                            self.pos += 1;
+                        }
+                        _ => break,
                     }
                 }
-                b'$' => {
-                    let start = self.pos + 1;
-                    let mut end = start;
-                    while end < text.len() && text[end].is_ascii_digit() {
-                        end += 1;
-                    }
-                    self.pos = end.max(start);
-                    let value =
-                        std::str::from_utf8(&text[start..end]).ok().and_then(|d| d.parse().ok());
-                    if let (Some(nag), Some(last)) = (value, line.moves.last_mut()) {
-                        last.extra().nags.push(nag);
-                    }
-                }
-                _ if is_delimiter(b) => self.pos += 1,
-                _ => {
+                let Some(&b) = text.get(self.pos) else { break };
+                if matches!(b, b'0' | b'1' | b'*') {
                     let start = self.pos;
                     let mut end = start + 1;
                     while end < text.len() && !is_delimiter(text[end]) {
                         end += 1;
                     }
                     self.pos = end;
-                    match classify(&text[start..end], start) {
-                        Token::Nothing => {}
-                        Token::Result(result) => {
-                            if depth == 0 {
-                                return (line, Some(result));
-                            }
-                        }
-                        Token::Nag(nag) => {
-                            if let Some(last) = line.moves.last_mut() {
-                                last.extra().nags.push(nag);
-                            }
-                        }
-                        Token::Move(mv, at, nag) => {
-                            let mut node = MoveNode {
-                                text: Span::new(at, at + mv.len()),
-                                ..MoveNode::default()
-                            };
-                            if let Some(nag) = nag {
-                                node.extra().nags.push(nag);
-                            }
-                            line.moves.push(node);
+                    let token = &text[start..end];
+                    if depth == 0 && is_result(token) {
+                        return (line, Some(ResultToken::from_bytes(token)));
+                    }
+                    continue;
+                }
+            }
+            let b = text[self.pos];
+            // The commonest bytes first, by table: a space, then the first
+            // byte of a token (a move, a move number, a result ...).
+            if b == b' ' {
+                self.pos += 1;
+                continue;
+            }
+            // A `%` at the start of a line begins an escape line.
+            if !starts_token(b) || (b == b'%' && self.at_line_start()) {
+                match b {
+                    b'[' if self.next_game_at(self.pos) => break,
+                    // Whitespace as `line_start_before` counts it (a form feed
+                    // before a tag line too), so that a game cut at a tag line
+                    // reads as its cut text does.
+                    b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => self.pos += 1,
+                    b'{' => {
+                        let start = self.pos + 1;
+                        let end =
+                            memchr::memchr(b'}', &text[start..]).map_or(text.len(), |k| start + k);
+                        self.pos = (end + 1).min(text.len());
+                        if BUILD {
+                            attach_comment(&mut line, Span::new(start, end));
                         }
                     }
+                    b';' => {
+                        let start = self.pos + 1;
+                        let end = self.skip_line();
+                        let end = if end > start && text[end - 1] == b'\r' { end - 1 } else { end };
+                        if BUILD {
+                            attach_comment(&mut line, Span::new(start, end));
+                        }
+                    }
+                    b'%' if self.at_line_start() => {
+                        self.skip_line();
+                    }
+                    b'(' if !BUILD => {
+                        self.pos += 1;
+                        if count == 0 || depth + 1 > MAX_VARIATION_DEPTH {
+                            self.skip_variation();
+                        } else {
+                            self.line(depth + 1, path);
+                        }
+                    }
+                    b'(' => {
+                        self.pos += 1;
+                        let ply = line.moves.len();
+                        let Some(last) = line.moves.last_mut() else {
+                            self.skip_variation();
+                            self.error(path, VariationReason::NoMoveBefore);
+                            continue;
+                        };
+                        let number = last.variations().len() as u32;
+                        path.extend([ply as u32 - 1, number]);
+                        if depth + 1 > MAX_VARIATION_DEPTH {
+                            self.skip_variation();
+                            self.error(path, VariationReason::TooDeep);
+                        } else {
+                            let (variation, _) = self.line(depth + 1, path);
+                            last.extra().variations.push(variation);
+                        }
+                        path.truncate(path.len() - 2);
+                    }
+                    b')' => {
+                        self.pos += 1;
+                        if depth > 0 {
+                            return (line, None);
+                        }
+                    }
+                    b'$' => {
+                        let start = self.pos + 1;
+                        let mut end = start;
+                        while end < text.len() && text[end].is_ascii_digit() {
+                            end += 1;
+                        }
+                        self.pos = end.max(start);
+                        let value = std::str::from_utf8(&text[start..end])
+                            .ok()
+                            .and_then(|d| d.parse().ok());
+                        if BUILD && let (Some(nag), Some(last)) = (value, line.moves.last_mut()) {
+                            last.extra().nags.push(nag);
+                        }
+                    }
+                    _ => self.pos += 1,
+                }
+                continue;
+            }
+            let start = self.pos;
+            let mut end = start + 1;
+            while end < text.len() && !is_delimiter(text[end]) {
+                end += 1;
+            }
+            self.pos = end;
+            let token = &text[start..end];
+            if !BUILD {
+                // Only a result token ends the line, and only the
+                // first move matters (a variation before it is
+                // skipped): the rest need no reading.
+                if is_result(token) {
+                    if depth == 0 {
+                        return (line, Some(ResultToken::from_bytes(token)));
+                    }
+                } else if count == 0 && matches!(classify(token, start), Token::Move(..)) {
+                    count = 1;
+                }
+                continue;
+            }
+            // A move with nothing glued on, as `classify` reads it, here.
+            if token[0].is_ascii_alphabetic() && !matches!(token[token.len() - 1], b'!' | b'?') {
+                line.moves.push(MoveNode { text: Span::new(start, end), ..MoveNode::default() });
+                continue;
+            }
+            // A move number (`12.`, `12...`, `12`): digits then dots only.
+            let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits > 0 && token[digits..].iter().all(|&b| b == b'.') {
+                continue;
+            }
+            match classify(token, start) {
+                Token::Nothing => {}
+                Token::Result(result) => {
+                    if depth == 0 {
+                        return (line, Some(result));
+                    }
+                }
+                Token::Nag(nag) => {
+                    if BUILD && let Some(last) = line.moves.last_mut() {
+                        last.extra().nags.push(nag);
+                    }
+                }
+                Token::Move(mv, at, nag) => {
+                    let mut node =
+                        MoveNode { text: Span::new(at, at + mv.len()), ..MoveNode::default() };
+                    if let Some(nag) = nag {
+                        node.extra().nags.push(nag);
+                    }
+                    line.moves.push(node);
                 }
             }
         }
@@ -526,9 +653,9 @@ impl<'a> Parser<'a> {
 }
 
 /// Puts a comment after the line's last move, or before its first.
-fn attach_comment(line: &mut Line, span: Span, text: &[u8]) {
+fn attach_comment(line: &mut Line, span: Span) {
     match line.moves.last_mut() {
-        Some(last) => last.add_comment(span, text),
+        Some(last) => last.add_comment(span),
         None => line.comments.push(span),
     }
 }
@@ -546,7 +673,7 @@ fn attach_comment(line: &mut Line, span: Span, text: &[u8]) {
 /// assert_eq!(game.mainline.moves.len(), 2);
 /// ```
 pub fn parse_game(text: Vec<u8>) -> PgnGame {
-    let parts = read(&mut Parser::new(&text, false));
+    let parts = read(&mut Parser::<true>::new(&text, false));
     parts.with_text(text)
 }
 
@@ -567,7 +694,7 @@ impl Parsed {
     }
 }
 
-fn read(parser: &mut Parser<'_>) -> Parsed {
+fn read(parser: &mut Parser<'_, true>) -> Parsed {
     let mut tags = Vec::new();
     while let Some(tag) = parser.tag(tags.is_empty()) {
         tags.push(tag);
@@ -575,7 +702,10 @@ fn read(parser: &mut Parser<'_>) -> Parsed {
     read_after_tags(parser, tags)
 }
 
-fn read_after_tags(parser: &mut Parser<'_>, tags: Vec<(Span, Span)>) -> Parsed {
+fn read_after_tags<const BUILD: bool>(
+    parser: &mut Parser<'_, BUILD>,
+    tags: Vec<(Span, Span)>,
+) -> Parsed {
     let (mainline, result_token) = if parser.stop.is_some() {
         (Line::default(), None)
     } else {
@@ -602,11 +732,18 @@ pub(super) enum Cut {
 /// comments and variations, or the start of a tag line after its movetext,
 /// or (tags only) of a tag line repeating one of its tags after a blank
 /// line, or the end of the stream.
-pub(super) fn cut_game(text: &[u8], at_end: bool) -> Cut {
-    let mut parser = Parser::new(text, true);
+///
+/// `BUILD` off, the game is not kept (its [`Parsed`] is empty): the end is
+/// found the same way, for a caller that reads the game elsewhere.
+pub(super) fn cut_game<const BUILD: bool>(text: &[u8], at_end: bool) -> Cut {
+    let mut parser = Parser::<BUILD>::new(text, true);
     let mut tags = Vec::new();
-    while let Some(tag) = parser.tag(tags.is_empty()) {
-        tags.push(tag);
+    let mut first = true;
+    while let Some(tag) = parser.tag(first) {
+        first = false;
+        if BUILD {
+            tags.push(tag);
+        }
     }
     if parser.stop.is_none()
         && parser.pos < text.len()
@@ -645,7 +782,7 @@ mod tests {
     #[test]
     fn a_form_feed_before_the_next_tag_line_is_whitespace() {
         let text = b"[Event \"a\"]\n\n1. f3 e5\n\x0c[Event \"b\"]\n\n1. e4 *\n";
-        let Cut::Game(parsed, end) = cut_game(text, true) else { panic!("a game") };
+        let Cut::Game(parsed, end) = cut_game::<true>(text, true) else { panic!("a game") };
         assert_eq!(&text[end..end + 2], b"\x0c[");
         assert_eq!(parsed.with_text(text[..end].to_vec()), parse_game(text[..end].to_vec()));
         let g = game("1. e4 \x0c e5 *");
@@ -727,7 +864,7 @@ mod tests {
             "1. e4 { [%eval 0.2] [%clk 0:03:12] } e5 {[%clk 1:00:00.5]} 2. Nf3 {[%clk 0:99:00]} *",
         );
         let clocks: Vec<Option<u64>> =
-            g.mainline.moves.iter().map(|m| m.clock.map(|c| c.millis)).collect();
+            g.mainline.moves.iter().map(|m| g.clock(m).map(|c| c.millis)).collect();
         assert_eq!(clocks, [Some(192_000), Some(3_600_500), None]);
         assert_eq!(Clock { millis: 3_600_500 }.to_string(), "1:00:00.5");
         assert_eq!(Clock { millis: 192_000 }.to_string(), "0:03:12");

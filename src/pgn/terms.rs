@@ -104,13 +104,52 @@ pub struct VariationError {
     pub message: String,
 }
 
+/// Bytes that end a movetext token, by table: the tokenizer asks at every
+/// byte, and a table lookup is one load where the `match` it replaces
+/// compiled to an indirect jump.
+static DELIMITERS: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b" \t\n\r{}();[]$";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// Bytes that end a movetext token.
 #[inline]
 pub(super) fn is_delimiter(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';' | b'[' | b']' | b'$'
-    )
+    DELIMITERS[usize::from(b)]
+}
+
+/// Bytes a cut of movetext past a line's first move can pass over (see
+/// `Parser::line`): all but those that open a comment, a variation, an
+/// escape line, a NAG or the next game's tags, close a variation, or can
+/// begin a result token.
+static SKIMMED: [bool; 256] = {
+    let mut table = [true; 256];
+    let bytes = b"{;%()[$01*";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = false;
+        i += 1;
+    }
+    table
+};
+
+/// Whether a cut of movetext may pass over `b` (see [`SKIMMED`]).
+#[inline]
+pub(super) fn skims(b: u8) -> bool {
+    SKIMMED[usize::from(b)]
+}
+
+/// Bytes that begin a movetext token: not a delimiter, and not a form feed
+/// (white space between tokens, though not inside one).
+#[inline]
+pub(super) fn starts_token(b: u8) -> bool {
+    !is_delimiter(b) && b != b'\x0c'
 }
 
 /// The four game termination markers.
