@@ -156,6 +156,20 @@ impl Game {
         }
     }
 
+    /// The outcome of a game whose moves are all in, as a replay's answer
+    /// gives it: [`Game::outcome`], and when the game goes on and
+    /// `moved` (the start position had its look when the game began), the
+    /// final position given the full dead-position analysis behind the
+    /// per-ply gate ([`dead`]).
+    pub fn final_outcome(&self, moved: bool) -> Outcome {
+        let outcome = self.outcome();
+        if !outcome.is_over() && moved && self.final_look_finds_dead() {
+            Outcome::ended(GameResult::Draw, Termination::DeadPosition)
+        } else {
+            outcome
+        }
+    }
+
     /// Whether a rule has ended the game (stalemate is found when the next
     /// move is tried, or by [`Game::outcome`]).
     pub fn is_over(&self) -> bool {
@@ -821,11 +835,7 @@ impl Replayed {
             .collect();
         let game = &self.game;
         let full = game.analysis.full;
-        let mut outcome = game.outcome();
-        // The start position had its look when the game began.
-        if !outcome.is_over() && !self.plies.is_empty() && game.final_look_finds_dead() {
-            outcome = Outcome::ended(GameResult::Draw, Termination::DeadPosition);
-        }
+        let mut outcome = game.final_outcome(!self.plies.is_empty());
         let winnability =
             options.winnability.then(|| Color::ALL.map(|c| analyse(&game.position, c, full)));
         if let Some(flagged) = options.flagged

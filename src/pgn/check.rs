@@ -255,7 +255,9 @@ pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, Game
             check_variations(text, variations, index, &before, &mut path, &mut variation_errors);
         }
     }
-    let outcome = played.outcome();
+    // As `ValidateGame` answers: the final position gets the full
+    // dead-position analysis.
+    let outcome = played.final_outcome(plies > 0);
     let result_token = *result_token;
     let result_tag = game.tag("Result").map(Cow::into_owned);
     let result_consistent = result_consistent(result_tag.as_deref(), result_token, &outcome);
