@@ -32,17 +32,9 @@ use std::time::{Duration, Instant};
 const FILES: [&str; 2] = ["pgn/shakmaty/lichess_db_1000k.pgn", "pgn/shakmaty/twic1599_1000k.pgn"];
 const GAMES_PER_COPY: u64 = 438 + 1110;
 
-/// CPU time (user + system) of the children reaped so far.
-fn children_cpu() -> Duration {
-    // Safety: getrusage writes the struct it is given and nothing else.
-    let usage = unsafe {
-        let mut usage = std::mem::zeroed::<libc::rusage>();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
-        usage
-    };
-    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    time(usage.ru_utime) + time(usage.ru_stime)
-}
+#[path = "common/process.rs"]
+mod process;
+use process::children_cpu;
 
 /// One timed run: wall and CPU time, and what it printed.
 struct Run {

@@ -17,6 +17,7 @@ pub fn children_cpu() -> Duration {
 
 /// CPU time of the calling thread so far: what an in-process job costs,
 /// unlike its wall time not stretched when other work takes the core.
+#[allow(dead_code, reason = "the benches that time only processes leave it unused")]
 pub fn thread_cpu() -> Duration {
     let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // Safety: clock_gettime writes the struct it is given and nothing else.

@@ -463,10 +463,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
                 let Some(&b) = text.get(self.pos) else { break };
                 if matches!(b, b'0' | b'1' | b'*') {
                     let start = self.pos;
-                    let mut end = start + 1;
-                    while end < text.len() && !is_delimiter(text[end]) {
-                        end += 1;
-                    }
+                    let end = token_end(text, start);
                     self.pos = end;
                     let token = &text[start..end];
                     if depth == 0 && is_result(token) {
@@ -562,10 +559,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
                 continue;
             }
             let start = self.pos;
-            let mut end = start + 1;
-            while end < text.len() && !is_delimiter(text[end]) {
-                end += 1;
-            }
+            let end = token_end(text, start);
             self.pos = end;
             let token = &text[start..end];
             if !BUILD {
@@ -763,6 +757,17 @@ pub(super) fn cut_game<const BUILD: bool>(text: &[u8], at_end: bool) -> Cut {
         (None, None) => return Cut::More,
     };
     Cut::Game(parts, end)
+}
+
+/// The end of the token that starts at `start` (a byte that is no
+/// delimiter): the next delimiter or the end of the text.
+#[inline]
+fn token_end(text: &[u8], start: usize) -> usize {
+    let mut end = start + 1;
+    while end < text.len() && !is_delimiter(text[end]) {
+        end += 1;
+    }
+    end
 }
 
 #[cfg(test)]
