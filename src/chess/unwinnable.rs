@@ -270,20 +270,6 @@ pub fn replays_to_mate(start: &Position, winner: Color, line: &[Move]) -> bool {
     pos.turn() == !winner && pos.is_check() && !pos.has_legal_moves()
 }
 
-/// Whether `pos` is a dead position (FIDE 5.2.2): both colours proven
-/// [`Verdict::Unwinnable`] within `budget` each.
-///
-/// ```
-/// use arbiter::chess::unwinnable::{is_dead, Budget};
-/// use arbiter::chess::Position;
-/// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
-/// assert!(is_dead(&wall, Budget::QUICK));
-/// assert!(!is_dead(&Position::default(), Budget::QUICK));
-/// ```
-pub fn is_dead(pos: &Position, budget: Budget) -> bool {
-    Color::ALL.into_iter().all(|c| analyse(pos, c, budget) == Verdict::Unwinnable)
-}
-
 /// A cheap gate for per-ply checks: `false` means `pos` is certainly not
 /// dead beyond what [`crate::chess::outcome::is_insufficient_material`]
 /// sees, so the analysis can be skipped. It holds when there are pawns and
