@@ -323,16 +323,19 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
         self.stop.is_some()
     }
 
-    /// Whether a token begins at `at` as the tokenizer reads, `entry`
-    /// (at or before `at`) being a place between tokens: after a delimiter
-    /// or at `entry`, form feeds before it being white space (inside a
-    /// token, a form feed is part of it).
-    fn token_starts_at(&self, at: usize, entry: usize) -> bool {
+    /// Where the token that `at` is in begins as the tokenizer reads,
+    /// `entry` (at or before `at`) being a place between tokens: after a
+    /// delimiter or at `entry`, past the form feeds there (white space
+    /// between tokens; inside a token, a form feed is part of it).
+    fn token_start(&self, at: usize, entry: usize) -> usize {
         let mut k = at;
-        while k > entry && self.text[k - 1] == b'\x0c' {
+        while k > entry && !is_delimiter(self.text[k - 1]) {
             k -= 1;
         }
-        k == entry || is_delimiter(self.text[k - 1])
+        while self.text[k] == b'\x0c' {
+            k += 1;
+        }
+        k
     }
 
     fn at_line_start(&self) -> bool {
@@ -444,25 +447,17 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
                 // Only cutting, past the line's first move: what is left to
                 // find is a result token, a comment, a variation, an escape
                 // line or the next game. Bytes that can change none of that
-                // are skimmed; a `0`, `1` or `*` is looked at only where a
-                // token starts. The rest goes the general way below.
-                // `entry` is where the tokenizer stands between tokens (as
-                // at every turn of this loop, after a NAG's digits too).
+                // are skimmed; at a `-` or `*` the token around it is read
+                // whole. The rest goes the general way below. `entry` is
+                // where the tokenizer stands between tokens (as at every
+                // turn of this loop, after a NAG's digits too).
                 let entry = self.pos;
-                loop {
-                    while self.pos < text.len() && skims(text[self.pos]) {
-                        self.pos += 1;
-                    }
-                    match text.get(self.pos) {
-                        Some(b'0' | b'1' | b'*') if !self.token_starts_at(self.pos, entry) => {
-                            self.pos += 1;
-                        }
-                        _ => break,
-                    }
+                while self.pos < text.len() && skims(text[self.pos]) {
+                    self.pos += 1;
                 }
                 let Some(&b) = text.get(self.pos) else { break };
-                if matches!(b, b'0' | b'1' | b'*') {
-                    let start = self.pos;
+                if matches!(b, b'-' | b'*') {
+                    let start = self.token_start(self.pos, entry);
                     let end = token_end(text, start);
                     self.pos = end;
                     let token = &text[start..end];

@@ -127,10 +127,12 @@ pub(super) fn is_delimiter(b: u8) -> bool {
 /// Bytes a cut of movetext past a line's first move can pass over (see
 /// `Parser::line`): all but those that open a comment, a variation, an
 /// escape line, a NAG or the next game's tags, close a variation, or can
-/// begin a result token.
+/// be part of a result token: every result token has a `-` but `*`. A
+/// move number's `1` or a square's would stop the cut as often as a move
+/// goes by; a `-` stops it at castling moves only.
 static SKIMMED: [bool; 256] = {
     let mut table = [true; 256];
-    let bytes = b"{;%()[$01*";
+    let bytes = b"{;%()[$-*";
     let mut i = 0;
     while i < bytes.len() {
         table[bytes[i] as usize] = false;
