@@ -189,7 +189,9 @@ struct Games {
 /// Games cut on the reader thread, their texts one after another in one
 /// buffer: a worker copies a game's text into memory of its own, so that
 /// what a worker allocates it also frees (the allocator's locks cost more
-/// than the copy), and the reader's buffer is freed once per batch.
+/// than the copy). A batch goes back to the reader once written, and is
+/// filled again: its buffer is allocated once for the whole run.
+#[derive(Default)]
 struct Batch {
     text: Vec<u8>,
     /// Each game's first line and where its text is in `text`, or the
@@ -208,9 +210,18 @@ impl Batch {
 
 impl Games {
     fn next_game(&mut self) -> Option<RawGame> {
+        self.next_with(GameReader::next_game)
+    }
+
+    /// What `read` takes from the current input, going on to the next
+    /// input at the end of one; `None` once every input is read.
+    fn next_with<T>(
+        &mut self,
+        mut read: impl FnMut(&mut GameReader<Input>) -> io::Result<Option<T>>,
+    ) -> Option<T> {
         loop {
             if let Some((path, reader)) = &mut self.current {
-                match reader.next_game() {
+                match read(reader) {
                     Ok(Some(game)) => return Some(game),
                     Ok(None) => self.current = None,
                     Err(err) => {
@@ -239,18 +250,16 @@ impl Games {
         }
     }
 
-    /// The next batch: up to [`BATCH_GAMES`] games or [`BATCH_BYTES`].
-    fn next_batch(&mut self) -> Batch {
-        let mut batch = Batch { text: Vec::new(), games: Vec::with_capacity(BATCH_GAMES) };
+    /// Fills `batch` with the next games: up to [`BATCH_GAMES`] games or
+    /// [`BATCH_BYTES`].
+    fn fill_batch(&mut self, batch: &mut Batch) {
+        batch.text.clear();
+        batch.games.clear();
         while batch.games.len() < BATCH_GAMES && batch.text.len() < BATCH_BYTES {
-            let Some(game) = self.next_game() else { break };
-            let range = game.text.map(|text| {
-                batch.text.extend_from_slice(&text);
-                batch.text.len() - text.len()..batch.text.len()
-            });
-            batch.games.push((game.line, range));
+            let text = &mut batch.text;
+            let Some(game) = self.next_with(|reader| reader.next_game_into(text)) else { break };
+            batch.games.push(game);
         }
-        batch
     }
 }
 
@@ -483,21 +492,22 @@ fn run_parallel(
     canonical_out: bool,
 ) -> io::Result<bool> {
     let in_flight = 4 * jobs;
-    let (ticket_send, tickets) = mpsc::sync_channel::<()>(in_flight);
+    // The tickets are the batches themselves, empty, to be filled again.
+    let (ticket_send, tickets) = mpsc::sync_channel::<Batch>(in_flight);
     for _ in 0..in_flight {
         // The channel has room for every ticket.
-        let _ = ticket_send.send(());
+        let _ = ticket_send.send(Batch::default());
     }
     let (batch_send, batches) = mpsc::sync_channel::<(u64, u64, Batch)>(jobs);
     let batches = std::sync::Mutex::new(batches);
-    let (answer_send, answers) = mpsc::channel::<(u64, Vec<Answer>)>();
+    let (answer_send, answers) = mpsc::channel::<(u64, Vec<Answer>, Batch)>();
     games.cut_only = true;
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let (mut number, mut first) = (0u64, 0u64);
             // A ticket per batch: none comes back once the writer stops.
-            while tickets.recv().is_ok() {
-                let batch = games.next_batch();
+            while let Ok(mut batch) = tickets.recv() {
+                games.fill_batch(&mut batch);
                 let count = batch.games.len() as u64;
                 if count == 0 || batch_send.send((number, first, batch)).is_err() {
                     break;
@@ -521,11 +531,10 @@ fn run_parallel(
                             answer(batch.game(i, index), index, json_out, canonical_out)
                         })
                         .collect();
-                    drop(batch);
                     // Once the writer has stopped, batches are still taken
                     // (and dropped) so that the reader is never stuck on a
                     // full channel; it stops when its tickets run out.
-                    let _ = answer_send.send((number, answers));
+                    let _ = answer_send.send((number, answers, batch));
                 }
             });
         }
@@ -533,16 +542,16 @@ fn run_parallel(
         let mut waiting = std::collections::BTreeMap::new();
         let mut next = 0u64;
         let mut result = Ok(());
-        'write: for (number, answers) in answers.iter() {
-            waiting.insert(number, answers);
-            while let Some(answers) = waiting.remove(&next) {
+        'write: for (number, answers, batch) in answers.iter() {
+            waiting.insert(number, (answers, batch));
+            while let Some((answers, batch)) = waiting.remove(&next) {
                 next += 1;
                 if let Err(err) = answers.iter().try_for_each(&mut take) {
                     result = Err(err);
                     break 'write;
                 }
-                // The batch is written: another may be read.
-                let _ = ticket_send.send(());
+                // The batch is written: another may be read into it.
+                let _ = ticket_send.send(batch);
             }
         }
         // On an error, dropping the tickets and the answers' receiver stops

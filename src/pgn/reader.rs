@@ -200,9 +200,19 @@ fn newlines(text: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', text).count()
 }
 
+/// A game the cutter has cut: its place, its first line, where its text is
+/// in the cutter's buffer (until the next piece is fed) or the size of a
+/// game over the limit, and the game as read if the cutter parses.
+struct CutGame {
+    index: usize,
+    line: usize,
+    text: Result<std::ops::Range<usize>, u64>,
+    parsed: Option<Parsed>,
+}
+
 /// What the cutter has next.
 enum Next {
-    Game(RawGame),
+    Game(CutGame),
     /// More text, or the end of it, is needed.
     More,
     /// The stream is over.
@@ -275,10 +285,21 @@ impl Cutter {
         }
     }
 
-    fn emit(&mut self, line: usize, text: Result<Vec<u8>, u64>, parsed: Option<Parsed>) -> RawGame {
+    fn emit(
+        &mut self,
+        line: usize,
+        text: Result<std::ops::Range<usize>, u64>,
+        parsed: Option<Parsed>,
+    ) -> Next {
         let index = self.next_index;
         self.next_index += 1;
-        RawGame { index, line, text, parsed }
+        Next::Game(CutGame { index, line, text, parsed })
+    }
+
+    /// A game cut, with a copy of its text.
+    fn raw(&self, game: CutGame) -> RawGame {
+        let CutGame { index, line, text, parsed } = game;
+        RawGame { index, line, text: text.map(|range| self.buf[range].to_vec()), parsed }
     }
 
     /// Where the game at the start of `text` ends (see [`cut_game`]), and
@@ -298,12 +319,12 @@ impl Cutter {
 
     /// Hands out the game of `len` bytes at `pos`.
     fn take(&mut self, len: usize, parsed: Option<Parsed>) -> Next {
-        let text = self.buf[self.pos..self.pos + len].to_vec();
+        let text = self.pos..self.pos + len;
         let line = self.line;
-        self.line += newlines(&text);
+        self.line += newlines(&self.buf[text.clone()]);
         self.pos += len;
         self.need = 0;
-        Next::Game(self.emit(line, Ok(text), parsed))
+        self.emit(line, Ok(text), parsed)
     }
 
     /// Starts skipping the game at `pos`, which is over the limit (more
@@ -335,7 +356,7 @@ impl Cutter {
                 return Next::More;
             }
             self.need = 0;
-            return Next::Game(self.emit(line, Err(bytes), None));
+            return self.emit(line, Err(bytes), None);
         }
         if self.escape {
             match memchr::memchr(b'\n', &self.buf[self.pos..]) {
@@ -453,7 +474,7 @@ impl Splitter {
 
     fn drain(&mut self, games: &mut VecDeque<RawGame>) {
         while let Next::Game(game) = self.cutter.next() {
-            games.push_back(game);
+            games.push_back(self.cutter.raw(game));
         }
     }
 
@@ -523,6 +544,31 @@ impl<R: BufRead> GameReader<R> {
     ///
     /// What reading the input fails with.
     pub fn next_game(&mut self) -> io::Result<Option<RawGame>> {
+        Ok(self.next_cut()?.map(|game| self.cutter.raw(game)))
+    }
+
+    /// The next game's first line, with its text appended to `out` and
+    /// where it is there (or the size of a game over the limit); `None` at
+    /// the end of the input. For a caller that gathers the texts of many
+    /// games in one buffer: no buffer of its own per game.
+    ///
+    /// # Errors
+    ///
+    /// What reading the input fails with.
+    pub fn next_game_into(
+        &mut self,
+        out: &mut Vec<u8>,
+    ) -> io::Result<Option<(usize, Result<std::ops::Range<usize>, u64>)>> {
+        let Some(CutGame { line, text, .. }) = self.next_cut()? else { return Ok(None) };
+        let text = text.map(|range| {
+            let start = out.len();
+            out.extend_from_slice(&self.cutter.buf[range]);
+            start..out.len()
+        });
+        Ok(Some((line, text)))
+    }
+
+    fn next_cut(&mut self) -> io::Result<Option<CutGame>> {
         loop {
             match self.cutter.next() {
                 Next::Game(game) => return Ok(Some(game)),
