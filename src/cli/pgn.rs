@@ -5,7 +5,6 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,7 +16,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::remote;
 use crate::pgn::{
-    GameReader, GameReport, RawGame, ReaderOptions, check_game_with, json, write_canonical,
+    GameReader, GameReport, RawGame, ReaderOptions, TextRange, check_game_with, json,
+    write_canonical,
 };
 
 /// Arguments of `arbiter pgn`.
@@ -196,7 +196,7 @@ struct Batch {
     text: Vec<u8>,
     /// Each game's first line and where its text is in `text`, or the
     /// size of a game over the limit.
-    games: Vec<(usize, Result<Range<usize>, u64>)>,
+    games: Vec<(usize, TextRange)>,
 }
 
 impl Batch {

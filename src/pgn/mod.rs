@@ -30,4 +30,4 @@ pub use check::{
 };
 pub use export::write_canonical;
 pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, parse_game};
-pub use reader::{GameReader, RawGame, ReaderOptions, Splitter};
+pub use reader::{GameReader, RawGame, ReaderOptions, Splitter, TextRange};

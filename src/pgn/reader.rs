@@ -200,13 +200,17 @@ fn newlines(text: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', text).count()
 }
 
+/// Where a game's text is in a buffer, or the size of a game over the
+/// limit, which was not kept.
+pub type TextRange = Result<std::ops::Range<usize>, u64>;
+
 /// A game the cutter has cut: its place, its first line, where its text is
 /// in the cutter's buffer (until the next piece is fed) or the size of a
 /// game over the limit, and the game as read if the cutter parses.
 struct CutGame {
     index: usize,
     line: usize,
-    text: Result<std::ops::Range<usize>, u64>,
+    text: TextRange,
     parsed: Option<Parsed>,
 }
 
@@ -285,12 +289,7 @@ impl Cutter {
         }
     }
 
-    fn emit(
-        &mut self,
-        line: usize,
-        text: Result<std::ops::Range<usize>, u64>,
-        parsed: Option<Parsed>,
-    ) -> Next {
+    fn emit(&mut self, line: usize, text: TextRange, parsed: Option<Parsed>) -> Next {
         let index = self.next_index;
         self.next_index += 1;
         Next::Game(CutGame { index, line, text, parsed })
@@ -555,10 +554,7 @@ impl<R: BufRead> GameReader<R> {
     /// # Errors
     ///
     /// What reading the input fails with.
-    pub fn next_game_into(
-        &mut self,
-        out: &mut Vec<u8>,
-    ) -> io::Result<Option<(usize, Result<std::ops::Range<usize>, u64>)>> {
+    pub fn next_game_into(&mut self, out: &mut Vec<u8>) -> io::Result<Option<(usize, TextRange)>> {
         let Some(CutGame { line, text, .. }) = self.next_cut()? else { return Ok(None) };
         let text = text.map(|range| {
             let start = out.len();
@@ -627,6 +623,32 @@ mod tests {
         );
         let lines: Vec<usize> = games(text, 1 << 20).iter().map(|g| g.line).collect();
         assert_eq!(lines, [1, 4, 7]);
+    }
+
+    /// Texts gathered in one buffer are the games `next_game` hands out,
+    /// over-size ones as their sizes, whatever the input's pieces.
+    #[test]
+    fn games_cut_into_one_buffer_are_the_games_read() {
+        let text = "[Event \"a\"]\n\n1. e4 {1-0 in a comment} e5 1-0\n\n[Event \"b\"]\n\n\
+                    1. d4 d5 2. c4 dxc4 3. e3 b5 4. a4 c6 *\n[Event \"c\"]\n\n1. f3 *\n";
+        for max in [30, 1 << 20] {
+            let options = ReaderOptions { max_game_bytes: max };
+            let read: Vec<(usize, Result<Vec<u8>, u64>)> =
+                games(text, max).into_iter().map(|game| (game.line, game.text)).collect();
+            assert_eq!(read.len(), 3);
+            assert_eq!(read.iter().any(|(_, text)| text.is_err()), max == 30);
+            for piece in [5, 64, 1 << 16] {
+                let input = io::BufReader::with_capacity(piece, text.as_bytes());
+                let mut reader = GameReader::cut_only(input, options);
+                let mut buffer = b"before".to_vec();
+                let mut cut = Vec::new();
+                while let Some((line, range)) = reader.next_game_into(&mut buffer).unwrap() {
+                    cut.push((line, range.map(|range| buffer[range].to_vec())));
+                }
+                assert_eq!(cut, read, "limit {max}, pieces of {piece} bytes");
+                assert!(buffer.starts_with(b"before"));
+            }
+        }
     }
 
     #[test]
