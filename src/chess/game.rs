@@ -142,9 +142,9 @@ impl Game {
 
     /// The outcome of the game as it stands.
     pub fn outcome(&self) -> Outcome {
+        // Stalemate, and a mate that `play_text_quietly` left, are found here.
         let ended = self.ended.or_else(|| {
-            (!self.position.is_check() && !self.position.has_legal_moves())
-                .then_some((GameResult::Draw, Termination::Stalemate))
+            (!self.position.has_legal_moves()).then(|| self.termination_now(true, false)).flatten()
         });
         match ended {
             Some((result, termination)) => Outcome::ended(result, termination),
@@ -170,8 +170,9 @@ impl Game {
         }
     }
 
-    /// Whether a rule has ended the game (stalemate is found when the next
-    /// move is tried, or by [`Game::outcome`]).
+    /// Whether a rule has ended the game (stalemate, and a mate played by
+    /// [`Game::play_text_quietly`], are found when the next move is tried,
+    /// or by [`Game::outcome`]).
     pub fn is_over(&self) -> bool {
         self.ended.is_some()
     }
@@ -208,15 +209,15 @@ impl Game {
         let mut san = san_without_mark(&self.position, m);
         self.position.play_unchecked(m);
         let mated = push_check_mark(&self.position, &mut san);
-        self.advance(m, mated);
+        self.advance(m, Some(mated));
         san
     }
 
-    /// Records the position just reached by `m` (`mated` if `m` mates) and
-    /// what ends the game there.
-    fn advance(&mut self, m: Move, mated: bool) {
+    /// Records the position just reached by `m` (`mated` if `m` mates,
+    /// `None` if that is not known yet) and what ends the game there.
+    fn advance(&mut self, m: Move, mated: Option<bool>) {
         self.repetitions = self.history.record(&self.position, m);
-        self.ended = if mated {
+        self.ended = if mated == Some(true) {
             Some((win_for(self.position.turn()), Termination::Checkmate))
         } else {
             let look = self.worth_a_quick_look();
@@ -224,8 +225,10 @@ impl Game {
                 || is_insufficient_material(&self.position)
                 || self.repetitions >= 5
                 || self.position.halfmove_clock() >= 150;
-            // Stalemate takes precedence over the draws that end the game on
-            // their own; it is looked for only when one of them holds.
+            // Mate and stalemate take precedence over the draws that end the
+            // game on their own; they are looked for only when one of them
+            // holds. Else a mate not known yet is found when the next move is
+            // tried (no legal move) or the outcome asked for, as stalemate is.
             rare.then(|| self.termination_now(!self.position.has_legal_moves(), look)).flatten()
         };
     }
@@ -317,14 +320,18 @@ impl Game {
                 UciMove::from_move_in(m, self.position.castling_mode()).to_array_string();
             return Err(not_canonical(text, if uci.is_some() { &canonical } else { &san }));
         }
-        self.advance(m, mated);
+        self.advance(m, Some(mated));
         Ok(Played { mv: m, san, canonical_input })
     }
 
     /// [`Game::play_text`] (not strict) without writing the move's SAN: for
     /// callers that want the verdict and the position, not the notation (a
-    /// bulk check whose output names no move). The game goes exactly as
-    /// with [`Game::play_text`]; returns the move played.
+    /// bulk check whose output names no move). The game goes as with
+    /// [`Game::play_text`], but for when a mate is found: not after the
+    /// move (most moves that check do not mate, and looking for a legal
+    /// reply costs more than the rest of the move), but as stalemate is,
+    /// when the next move is tried or [`Game::outcome`] asked for; until
+    /// then [`Game::is_over`] is false. Returns the move played.
     ///
     /// # Errors
     ///
@@ -351,8 +358,7 @@ impl Game {
         };
         let m = found.mv;
         self.position.play_piece_unchecked(m, found.role);
-        let mated = self.position.is_check() && !self.position.has_legal_moves();
-        self.advance(m, mated);
+        self.advance(m, None);
         Ok(m)
     }
 
@@ -390,7 +396,7 @@ impl Game {
         }
         self.position.play_piece_unchecked(m, role);
         let mated = self.position.is_check() && !self.position.has_legal_moves();
-        self.advance(m, mated);
+        self.advance(m, Some(mated));
         Ok((m, canonical_input))
     }
 
@@ -889,6 +895,38 @@ mod tests {
     fn play_all(game: &mut Game, moves: &[&str]) {
         for text in moves {
             game.play_text(text, Notation::San, false).unwrap();
+        }
+    }
+
+    /// A quiet replay finds mates late, not differently: the same outcome
+    /// and the same answer to a move after the end, a mate still before
+    /// the 75-move rule, and stalemate and the draws as before.
+    #[test]
+    fn quiet_play_ends_games_as_loud_play_does() {
+        let cases: [(&str, &[&str]); 5] = [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                &["f3", "e5", "g4", "Qh4"],
+            ),
+            // The mate comes with the 150th halfmove: mate wins.
+            ("7k/8/6K1/8/8/8/8/R7 w - - 149 100", &["Ra8"]),
+            ("7k/8/6K1/8/8/8/8/R7 w - - 149 100", &["Ra7"]),
+            // Stalemate, then a bare-kings draw.
+            ("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", &["Qf7"]),
+            ("7k/8/8/8/8/8/5K2/6r1 w - - 0 1", &["Kxg1"]),
+        ];
+        for (fen, moves) in cases {
+            let start: Position = fen.parse().unwrap();
+            let (mut quiet, mut loud) = (Game::new(start.clone()), Game::new(start));
+            for text in moves {
+                let m = quiet.play_text_quietly(text, Notation::Auto).unwrap();
+                assert_eq!(m, loud.play_text(text, Notation::Auto, false).unwrap().mv, "{fen}");
+                assert_eq!(quiet.outcome(), loud.outcome(), "{fen} after {text}");
+            }
+            assert!(loud.outcome().is_over(), "{fen}");
+            let after =
+                |game: &mut Game| game.play_text_quietly("Kh1", Notation::Auto).unwrap_err();
+            assert_eq!(after(&mut quiet), after(&mut loud), "{fen}");
         }
     }
 
