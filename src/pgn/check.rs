@@ -4,6 +4,7 @@
 //! how the moves ended.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use thiserror::Error;
 
@@ -84,6 +85,12 @@ pub fn variant_of(tag: &str) -> Result<Variant, GameError> {
 /// A [`GameError`] for a variant that cannot be played, a bad `FEN` tag or
 /// a `SetUp` tag without one.
 pub fn start_position(game: &PgnGame) -> Result<Position, GameError> {
+    Ok(set_up(game)?.unwrap_or_default())
+}
+
+/// The start position of `game` as [`start_position`] reads it, `None`
+/// for the standard one.
+fn set_up(game: &PgnGame) -> Result<Option<Position>, GameError> {
     let variant = game.tag("Variant").map_or(Ok(Variant::Standard), |v| variant_of(&v))?;
     let mode = match variant {
         Variant::Standard => CastlingMode::Standard,
@@ -91,15 +98,30 @@ pub fn start_position(game: &PgnGame) -> Result<Position, GameError> {
     };
     match game.tag("FEN") {
         Some(fen) => Position::from_fen(fen.trim(), mode)
+            .map(Some)
             .map_err(|error| GameError::InvalidFen { fen: fen.into_owned(), error }),
         None if game.tag("SetUp").as_deref() == Some("1") => Err(GameError::MissingFen),
         None => Ok(match mode {
-            CastlingMode::Standard => Position::default(),
+            CastlingMode::Standard => None,
             CastlingMode::Chess960 => {
-                Position::chess960_start(518).expect("518 is a Scharnagl number")
+                Some(Position::chess960_start(518).expect("518 is a Scharnagl number"))
             }
         }),
     }
+}
+
+/// The game from the standard start, as most games begin: set up once
+/// (the position, and the looks for mate, stalemate and a dead position
+/// that every game gets at its start), and copied for each game.
+static STANDARD_START: LazyLock<Game> =
+    LazyLock::new(|| Game::with_analysis(Position::default(), ReplayOptions::default().analysis));
+
+/// The game at the start of `game`, to replay its moves in.
+fn start_game(game: &PgnGame) -> Result<Game, GameError> {
+    Ok(match set_up(game)? {
+        None => STANDARD_START.clone(),
+        Some(start) => Game::with_analysis(start, ReplayOptions::default().analysis),
+    })
 }
 
 /// What validating a readable game found.
@@ -212,13 +234,11 @@ pub fn check_parsed(game: &mut PgnGame) -> Result<Verdict, GameError> {
 ///
 /// As [`check_parsed`].
 pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, GameError> {
-    let start = start_position(game)?;
-    let analysis = ReplayOptions::default().analysis;
+    let mut played = start_game(game)?;
     let PgnGame { text, mainline, result_token, syntax_errors, .. } = game;
     // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
     // a slice of it on character boundaries.
     let whole = std::str::from_utf8(text).ok();
-    let mut played = Game::with_analysis(start, analysis);
     let mut variation_errors = syntax_errors.clone();
     let mut path = Vec::new();
     let mut plies = 0;
