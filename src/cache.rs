@@ -278,6 +278,9 @@ impl ReplayCache {
         };
         let done = replayed.plies().len();
         let tail = replayed.extend(&moves.tail(done), options);
+        // The final look's finding stays with the entry: a repeat answers
+        // from it, the next move from the helpmate carried over.
+        replayed.look_at_end();
         let len = replayed.plies().len();
         // The final position's legal moves stay with the entry once a request
         // has repeated its list (a retry, a second client of the same game),
