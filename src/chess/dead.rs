@@ -195,7 +195,8 @@ impl Finding {
     /// (the position `m` reaches) when a helpmate still proves it alive:
     /// the rest of the line if it began with `m`, else the line behind a
     /// tempo of the side to move, `m` taken back and the tempo taken back
-    /// (`[n, m⁻¹, n⁻¹] ++ line`), checked move by move to the mate. `None`
+    /// (`[n, m⁻¹, n⁻¹] ++ line`), either checked move by move from `after`
+    /// to the mate ([`replays_to_mate`]). `None`
     /// when no such proof holds (a capture, a pawn move, a line grown past
     /// [`CARRIED_PLIES`], or a finding other than a helpmate): the position
     /// then needs an analysis of its own.
@@ -219,8 +220,11 @@ impl Finding {
     pub fn after(self, m: Move, after: &Position) -> Option<Finding> {
         let Finding::Alive { winner, mut line } = self else { return None };
         if line.first() == Some(&m) {
+            // Checked all the same: a carried finding rests on the line
+            // alone, never on how it was found.
             line.remove(0);
-            return Some(Finding::Alive { winner, line });
+            return replays_to_mate(after, winner, &line)
+                .then_some(Finding::Alive { winner, line });
         }
         let reversible = |pos: &Position, m: Move| {
             m.kind() == MoveKind::Normal
