@@ -21,7 +21,12 @@
 //! - the final position's legal moves with their SAN are kept with the
 //!   entry once a request repeating the list has asked for them (retries,
 //!   several clients following one game); they are never carried over to a
-//!   longer list.
+//!   longer list;
+//! - the final position's dead-position analysis is kept with the entry
+//!   (what it found, with its helpmate: [`Replayed::look_at_end`]), so a
+//!   repeat does not analyse again, and the next move answers from the
+//!   helpmate carried over to it while the line holds; a helpmate proves a
+//!   position alive, as a new analysis would find.
 //!
 //! A list that no entry helped is kept only when its game is being
 //! followed: when the list, or one of the prefixes it probed, was answered
@@ -35,8 +40,8 @@
 //! second sending.
 //!
 //! The bound is in bytes, counted from what each entry holds (key texts,
-//! history, accepted moves); `quick_cache` evicts by its CLOCK-Pro-like
-//! policy when the weight passes the bound.
+//! history, accepted moves, the final look's helpmate); `quick_cache`
+//! evicts by its CLOCK-Pro-like policy when the weight passes the bound.
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::mem::size_of;
@@ -278,6 +283,9 @@ impl ReplayCache {
         };
         let done = replayed.plies().len();
         let tail = replayed.extend(&moves.tail(done), options);
+        // The final look's finding stays with the entry: a repeat answers
+        // from it, the next move from the helpmate carried over.
+        replayed.look_at_end();
         let len = replayed.plies().len();
         // The final position's legal moves stay with the entry once a request
         // has repeated its list (a retry, a second client of the same game),

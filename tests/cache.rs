@@ -9,6 +9,7 @@
 use arbiter::api::codec::Encode;
 use arbiter::api::wire;
 use arbiter::cache::{CacheStats, ReplayCache};
+use arbiter::chess::dead::per_ply_gate;
 use arbiter::chess::game::{Notation, ReplayOptions, replay};
 use arbiter::chess::san::san_with_after;
 use arbiter::chess::uci::UciMove;
@@ -147,21 +148,23 @@ fn workload(seed: u64, games: usize, requests: usize) -> Vec<Request> {
 fn run(seed: u64, capacity: u64, games: usize, requests: usize) -> CacheStats {
     let cache = ReplayCache::new(capacity).expect("a cache");
     for (i, request) in workload(seed, games, requests).iter().enumerate() {
-        let Request { start, moves, options } = request;
-        let texts = moves.iter().collect();
-        let mut cached = Vec::new();
-        wire::GameAnswer::from(cache.replay(start.clone(), texts, options)).encode_raw(&mut cached);
-        let direct = proto::ValidateGameResponse::from(&replay(start.clone(), moves, options));
-        assert_eq!(
-            cached,
-            direct.encode_to_vec(),
-            "request {i} (seed {seed}): {} moves, {options:?}",
-            moves.len()
-        );
+        check(&cache, request, &format!("request {i} (seed {seed})"));
         let stats = cache.stats();
         assert!(stats.bytes <= cache.capacity(), "request {i}: {stats:?} over {capacity}");
     }
     cache.stats()
+}
+
+/// Answers `request` through `cache` and checks the answer against the
+/// uncached one byte for byte; returns the uncached one.
+fn check(cache: &ReplayCache, request: &Request, label: &str) -> proto::ValidateGameResponse {
+    let Request { start, moves, options } = request;
+    let texts = moves.iter().collect();
+    let mut cached = Vec::new();
+    wire::GameAnswer::from(cache.replay(start.clone(), texts, options)).encode_raw(&mut cached);
+    let direct = proto::ValidateGameResponse::from(&replay(start.clone(), moves, options));
+    assert_eq!(cached, direct.encode_to_vec(), "{label}: {} moves, {options:?}", moves.len());
+    direct
 }
 
 #[test]
@@ -183,4 +186,54 @@ fn many_seeds_of_short_workloads_agree() {
     for seed in 10..30 {
         run(seed, 1 << 20, 6, 400);
     }
+}
+
+/// Blocked endings, where the final position of nearly every request gets
+/// the full dead-position analysis, sent as live games (one ply more each
+/// time, now and then twice): the cache answers from the final look it
+/// keeps with each entry, or the helpmate it carries over to the next
+/// move, as a full replay does.
+#[test]
+fn kept_final_looks_answer_as_a_full_replay() {
+    const ENDINGS: [&str; 4] = [
+        "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101",
+        "8/8/7p/2k1b2P/8/8/6K1/8 w - - 11 101",
+        "5k2/1bB5/6p1/6P1/8/7p/3K3P/8 w - - 28 101",
+        "8/8/8/1p6/1P2b1n1/8/2k1K3/8 w - - 30 101",
+    ];
+    let mut rng = SmallRng::seed_from_u64(22);
+    let cache = ReplayCache::new(64 << 20).expect("a cache");
+    let mut gated = 0;
+    for (g, fen) in ENDINGS.iter().cycle().take(12).enumerate() {
+        let start: Position = fen.parse().unwrap();
+        let (mut pos, mut moves) = (start.clone(), Vec::new());
+        for _ in 0..80 {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let m = legal[rng.random_range(0..legal.len())];
+            let after = pos.play(m);
+            moves.push(san_with_after(&pos, m, &after).to_string());
+            pos = after;
+            gated += usize::from(per_ply_gate(&pos));
+            let mut over = false;
+            for _ in 0..rng.random_range(1..=2) {
+                let options = ReplayOptions {
+                    plies_from: moves.len() - 1,
+                    skip_legal_moves: rng.random_bool(0.5),
+                    ..ReplayOptions::default()
+                };
+                let request = Request { start: start.clone(), moves: moves.clone(), options };
+                let answer = check(&cache, &request, &format!("game {g}"));
+                over =
+                    answer.outcome.is_some_and(|o| o.result != proto::GameResult::Ongoing as i32);
+            }
+            if over {
+                break;
+            }
+        }
+    }
+    assert!(gated > 300, "{gated} final positions behind the gate");
+    assert!(cache.stats().hits > 300, "{:?}", cache.stats());
 }

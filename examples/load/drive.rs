@@ -418,7 +418,7 @@ impl Caller for ValidateCaller {
 }
 
 /// Waits until the connection can take a call, as generated clients do.
-async fn ready(client: &mut Grpc<Link>) -> Result<(), Status> {
+pub async fn ready(client: &mut Grpc<Link>) -> Result<(), Status> {
     client.ready().await.map_err(|err| Status::unknown(format!("service was not ready: {err}")))
 }
 

@@ -8,15 +8,18 @@
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
-use crate::drive::Link;
-use arbiter::proto::rules_service_client::RulesServiceClient;
+use arbiter::proto::{ValidateGameRequest, ValidateGameResponse};
+use bytes::Bytes;
+use prost::Message;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use tokio::sync::mpsc;
-use tonic::Status;
+use tonic::client::Grpc;
+use tonic::codegen::http::uri::PathAndQuery;
+use tonic::{Request, Status};
 
 use crate::Error;
-use crate::drive::{Answer, Caller, Connections, Sent, Tally, send};
+use crate::drive::{Answer, Caller, Connections, Link, RawCodec, Sent, Tally, ready, send};
 use crate::target::Target;
 use crate::workload::{self, GameText, Item, LIVE_PLIES};
 
@@ -70,18 +73,78 @@ pub struct Live<'a> {
 
 /// One worker's game; call `seq` sends its first `seq + 1` moves.
 struct LiveCaller {
-    client: RulesServiceClient<Link>,
+    client: Grpc<Link>,
     game: GameText,
+    /// The calls' requests, encoded in advance (as `validate` sends them):
+    /// made from generated messages at each call (every move's `String`
+    /// copied twice), the late rounds' requests kept the load generator,
+    /// which shares the cores with the server, busier than the early ones,
+    /// and the server's late rounds measured dearer for it.
+    requests: LiveRequests,
     /// With `--verify`, the encoded expected answer of each call.
     expected: Vec<Vec<u8>>,
 }
 
 impl Caller for LiveCaller {
     async fn call(&mut self, seq: usize) -> Result<Answer, Status> {
-        let request = workload::validate_request(&self.game, seq + 1, seq);
-        let answer = self.client.validate_game(request.clone()).await?.into_inner();
-        let item = Item { request, plies: 1, expected: self.expected.get(seq).cloned() };
-        Ok(Answer { games: 0, plies: 0, mismatch: item.check(&answer) })
+        let request = Request::new(self.requests.encoded(seq + 1, seq));
+        ready(&mut self.client).await?;
+        let path = PathAndQuery::from_static("/arbiter.v1.RulesService/ValidateGame");
+        let answer = self.client.unary(request, path, RawCodec).await?.into_inner();
+        let mismatch = self.expected.get(seq).and_then(|expected| {
+            let request = workload::validate_request(&self.game, seq + 1, seq);
+            let item = Item { request, plies: 1, expected: Some(expected.clone()) };
+            item.check_encoded::<ValidateGameResponse>(&answer)
+        });
+        Ok(Answer { games: 0, plies: 0, mismatch })
+    }
+}
+
+/// The encoded `ValidateGame` requests of every prefix of a game, made from
+/// one encoding of its moves: the message's fields in order, the FEN, the
+/// first `len` moves, then the notation and `plies_from`.
+struct LiveRequests {
+    /// The FEN field, then every move's field.
+    fields: Vec<u8>,
+    /// Where the FEN field ends, then where each move's field ends.
+    ends: Vec<usize>,
+}
+
+impl LiveRequests {
+    /// The requests of `game`; checks one against the generated message's
+    /// encoding.
+    ///
+    /// # Errors
+    ///
+    /// When the two encodings differ.
+    fn new(game: &GameText) -> Result<LiveRequests, Error> {
+        let head = ValidateGameRequest { fen: game.fen.clone(), ..ValidateGameRequest::default() };
+        let mut fields = head.encode_to_vec();
+        let mut ends = vec![fields.len()];
+        for text in &game.moves {
+            prost::encoding::string::encode(2, text, &mut fields);
+            ends.push(fields.len());
+        }
+        let requests = LiveRequests { fields, ends };
+        let len = game.moves.len();
+        let generated = workload::validate_request(game, len, len - 1).encode_to_vec();
+        if requests.encoded(len, len - 1) != generated {
+            return Err("live: the requests encoded in advance differ from prost's".into());
+        }
+        Ok(requests)
+    }
+
+    /// The request for the first `len` moves, returning plies from
+    /// `plies_from` on.
+    fn encoded(&self, len: usize, plies_from: usize) -> Bytes {
+        // The fields after the moves: those of a request with no FEN and
+        // no moves.
+        let empty = GameText { fen: String::new(), moves: Vec::new() };
+        let tail = workload::validate_request(&empty, 0, plies_from);
+        let mut bytes = Vec::with_capacity(self.ends[len] + tail.encoded_len());
+        bytes.extend_from_slice(&self.fields[..self.ends[len]]);
+        tail.encode_raw(&mut bytes);
+        Bytes::from(bytes)
     }
 }
 
@@ -154,8 +217,9 @@ impl Live<'_> {
                 let game = game.clone();
                 checks.push(tokio::task::spawn_blocking(move || expected_answers(&game)));
             }
-            let client = self.connections.rules(worker);
-            callers.push(LiveCaller { client, game, expected: Vec::new() });
+            let client = self.connections.raw(worker);
+            let requests = LiveRequests::new(&game)?;
+            callers.push(LiveCaller { client, game, requests, expected: Vec::new() });
         }
         for (caller, check) in callers.iter_mut().zip(checks) {
             caller.expected = check.await??;

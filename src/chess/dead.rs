@@ -27,9 +27,10 @@
 
 use super::attacks;
 use super::bitboard::Bitboard;
+use super::moves::{Move, MoveKind};
 use super::position::Position;
 use super::types::{Color, Piece, Rank, Role};
-use super::unwinnable::{Analyser, Budget, Verdict};
+use super::unwinnable::{Analyser, Budget, Verdict, replays_to_mate};
 
 pub use super::unwinnable::may_be_dead;
 
@@ -158,14 +159,7 @@ pub fn pawn_moves(pos: &Position, cap: u32) -> u32 {
 pub const FIRST_LOOK: Budget = Budget { nodes: 256 };
 
 /// Whether the analysis proves, within `budget` per colour, that neither
-/// side can mate. A helpmate for either side settles the question, so both
-/// are first asked with at most [`FIRST_LOOK`] (an ordinary position gives
-/// one up in a few hundred positions visited); then the open questions get
-/// budgets that grow fourfold in turn, each analysis resuming where it
-/// stopped (`unwinnable::Analyser`), until a helpmate, both proofs, or
-/// `budget`. A live position whose easier helpmate costs `n` positions
-/// so costs a few times `n`, whichever colour has it, where a full
-/// analysis of the other colour first could cost many times more.
+/// side can mate: [`examine`] found the position [`Finding::Dead`].
 ///
 /// ```
 /// use arbiter::chess::dead::is_dead;
@@ -176,32 +170,154 @@ pub const FIRST_LOOK: Budget = Budget { nodes: 256 };
 /// assert!(!is_dead(&Position::default(), Budget::FULL));
 /// ```
 pub fn is_dead(pos: &Position, budget: Budget) -> bool {
+    examine(pos, budget) == Finding::Dead
+}
+
+/// What [`examine`] found about a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    /// Proven: neither side can mate.
+    Dead,
+    /// `winner` mates by `line` (legal moves from the position, both sides
+    /// in turn): the proof that the position is not dead.
+    Alive { winner: Color, line: Vec<Move> },
+    /// The budget ran out before either: not proven dead.
+    Undetermined,
+}
+
+/// The longest helpmate [`Finding::after`] carries over (the line grows by
+/// three plies a move): checking one costs a few microseconds, a new
+/// analysis of the blocked endings of random games a few hundred.
+pub const CARRIED_PLIES: usize = 128;
+
+impl Finding {
+    /// This finding about the position before `m`, carried over to `after`
+    /// (the position `m` reaches) when a helpmate still proves it alive:
+    /// the rest of the line if it began with `m`, else the line behind a
+    /// tempo of the side to move, `m` taken back and the tempo taken back
+    /// (`[n, m⁻¹, n⁻¹] ++ line`), either checked move by move from `after`
+    /// to the mate ([`replays_to_mate`]). `None`
+    /// when no such proof holds (a capture, a pawn move, a line grown past
+    /// [`CARRIED_PLIES`], or a finding other than a helpmate): the position
+    /// then needs an analysis of its own.
+    ///
+    /// A sound analysis never proves dead a position with a helpmate, so
+    /// a carried finding answers whether `after` is dead as [`examine`]
+    /// would, without the search: a live game re-sent after every move is
+    /// analysed again only when its proof breaks.
+    ///
+    /// ```
+    /// use arbiter::chess::dead::{examine, Finding};
+    /// use arbiter::chess::unwinnable::{replays_to_mate, Budget};
+    /// use arbiter::chess::{Move, MoveKind, Position, Square};
+    /// let pos: Position = "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101".parse().unwrap();
+    /// let found = examine(&pos, Budget::FULL);
+    /// let m = Move::new(Square::C3, Square::D3, MoveKind::Normal);
+    /// let after = pos.play(m);
+    /// let Some(Finding::Alive { winner, line }) = found.after(m, &after) else { panic!() };
+    /// assert!(replays_to_mate(&after, winner, &line));
+    /// ```
+    pub fn after(self, m: Move, after: &Position) -> Option<Finding> {
+        let Finding::Alive { winner, mut line } = self else { return None };
+        if line.first() == Some(&m) {
+            // Checked all the same: a carried finding rests on the line
+            // alone, never on how it was found.
+            line.remove(0);
+            return replays_to_mate(after, winner, &line)
+                .then_some(Finding::Alive { winner, line });
+        }
+        let reversible = |pos: &Position, m: Move| {
+            m.kind() == MoveKind::Normal
+                && pos.role_at(m.from()) != Some(Role::Pawn)
+                && !pos.occupied().contains(m.to())
+        };
+        // `m` was a pawn move (its pawn now stands on `m.to()`) or no
+        // plain move: it cannot be taken back.
+        if m.kind() != MoveKind::Normal
+            || after.role_at(m.to()) == Some(Role::Pawn)
+            || line.len() + 3 > CARRIED_PLIES
+        {
+            return None;
+        }
+        let back = Move::new(m.to(), m.from(), MoveKind::Normal);
+        // Every tempo whose three moves are legal leads to the same board
+        // (the tempo undone, `m` taken back): one is enough.
+        let undone =
+            after.legal_moves().into_iter().filter(|&n| reversible(after, n)).find_map(|n| {
+                let mut pos = after.play(n);
+                let tempo_back = Move::new(n.to(), n.from(), MoveKind::Normal);
+                for m in [back, tempo_back] {
+                    if !pos.is_legal(m) {
+                        return None;
+                    }
+                    pos.play_unchecked(m);
+                }
+                Some((n, tempo_back, pos))
+            });
+        let (n, tempo_back, pos) = undone?;
+        if !replays_to_mate(&pos, winner, &line) {
+            return None;
+        }
+        line.splice(0..0, [n, back, tempo_back]);
+        Some(Finding::Alive { winner, line })
+    }
+
+    /// Bytes held beside the finding itself, for bounded caches.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Finding::Alive { line, .. } => line.capacity() * size_of::<Move>(),
+            Finding::Dead | Finding::Undetermined => 0,
+        }
+    }
+}
+
+/// The analysis of whether `pos` is dead, within `budget` per colour, with
+/// what it found. A helpmate for either side settles the question, so both
+/// are first asked with at most [`FIRST_LOOK`] (an ordinary position gives
+/// one up in a few hundred positions visited); then the open questions get
+/// budgets that grow fourfold in turn, each analysis resuming where it
+/// stopped (`unwinnable::Analyser`), until a helpmate, both proofs, or
+/// `budget`. A live position whose easier helpmate costs `n` positions
+/// so costs a few times `n`, whichever colour has it, where a full
+/// analysis of the other colour first could cost many times more.
+///
+/// ```
+/// use arbiter::chess::dead::{examine, Finding};
+/// use arbiter::chess::unwinnable::{replays_to_mate, Budget};
+/// use arbiter::chess::Position;
+/// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
+/// assert_eq!(examine(&wall, Budget::FULL), Finding::Dead);
+/// let start = Position::default();
+/// let Finding::Alive { winner, line } = examine(&start, Budget::FULL) else { panic!() };
+/// assert!(replays_to_mate(&start, winner, &line));
+/// ```
+pub fn examine(pos: &Position, budget: Budget) -> Finding {
     let mut analysers = Color::ALL.map(|color| Analyser::new(pos, color, budget));
     let mut open = [true; 2];
     let mut nodes = budget.nodes.min(FIRST_LOOK.nodes);
     loop {
-        for color in Color::ALL {
-            if !open[color.index()] {
+        for winner in Color::ALL {
+            if !open[winner.index()] {
                 continue;
             }
-            match analysers[color.index()].run(Budget { nodes }) {
-                Verdict::Winnable(_) => return false,
-                Verdict::Unwinnable => open[color.index()] = false,
+            match analysers[winner.index()].run(Budget { nodes }) {
+                Verdict::Winnable(line) => return Finding::Alive { winner, line },
+                Verdict::Unwinnable => open[winner.index()] = false,
                 Verdict::Undetermined => {}
             }
         }
         if open == [false; 2] {
-            return true;
+            return Finding::Dead;
         }
         if nodes >= budget.nodes {
-            return false;
+            return Finding::Undetermined;
         }
         nodes = nodes.saturating_mul(4).min(budget.nodes);
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::chess::unwinnable::statically_unwinnable;
 
@@ -230,16 +346,27 @@ mod tests {
         assert!(is_dead(&wall, Budget::QUICK));
     }
 
+    /// Final positions of random games behind the per-ply gate: each is
+    /// alive, one colour's helpmate much cheaper than the other's.
+    pub(crate) const LIVE_BLOCKED_ENDINGS: [&str; 4] = [
+        "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101",
+        "8/8/7p/2k1b2P/8/8/6K1/8 w - - 11 101",
+        "5k2/1bB5/6p1/6P1/8/7p/3K3P/8 w - - 28 101",
+        "8/8/8/1p6/1P2b1n1/8/2k1K3/8 w - - 30 101",
+    ];
+
+    /// A random legal move of `pos` (xorshift64 on `rng`), if it has one.
+    pub(crate) fn random_move(pos: &Position, rng: &mut u64) -> Option<Move> {
+        let moves = pos.legal_moves();
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        (!moves.is_empty()).then(|| moves[(*rng % moves.len() as u64) as usize])
+    }
+
     #[test]
     fn live_blocked_endings_are_not_dead_and_walls_are() {
-        // Final positions of random games behind the per-ply gate: each
-        // is alive, one colour's helpmate much cheaper than the other's.
-        for fen in [
-            "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101",
-            "8/8/7p/2k1b2P/8/8/6K1/8 w - - 11 101",
-            "5k2/1bB5/6p1/6P1/8/7p/3K3P/8 w - - 28 101",
-            "8/8/8/1p6/1P2b1n1/8/2k1K3/8 w - - 30 101",
-        ] {
+        for fen in LIVE_BLOCKED_ENDINGS {
             let pos: Position = fen.parse().unwrap();
             assert!(per_ply_gate(&pos), "{fen}");
             assert!(!is_dead(&pos, Budget::FULL), "{fen}");
@@ -257,5 +384,46 @@ mod tests {
             let statically = Color::ALL.into_iter().all(|c| statically_unwinnable(&pos, c));
             assert_eq!(is_dead(&pos, Budget { nodes: 0 }), statically, "{fen}");
         }
+    }
+
+    /// Random games from blocked endings: wherever a helpmate is carried
+    /// over to the next position, it mates from there and a new analysis
+    /// does not find that position dead; only helpmates are carried.
+    #[test]
+    fn carried_helpmates_hold_and_agree_with_a_new_analysis() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15;
+        let (mut carried, mut examined, mut taken_back) = (0, 0, 0);
+        for fen in LIVE_BLOCKED_ENDINGS {
+            let mut pos: Position = fen.parse().unwrap();
+            let mut finding = examine(&pos, Budget::FULL);
+            for _ in 0..60 {
+                let Some(m) = random_move(&pos, &mut rng) else { break };
+                let after = pos.play(m);
+                let line_began_with_m =
+                    matches!(&finding, Finding::Alive { line, .. } if line.first() == Some(&m));
+                finding = match finding.after(m, &after) {
+                    Some(Finding::Alive { winner, line }) => {
+                        assert!(replays_to_mate(&after, winner, &line), "{}", after.fen());
+                        assert_ne!(examine(&after, Budget::FULL), Finding::Dead, "{}", after.fen());
+                        assert!(line.len() <= CARRIED_PLIES);
+                        carried += 1;
+                        taken_back += usize::from(!line_began_with_m);
+                        Finding::Alive { winner, line }
+                    }
+                    Some(other) => panic!("carried {other:?}"),
+                    None => {
+                        examined += 1;
+                        examine(&after, Budget::FULL)
+                    }
+                };
+                pos = after;
+            }
+        }
+        assert!(carried > 2 * examined && taken_back > 0, "{carried} {examined} {taken_back}");
+        // A verdict other than a helpmate is never carried.
+        let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
+        let m = Move::new(crate::chess::Square::E1, crate::chess::Square::D1, MoveKind::Normal);
+        assert_eq!(Finding::Dead.after(m, &wall.play(m)), None);
+        assert_eq!(Finding::Undetermined.after(m, &wall.play(m)), None);
     }
 }

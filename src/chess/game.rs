@@ -3,7 +3,7 @@
 //! outcome out.
 
 use super::bitboard::Bitboard;
-use super::dead::{self, Analysis};
+use super::dead::{self, Analysis, Finding};
 use super::echo::{self, Quoted};
 use super::fen::Fen;
 use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
@@ -130,9 +130,15 @@ impl Game {
     }
 
     /// Whether the final position of a game that has moved, past the
-    /// per-ply gate, is proven dead by the full analysis.
-    fn final_look_finds_dead(&self) -> bool {
-        dead::per_ply_gate(&self.position) && dead::is_dead(&self.position, self.analysis.full)
+    /// per-ply gate, is proven dead by the full analysis, or by `known`
+    /// (what an earlier look at this position found, or one carried over
+    /// to it: see [`Replayed::look_at_end`]).
+    fn final_look_finds_dead(&self, known: Option<&Finding>) -> bool {
+        dead::per_ply_gate(&self.position)
+            && match known {
+                Some(finding) => *finding == Finding::Dead,
+                None => dead::is_dead(&self.position, self.analysis.full),
+            }
     }
 
     /// The current position.
@@ -162,8 +168,14 @@ impl Game {
     /// final position given the full dead-position analysis behind the
     /// per-ply gate ([`dead`]).
     pub fn final_outcome(&self, moved: bool) -> Outcome {
+        self.final_outcome_known(moved, None)
+    }
+
+    /// [`Game::final_outcome`], with the full analysis's finding on the
+    /// current position when it is `known`.
+    fn final_outcome_known(&self, moved: bool, known: Option<&Finding>) -> Outcome {
         let outcome = self.outcome();
-        if !outcome.is_over() && moved && self.final_look_finds_dead() {
+        if !outcome.is_over() && moved && self.final_look_finds_dead(known) {
             Outcome::ended(GameResult::Draw, Termination::DeadPosition)
         } else {
             outcome
@@ -731,6 +743,10 @@ pub fn replay<S: AsRef<str>>(start: Position, moves: &[S], options: &ReplayOptio
 pub struct Replayed {
     game: Game,
     plies: Vec<Played>,
+    /// The full dead-position analysis's finding on the current position,
+    /// once [`Replayed::look_at_end`] has looked (or a helpmate found
+    /// earlier was carried over to it by [`Finding::after`]).
+    end_look: Option<Finding>,
 }
 
 /// What [`Replayed::extend`] found beyond the moves already played: the
@@ -753,7 +769,7 @@ impl Replayed {
     /// Nothing played yet from `start`, with the dead-position analysis
     /// of `analysis` (see [`Game::with_analysis`]).
     pub fn new(start: Position, analysis: Analysis) -> Replayed {
-        Replayed { game: Game::with_analysis(start, analysis), plies: Vec::new() }
+        Replayed { game: Game::with_analysis(start, analysis), plies: Vec::new(), end_look: None }
     }
 
     /// The game as it stands.
@@ -777,6 +793,15 @@ impl Replayed {
             match self.game.play_text(text, options.notation, options.strict) {
                 Ok(played) => {
                     self.plies.push(played);
+                    if let Some(finding) = self.end_look.take() {
+                        // Only the final look asks, and only behind the
+                        // per-ply gate: a proof is carried while it may
+                        // be asked for.
+                        let position = self.game.position();
+                        self.end_look = dead::per_ply_gate(position)
+                            .then(|| finding.after(played.mv, position))
+                            .flatten();
+                    }
                     if options.include_fens && index >= options.plies_from {
                         let position = self.game.position();
                         tail.fens.push(if options.shredder_fen {
@@ -798,6 +823,35 @@ impl Replayed {
             }
         }
         tail
+    }
+
+    /// Gives the final position the full dead-position analysis that an
+    /// answer would, and keeps what it found (with its helpmate), unless
+    /// that is known already: a caller that keeps the replay (the
+    /// service's cache) answers a repeat of the list without analysing
+    /// again, and the next move's answer from the helpmate carried over
+    /// ([`Finding::after`]) while it holds. Answers do not change: the
+    /// analysis is a function of the position, and a helpmate proves it
+    /// alive.
+    ///
+    /// ```
+    /// use arbiter::chess::game::{replay, Replayed, ReplayOptions};
+    /// let options = ReplayOptions::default();
+    /// let moves = ["e4", "d5", "exd5", "Qxd5"];
+    /// let mut replayed = Replayed::new(Default::default(), options.analysis);
+    /// replayed.extend(&moves, &options);
+    /// replayed.look_at_end();
+    /// assert_eq!(replayed.answer(Default::default(), &options), replay(Default::default(), &moves, &options));
+    /// ```
+    pub fn look_at_end(&mut self) {
+        let game = &self.game;
+        if self.end_look.is_none()
+            && !self.plies.is_empty()
+            && !game.is_over()
+            && dead::per_ply_gate(&game.position)
+        {
+            self.end_look = Some(dead::examine(&game.position, game.analysis.full));
+        }
     }
 
     /// The answer for the whole game, given what the last extension found.
@@ -841,7 +895,7 @@ impl Replayed {
             .collect();
         let game = &self.game;
         let full = game.analysis.full;
-        let mut outcome = game.final_outcome(!self.plies.is_empty());
+        let mut outcome = game.final_outcome_known(!self.plies.is_empty(), self.end_look.as_ref());
         let winnability =
             options.winnability.then(|| Color::ALL.map(|c| analyse(&game.position, c, full)));
         if let Some(flagged) = options.flagged
@@ -884,7 +938,9 @@ impl Replayed {
 
     /// A rough count of the bytes this replay holds, for bounded caches.
     pub fn heap_bytes(&self) -> usize {
-        self.game.history.heap_bytes() + self.plies.capacity() * std::mem::size_of::<Played>()
+        self.game.history.heap_bytes()
+            + self.plies.capacity() * std::mem::size_of::<Played>()
+            + self.end_look.as_ref().map_or(0, Finding::heap_bytes)
     }
 }
 
@@ -965,5 +1021,41 @@ mod tests {
         let mut game = Game::new("4k1n1/8/8/8/3pP3/8/8/4K1N1 b - - 0 1".parse().unwrap());
         play_all(&mut game, &["Nf6", "Nf3", "Ng8", "Ng1"]);
         assert_eq!(game.repetitions, 2);
+    }
+
+    /// A blocked ending sent move by move, as a live game is: the replay
+    /// kept between requests, extended by each move and given the final
+    /// look, answers as a replay from the start every time, and carries
+    /// the final look's helpmate over most moves rather than analyse.
+    #[test]
+    fn a_kept_final_look_answers_as_a_full_replay() {
+        let mut rng = 0x2545_f491_4f6c_dd1d;
+        let (mut carried, mut gated) = (0, 0);
+        for fen in dead::tests::LIVE_BLOCKED_ENDINGS {
+            let start: Position = fen.parse().unwrap();
+            let options = ReplayOptions::default();
+            let mut kept = Replayed::new(start.clone(), options.analysis);
+            let mut game = Game::new(start.clone());
+            let mut moves = Vec::new();
+            for _ in 0..40 {
+                let Some(m) = dead::tests::random_move(game.position(), &mut rng) else { break };
+                moves.push(game.play(m).to_string());
+                let tail = kept.extend(&moves[moves.len() - 1..], &options);
+                if dead::per_ply_gate(game.position()) && !game.is_over() {
+                    gated += 1;
+                    carried += usize::from(kept.end_look.is_some());
+                }
+                kept.look_at_end();
+                for repeat in [false, true] {
+                    let tail = if repeat { Extension::default() } else { tail.clone() };
+                    let fresh = replay(start.clone(), &moves, &options);
+                    assert_eq!(kept.answer(tail, &options), fresh, "{moves:?}");
+                }
+                if game.is_over() {
+                    break;
+                }
+            }
+        }
+        assert!(carried * 2 > gated, "{carried} of {gated}");
     }
 }
