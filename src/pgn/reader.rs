@@ -768,6 +768,13 @@ mod tests {
             "*x",
             "%",
             "1-0x",
+            // The cut reads the token around a `-` or `*` from where the
+            // tokenizer last stood between tokens.
+            "-",
+            "1/2",
+            "e2-e4",
+            "\x0c1-0",
+            "$2-",
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = || {
