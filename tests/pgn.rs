@@ -21,7 +21,8 @@ use arbiter::chess::illegal::IllegalReason;
 use arbiter::chess::san::san;
 use arbiter::chess::{Move, Position};
 use arbiter::pgn::{
-    GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with, write_canonical,
+    GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with, read_in_pieces,
+    write_canonical,
 };
 use common::TestResult;
 use proptest::prelude::*;
@@ -39,13 +40,13 @@ fn reports(text: &[u8]) -> Vec<GameReport> {
 }
 
 /// Checks that the fast paths of `arbiter pgn` give what [`reports`] gives:
-/// games only cut (read where they are checked) are the same games, and
-/// checking without writing the mainline's SAN gives the same verdicts.
+/// games read in pieces (of 4 KiB here: `--jobs N` reads pieces on N
+/// threads) and joined are the same games, and checking without writing the
+/// mainline's SAN gives the same verdicts.
 fn assert_fast_paths_agree(text: &[u8], label: &str) {
     let whole: Vec<_> =
         GameReader::new(text, ReaderOptions::default()).map(Result::unwrap).collect();
-    let only: Vec<_> =
-        GameReader::cut_only(text, ReaderOptions::default()).map(Result::unwrap).collect();
+    let only = read_in_pieces(text, ReaderOptions::default(), 4 << 10).unwrap();
     let cut = |g: &arbiter::pgn::RawGame| (g.index, g.line, g.text.clone());
     assert_eq!(
         whole.iter().map(cut).collect::<Vec<_>>(),
@@ -485,6 +486,46 @@ fn cli_reads_compressed_files_and_keeps_the_order() {
     assert_eq!(out, expected);
     let (_, out, _) = run_pgn(&["--json"], text.as_bytes());
     assert_eq!(out, expected);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Games split across the reading threads' pieces (hundreds of kilobytes
+/// each) at lines that look like a game's first tag but sit in a comment:
+/// every thread count gives the one thread's output, JSON and export.
+#[test]
+fn cli_jobs_agree_where_pieces_split_inside_comments() {
+    let mut text = String::new();
+    for i in 0..12_000 {
+        text += &format!("[Event \"game {i}\"]\n[Result \"*\"]\n\n1. e4 {{a comment\n");
+        text += &format!("[Event \"in a comment {i}\"]\n}} e5 2. Nf3 *\n\n");
+        if i % 7 == 0 {
+            // A game without tags, after a result line.
+            text += "1. d4 d5 1/2-1/2\n";
+        }
+    }
+    assert!(text.len() > 1 << 20);
+    let dir = temp_dir().join("pieces");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("comments.pgn");
+    std::fs::write(&file, &text).unwrap();
+    let file = file.to_str().unwrap();
+    let run = |jobs: &str| {
+        let canonical = dir.join(format!("canonical-{jobs}.pgn"));
+        let (status, out, stderr) = run_pgn(
+            &["--jobs", jobs, "--json", "-q", "--canonical", canonical.to_str().unwrap(), file],
+            b"",
+        );
+        (status, out, stderr, std::fs::read(canonical).unwrap())
+    };
+    let (status, expected, stderr, export) = run("1");
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stderr.lines().last().unwrap().contains("13715 games"), "{stderr}");
+    for jobs in ["2", "3"] {
+        let (status, out, stderr, canonical) = run(jobs);
+        assert_eq!(status, 0, "{stderr}");
+        assert!(out == expected, "--jobs {jobs}: the JSON differs");
+        assert!(canonical == export, "--jobs {jobs}: the export differs");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

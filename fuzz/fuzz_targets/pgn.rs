@@ -2,9 +2,10 @@
 //! (bounded memory), read through a small buffer so that lines cross its
 //! refills; every readable game's canonical export reads back to the same
 //! mainline, plies and final position; the push-based `Splitter` (fed in
-//! pieces of 7 bytes) and `GameReader::cut_only` cut the same games as
-//! `GameReader`, a game read while it was cut is the game its text reads
-//! as, and checking without the mainline's SAN gives the same verdict.
+//! pieces of 7 bytes) and the reading in pieces of `arbiter pgn --jobs N`
+//! (pieces of 1 to 64 bytes, joined) cut the same games as `GameReader`, a
+//! game read while it was cut is the game its text reads as, and checking
+//! without the mainline's SAN gives the same verdict.
 #![no_main]
 
 use std::io::BufReader;
@@ -12,7 +13,8 @@ use std::io::BufReader;
 use std::collections::VecDeque;
 
 use arbiter::pgn::{
-    GameReader, ReaderOptions, Splitter, check_game, check_game_with, parse_game, write_canonical,
+    GameReader, ReaderOptions, Splitter, check_game, check_game_with, parse_game, read_in_pieces,
+    write_canonical,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -28,17 +30,18 @@ fuzz_target!(|data: &[u8]| {
         splitter.push(piece, &mut pushed);
     }
     splitter.finish(&mut pushed);
-    let mut only = GameReader::cut_only(BufReader::with_capacity(61, data), options);
+    let size = 1 + data.first().map_or(0, |&b| usize::from(b % 64));
+    let mut pieces = read_in_pieces(data, options, size).expect("from memory").into_iter();
     let mut cut = 0;
     for raw in GameReader::new(input, options) {
         let raw = raw.expect("reading from memory does not fail");
         let same = pushed.pop_front().expect("the splitter cut as many games");
         assert_eq!((same.index, same.line, &same.text), (raw.index, raw.line, &raw.text));
-        // Cut without being read, then checked without the mainline's SAN
-        // (as `arbiter pgn --jobs 2` does): the same game, the same verdict.
-        let unread = only.next_game().expect("from memory").expect("as many games cut");
-        assert_eq!((unread.index, unread.line, &unread.text), (raw.index, raw.line, &raw.text));
-        assert_eq!(check_game_with(unread, false).verdict, check_game(raw.clone()).verdict);
+        // Read in pieces, then checked without the mainline's SAN (as
+        // `arbiter pgn` does): the same game, the same verdict.
+        let piece = pieces.next().expect("as many games read in pieces");
+        assert_eq!((piece.line, &piece.text), (raw.line, &raw.text));
+        assert_eq!(check_game_with(piece, false).verdict, check_game(raw.clone()).verdict);
         cut += 1;
         let (index, line, read) = raw.clone().into_game();
         if let (Ok(read), Ok(text)) = (&read, &raw.text) {
@@ -66,5 +69,5 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(sans(game2)[..verdict.plies], sans(game)[..verdict.plies]);
     }
     assert!(pushed.is_empty(), "the splitter cut more games than the {cut} read");
-    assert!(only.next_game().expect("from memory").is_none(), "cut only: more games");
+    assert!(pieces.next().is_none(), "in pieces: more games");
 });

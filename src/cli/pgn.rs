@@ -16,8 +16,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::remote;
 use crate::pgn::{
-    GameReader, GameReport, RawGame, ReaderOptions, TextRange, check_game_with, json,
-    write_canonical,
+    Ending, GameReader, GameReport, Joiner, Piece, PieceGames, PieceReader, RawGame, ReaderOptions,
+    Split, check_game_with, json, write_canonical,
 };
 
 /// Arguments of `arbiter pgn`.
@@ -69,10 +69,6 @@ pub struct PgnArgs {
     pub files: Vec<PathBuf>,
 }
 
-/// Games handed to the workers at once, and the most bytes in a batch.
-const BATCH_GAMES: usize = 256;
-const BATCH_BYTES: usize = 4 << 20;
-
 /// What one game came to, counted in the summary.
 #[derive(Clone, Copy, Debug, Default)]
 struct Counts {
@@ -103,27 +99,28 @@ impl Counts {
     }
 }
 
-/// One game's output: its counts and the bytes for each output.
+/// One game's output: its counts and the bytes for each output (the JSON
+/// line without its opening `{"index":N,`: games are numbered as they are
+/// written, in order).
 struct Answer {
     counts: Counts,
     json: Vec<u8>,
     canonical: Vec<u8>,
 }
 
-fn answer(raw: RawGame, index: u64, json_out: bool, canonical_out: bool) -> Answer {
+fn answer(raw: RawGame, json_out: bool, canonical_out: bool) -> Answer {
     // Only the canonical export writes the mainline's moves.
-    answer_of(check_game_with(raw, canonical_out), index, json_out, canonical_out)
+    answer_of(check_game_with(raw, canonical_out), json_out, canonical_out)
 }
 
-/// The output of a game checked, numbered `index` across the inputs.
-fn answer_of(mut report: GameReport, index: u64, json_out: bool, canonical_out: bool) -> Answer {
-    report.index = index as usize;
+/// The output of a game checked.
+fn answer_of(report: GameReport, json_out: bool, canonical_out: bool) -> Answer {
     let mut counts = Counts::default();
     counts.add(&report);
     let mut json = Vec::new();
     if json_out {
         // Writing to a vector does not fail.
-        let _ = json::write_json(&report, &mut json);
+        let _ = json::write_json_fields(&report, &mut json);
     }
     let mut canonical = Vec::new();
     if canonical_out && let (Some(game), Ok(verdict)) = (&report.game, &report.verdict) {
@@ -181,31 +178,6 @@ struct Games {
     bytes: Arc<AtomicU64>,
     /// Whether some input could not be read.
     failed: bool,
-    /// Whether the games are only cut (see [`GameReader::cut_only`]), to be
-    /// read where they are checked.
-    cut_only: bool,
-}
-
-/// Games cut on the reader thread, their texts one after another in one
-/// buffer: a worker copies a game's text into memory of its own, so that
-/// what a worker allocates it also frees (the allocator's locks cost more
-/// than the copy). A batch goes back to the reader once written, and is
-/// filled again: its buffer is allocated once for the whole run.
-#[derive(Default)]
-struct Batch {
-    text: Vec<u8>,
-    /// Each game's first line and where its text is in `text`, or the
-    /// size of a game over the limit.
-    games: Vec<(usize, TextRange)>,
-}
-
-impl Batch {
-    /// The `i`-th game of the batch, numbered `index`.
-    fn game(&self, i: usize, index: u64) -> RawGame {
-        let (line, text) = &self.games[i];
-        let text = text.clone().map(|range| self.text[range].to_vec());
-        RawGame::new(index as usize, *line, text)
-    }
 }
 
 impl Games {
@@ -234,31 +206,12 @@ impl Games {
             let path = self.paths.get(self.next_path)?.clone();
             self.next_path += 1;
             match open(&path, &self.bytes) {
-                Ok(input) => {
-                    let reader = if self.cut_only {
-                        GameReader::cut_only(input, self.options)
-                    } else {
-                        GameReader::new(input, self.options)
-                    };
-                    self.current = Some((path, reader));
-                }
+                Ok(input) => self.current = Some((path, GameReader::new(input, self.options))),
                 Err(err) => {
                     eprintln!("arbiter: cannot read {}: {err}", path.display());
                     self.failed = true;
                 }
             }
-        }
-    }
-
-    /// Fills `batch` with the next games: up to [`BATCH_GAMES`] games or
-    /// [`BATCH_BYTES`].
-    fn fill_batch(&mut self, batch: &mut Batch) {
-        batch.text.clear();
-        batch.games.clear();
-        while batch.games.len() < BATCH_GAMES && batch.text.len() < BATCH_BYTES {
-            let text = &mut batch.text;
-            let Some(game) = self.next_with(|reader| reader.next_game_into(text)) else { break };
-            batch.games.push(game);
         }
     }
 }
@@ -334,8 +287,10 @@ struct Outputs {
 }
 
 impl Outputs {
-    fn write(&mut self, answer: &Answer) -> io::Result<()> {
+    /// Writes `answer` as the game numbered `index`.
+    fn write(&mut self, answer: &Answer, index: u64) -> io::Result<()> {
         if let Some(out) = &mut self.json {
+            write!(out, "{{\"index\":{index},")?;
             out.write_all(&answer.json)?;
         }
         if let Some(out) = &mut self.canonical {
@@ -388,7 +343,6 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         options: ReaderOptions { max_game_bytes: args.max_game_bytes },
         bytes: bytes.clone(),
         failed: false,
-        cut_only: false,
     };
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -399,6 +353,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
     let (json_out, canonical_out) = (args.json, args.canonical.is_some());
     let mut counts = Counts::default();
     let mut take = |answer: &Answer, counts: &mut Counts, progress: &mut Progress| {
+        let index = counts.games;
         let Counts { games, valid, illegal, inconsistent, variation_errors, unreadable } =
             answer.counts;
         counts.games += games;
@@ -410,7 +365,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         if counts.games.is_multiple_of(1024) {
             progress.update(bytes.load(Ordering::Relaxed), counts, started);
         }
-        outputs.write(answer)
+        outputs.write(answer, index)
     };
     let written = if let Some(addr) = &args.remote {
         let remote = remote::Remote {
@@ -431,7 +386,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         // One thread in all: read, validate, write.
         let mut result = Ok(());
         while let Some(raw) = games.next_game() {
-            let answer = answer(raw, counts.games, json_out, canonical_out);
+            let answer = answer(raw, json_out, canonical_out);
             if let Err(err) = take(&answer, &mut counts, &mut progress) {
                 result = Err(err);
                 break;
@@ -475,89 +430,135 @@ pub fn run(args: &PgnArgs) -> ExitCode {
     }
 }
 
-/// Reads batches on a thread of their own while `jobs` threads validate
-/// them, each a whole batch at a time; answers are handed to `take` in
-/// input order. Returns whether some input could not be read.
+/// Reads the inputs in pieces on a thread of their own while `jobs` threads
+/// cut and validate them, each a whole piece at a time (see
+/// [`crate::pgn::PieceReader`]); answers are handed to `take` in input
+/// order. Returns whether some input could not be read.
 ///
-/// A pipeline without a barrier: a worker takes the next batch as soon as
-/// it is done with one (a pool working on one batch at a time waits at
-/// every batch's end for its slowest game, and on a busy machine for a
-/// descheduled thread). Batches out of order wait for their turn; tickets
-/// bound the batches in flight, and so the memory.
+/// The reading thread only looks for likely game starts, by a byte search:
+/// the cutting is spread over the workers with the rest. Where a piece's end
+/// proves no game boundary, this thread cuts the stream itself from that
+/// piece's last game until a piece starts at one again ([`Joiner`]).
+///
+/// A pipeline without a barrier: a worker takes the next piece as soon as it
+/// is done with one (a pool working on one piece at a time waits at every
+/// piece's end for its slowest game, and on a busy machine for a descheduled
+/// thread). Pieces out of order wait for their turn; tickets (the pieces'
+/// buffers, refilled once written) bound the pieces in flight, and so the
+/// memory.
 fn run_parallel(
-    mut games: Games,
+    games: Games,
     jobs: usize,
     mut take: impl FnMut(&Answer) -> io::Result<()>,
     json_out: bool,
     canonical_out: bool,
 ) -> io::Result<bool> {
+    let Games { paths, options, bytes, .. } = games;
     let in_flight = 4 * jobs;
-    // The tickets are the batches themselves, empty, to be filled again.
-    let (ticket_send, tickets) = mpsc::sync_channel::<Batch>(in_flight);
+    let (ticket_send, tickets) = mpsc::sync_channel::<Piece>(in_flight);
     for _ in 0..in_flight {
         // The channel has room for every ticket.
-        let _ = ticket_send.send(Batch::default());
+        let _ = ticket_send.send(Piece::default());
     }
-    let (batch_send, batches) = mpsc::sync_channel::<(u64, u64, Batch)>(jobs);
-    let batches = std::sync::Mutex::new(batches);
-    let (answer_send, answers) = mpsc::channel::<(u64, Vec<Answer>, Batch)>();
-    games.cut_only = true;
+    let (piece_send, pieces) = mpsc::sync_channel::<(u64, Piece)>(jobs);
+    let pieces = std::sync::Mutex::new(pieces);
+    let (done_send, done) = mpsc::channel::<(u64, Piece, Vec<Answer>, Ending)>();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
-            let (mut number, mut first) = (0u64, 0u64);
-            // A ticket per batch: none comes back once the writer stops.
-            while let Ok(mut batch) = tickets.recv() {
-                games.fill_batch(&mut batch);
-                let count = batch.games.len() as u64;
-                if count == 0 || batch_send.send((number, first, batch)).is_err() {
-                    break;
+            let (mut number, mut failed) = (0u64, false);
+            let mut spare = None;
+            for path in &paths {
+                let input = match open(path, &bytes) {
+                    Ok(input) => input,
+                    Err(err) => {
+                        eprintln!("arbiter: cannot read {}: {err}", path.display());
+                        failed = true;
+                        continue;
+                    }
+                };
+                let mut reader = PieceReader::new(input, options);
+                loop {
+                    // A ticket per piece: none comes back once the writer stops.
+                    let Some(mut piece) = spare.take().or_else(|| tickets.recv().ok()) else {
+                        return failed;
+                    };
+                    match reader.next_into(&mut piece) {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            spare = Some(piece);
+                            break;
+                        }
+                        Err(err) => {
+                            eprintln!("arbiter: cannot read {}: {err}", path.display());
+                            failed = true;
+                        }
+                    }
+                    let last = matches!(piece.split, Split::End | Split::Broken);
+                    if piece_send.send((number, piece)).is_err() {
+                        return failed;
+                    }
+                    number += 1;
+                    if last {
+                        break;
+                    }
                 }
-                number += 1;
-                first += count;
             }
-            games.failed
+            failed
         });
         for _ in 0..jobs {
-            let answer_send = answer_send.clone();
-            let batches = &batches;
+            let done_send = done_send.clone();
+            let pieces = &pieces;
             scope.spawn(move || {
                 loop {
-                    // The lock is held only to take a batch.
-                    let next = batches.lock().map_or(None, |receiver| receiver.recv().ok());
-                    let Some((number, first, batch)) = next else { return };
-                    let answers = (0..batch.games.len())
-                        .map(|i| {
-                            let index = first + i as u64;
-                            answer(batch.game(i, index), index, json_out, canonical_out)
-                        })
-                        .collect();
-                    // Once the writer has stopped, batches are still taken
+                    // The lock is held only to take a piece.
+                    let next = pieces.lock().map_or(None, |receiver| receiver.recv().ok());
+                    let Some((number, piece)) = next else { return };
+                    let mut read = PieceGames::new(&piece, options);
+                    let answers = std::iter::from_fn(|| {
+                        read.next_game().map(|raw| answer(raw, json_out, canonical_out))
+                    })
+                    .collect();
+                    let ending = read.ending(options);
+                    // Once the writer has stopped, pieces are still taken
                     // (and dropped) so that the reader is never stuck on a
                     // full channel; it stops when its tickets run out.
-                    let _ = answer_send.send((number, answers, batch));
+                    let _ = done_send.send((number, piece, answers, ending));
                 }
             });
         }
-        drop(answer_send);
+        drop(done_send);
         let mut waiting = std::collections::BTreeMap::new();
         let mut next = 0u64;
+        let mut joiner = Joiner::new(options);
+        let mut reread = std::collections::VecDeque::new();
+        let mut write = |reread: &mut std::collections::VecDeque<RawGame>, own: &[Answer]| {
+            reread
+                .drain(..)
+                .try_for_each(|raw| take(&answer(raw, json_out, canonical_out)))
+                .and_then(|()| own.iter().try_for_each(&mut take))
+        };
         let mut result = Ok(());
-        'write: for (number, answers, batch) in answers.iter() {
-            waiting.insert(number, (answers, batch));
-            while let Some((answers, batch)) = waiting.remove(&next) {
+        'write: for (number, piece, answers, ending) in done.iter() {
+            waiting.insert(number, (piece, answers, ending));
+            while let Some((piece, answers, ending)) = waiting.remove(&next) {
                 next += 1;
-                if let Err(err) = answers.iter().try_for_each(&mut take) {
+                let keep = joiner.join(&piece, ending, &mut reread).min(answers.len());
+                if let Err(err) = write(&mut reread, &answers[..keep]) {
                     result = Err(err);
                     break 'write;
                 }
-                // The batch is written: another may be read into it.
-                let _ = ticket_send.send(batch);
+                // The piece is written: another may be read into it.
+                let _ = ticket_send.send(piece);
             }
+        }
+        if result.is_ok() {
+            joiner.finish(&mut reread);
+            result = write(&mut reread, &[]);
         }
         // On an error, dropping the tickets and the answers' receiver stops
         // the reader at its next ticket and the workers at their next send.
         drop(ticket_send);
-        drop(answers);
+        drop(done);
         let failed = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         result.map(|()| failed)
     })
@@ -607,13 +608,11 @@ fn run_remote(
             })
             .buffered(window);
         let mut reports = Box::pin(reports);
-        let mut index = 0;
         let mut result = Ok(false);
         while let Some(report) = reports.next().await {
             match report {
                 Ok(report) => {
-                    let answer = answer_of(report, index, json_out, canonical_out);
-                    index += 1;
+                    let answer = answer_of(report, json_out, canonical_out);
                     if let Err(err) = take(&answer) {
                         result = Err(err);
                         break;

@@ -20,8 +20,19 @@ fn string(out: &mut Vec<u8>, value: &str) -> io::Result<()> {
 ///
 /// None in practice: writing to a vector does not fail.
 pub fn write_json(report: &GameReport, out: &mut Vec<u8>) -> io::Result<()> {
-    let GameReport { index, line, game, verdict } = report;
-    write!(out, "{{\"index\":{index},\"line\":{line},\"tags\":{{")?;
+    write!(out, "{{\"index\":{},", report.index)?;
+    write_json_fields(report, out)
+}
+
+/// Appends the JSON line of one game without its opening `{"index":N,`,
+/// for a writer that numbers the games itself as it puts them in order.
+///
+/// # Errors
+///
+/// None in practice: writing to a vector does not fail.
+pub fn write_json_fields(report: &GameReport, out: &mut Vec<u8>) -> io::Result<()> {
+    let GameReport { index: _, line, game, verdict } = report;
+    write!(out, "\"line\":{line},\"tags\":{{")?;
     if let Some(game) = game {
         let mut seen = std::collections::HashSet::new();
         for (name, value) in game.tags() {

@@ -20,6 +20,7 @@ mod check;
 mod export;
 pub mod json;
 mod parse;
+mod pieces;
 mod reader;
 mod terms;
 
@@ -30,4 +31,5 @@ pub use check::{
 };
 pub use export::write_canonical;
 pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, parse_game};
-pub use reader::{GameReader, RawGame, ReaderOptions, Splitter, TextRange};
+pub use pieces::{Ending, Joiner, Piece, PieceGames, PieceReader, Split, read_in_pieces};
+pub use reader::{GameReader, RawGame, ReaderOptions, Splitter};

@@ -47,15 +47,6 @@ pub struct RawGame {
 }
 
 impl RawGame {
-    /// The game numbered `index` that starts on line `line`, with its text
-    /// (or the size of a game over the limit), not read yet: for a caller
-    /// that cuts games on one thread and checks them on others (a game
-    /// parsed on one thread and dropped on another costs more in the
-    /// allocator's locks than the parse).
-    pub fn new(index: usize, line: usize, text: Result<Vec<u8>, u64>) -> RawGame {
-        RawGame { index, line, text, parsed: None }
-    }
-
     /// Its place, its first line, and the game read (once only: a game
     /// [`GameReader`] cut was read as it was cut).
     pub fn into_game(self) -> (usize, usize, Result<PgnGame, u64>) {
@@ -202,20 +193,36 @@ fn newlines(text: &[u8]) -> usize {
 
 /// Where a game's text is in a buffer, or the size of a game over the
 /// limit, which was not kept.
-pub type TextRange = Result<std::ops::Range<usize>, u64>;
+type TextRange = Result<std::ops::Range<usize>, u64>;
 
-/// A game the cutter has cut: its place, its first line, where its text is
-/// in the cutter's buffer (until the next piece is fed) or the size of a
-/// game over the limit, and the game as read if the cutter parses.
-struct CutGame {
+/// A game the cutter has cut: its place, its first line, where it starts
+/// in the stream, where its text is in the cutter's buffer (until the next
+/// piece is fed) or the size of a game over the limit, and the game as read
+/// if the cutter parses.
+pub(super) struct CutGame {
     index: usize,
     line: usize,
+    pub(super) start: u64,
     text: TextRange,
     parsed: Option<Parsed>,
 }
 
+impl CutGame {
+    /// Its size: the length of its text, or of a game over the limit.
+    pub(super) fn size(&self) -> GameSize {
+        match &self.text {
+            Ok(range) => Ok(range.len()),
+            Err(bytes) => Err(*bytes),
+        }
+    }
+}
+
+/// A game's size as the cutter saw it: its text's length, or `Err` with
+/// the size of a game over the limit.
+pub(super) type GameSize = Result<usize, u64>;
+
 /// What the cutter has next.
-enum Next {
+pub(super) enum Next {
     Game(CutGame),
     /// More text, or the end of it, is needed.
     More,
@@ -225,11 +232,13 @@ enum Next {
 
 /// The core of [`GameReader`] and [`Splitter`]: text in, games out, each
 /// parsed as it is cut (one pass over the text).
-#[derive(Debug)]
-struct Cutter {
+#[derive(Clone, Debug)]
+pub(super) struct Cutter {
     options: ReaderOptions,
     /// Text taken and not yet handed out, from `pos`.
     buf: Vec<u8>,
+    /// Where `buf` starts in the stream (a byte-order mark counted).
+    offset: u64,
     /// Where the unread text starts in `buf`: the start of a line, unless
     /// a game over the limit is being skipped.
     pos: usize,
@@ -244,21 +253,21 @@ struct Cutter {
     /// after a try found the game unfinished: twice what it saw, so that a
     /// long game is read again only a few times.
     need: usize,
-    /// A game over the limit being skipped: its first line, its bytes so
-    /// far, and whether `pos` is at the start of a line.
-    skipping: Option<(usize, u64, bool)>,
+    /// A game over the limit being skipped: its first line, where it
+    /// starts, its bytes so far, and whether `pos` is at the start of a line.
+    skipping: Option<(usize, u64, u64, bool)>,
     /// Whether an escape line (`%`) before a game is being skipped.
     escape: bool,
-    /// Whether games are parsed as they are cut (else only cut, to be read
-    /// from their text where they are checked).
+    /// Whether games are parsed as they are cut (else only cut).
     parse: bool,
 }
 
 impl Cutter {
-    fn new(options: ReaderOptions) -> Cutter {
+    pub(super) fn new(options: ReaderOptions) -> Cutter {
         Cutter {
             options,
             buf: Vec::new(),
+            offset: 0,
             pos: 0,
             ended: false,
             started: false,
@@ -272,10 +281,17 @@ impl Cutter {
         }
     }
 
+    /// A cutter that takes a stream from a place where a game may begin
+    /// (not its start: no byte-order mark is looked for).
+    pub(super) fn mid_stream(options: ReaderOptions) -> Cutter {
+        Cutter { started: true, ..Cutter::new(options) }
+    }
+
     /// Takes the next piece of text; an empty one ends the stream.
-    fn feed(&mut self, data: &[u8]) {
+    pub(super) fn feed(&mut self, data: &[u8]) {
         if self.pos > 0 {
             self.buf.drain(..self.pos);
+            self.offset += self.pos as u64;
             self.pos = 0;
         }
         self.buf.extend_from_slice(data);
@@ -285,19 +301,20 @@ impl Cutter {
             self.started = true;
             if self.buf.starts_with(b"\xEF\xBB\xBF") {
                 self.buf.drain(..3);
+                self.offset += 3;
             }
         }
     }
 
-    fn emit(&mut self, line: usize, text: TextRange, parsed: Option<Parsed>) -> Next {
+    fn emit(&mut self, line: usize, start: u64, text: TextRange, parsed: Option<Parsed>) -> Next {
         let index = self.next_index;
         self.next_index += 1;
-        Next::Game(CutGame { index, line, text, parsed })
+        Next::Game(CutGame { index, line, start, text, parsed })
     }
 
     /// A game cut, with a copy of its text.
-    fn raw(&self, game: CutGame) -> RawGame {
-        let CutGame { index, line, text, parsed } = game;
+    pub(super) fn raw(&self, game: CutGame) -> RawGame {
+        let CutGame { index, line, text, parsed, .. } = game;
         RawGame { index, line, text: text.map(|range| self.buf[range].to_vec()), parsed }
     }
 
@@ -319,11 +336,11 @@ impl Cutter {
     /// Hands out the game of `len` bytes at `pos`.
     fn take(&mut self, len: usize, parsed: Option<Parsed>) -> Next {
         let text = self.pos..self.pos + len;
-        let line = self.line;
+        let (line, start) = (self.line, self.offset + self.pos as u64);
         self.line += newlines(&self.buf[text.clone()]);
         self.pos += len;
         self.need = 0;
-        self.emit(line, Ok(text), parsed)
+        self.emit(line, start, Ok(text), parsed)
     }
 
     /// Starts skipping the game at `pos`, which is over the limit (more
@@ -331,15 +348,16 @@ impl Cutter {
     /// one, then whole lines up to the next that starts with `[`.
     fn skip(&mut self) {
         let start = self.pos + self.options.max_game_bytes + 1;
-        let line = self.line;
+        let (line, offset) = (self.line, self.offset + self.pos as u64);
         self.line += newlines(&self.buf[self.pos..start]);
-        self.skipping = Some((line, (start - self.pos) as u64, self.buf[start - 1] == b'\n'));
+        let at_line_start = self.buf[start - 1] == b'\n';
+        self.skipping = Some((line, offset, (start - self.pos) as u64, at_line_start));
         self.pos = start;
     }
 
-    fn next(&mut self) -> Next {
+    pub(super) fn next(&mut self) -> Next {
         let max = self.options.max_game_bytes;
-        if let Some((line, mut bytes, mut at_line_start)) = self.skipping.take() {
+        if let Some((line, start, mut bytes, mut at_line_start)) = self.skipping.take() {
             while self.pos < self.buf.len() && !(at_line_start && self.buf[self.pos] == b'[') {
                 let (n, end) = match memchr::memchr(b'\n', &self.buf[self.pos..]) {
                     Some(k) => (k + 1, true),
@@ -351,11 +369,11 @@ impl Cutter {
                 at_line_start = end;
             }
             if self.pos == self.buf.len() && !self.ended {
-                self.skipping = Some((line, bytes, at_line_start));
+                self.skipping = Some((line, start, bytes, at_line_start));
                 return Next::More;
             }
             self.need = 0;
-            return self.emit(line, Err(bytes), None);
+            return self.emit(line, start, Err(bytes), None);
         }
         if self.escape {
             match memchr::memchr(b'\n', &self.buf[self.pos..]) {
@@ -437,6 +455,48 @@ impl Cutter {
         }
         if self.ended { Next::Done } else { Next::More }
     }
+
+    /// Whether the stream, going on after the text fed so far with the
+    /// line `next` (its end included), has a game boundary right there: the
+    /// games this cutter has yet to hand out end before `next`, and are the
+    /// games it would hand out if the stream ended there instead.
+    ///
+    /// This is what lets pieces of one stream be read apart: a piece read
+    /// to its end gives the games the whole stream gives from its start to
+    /// the piece's end iff it starts and ends at boundaries.
+    pub(super) fn ends_before(&self, next: &[u8]) -> bool {
+        let boundary = self.offset + self.buf.len() as u64;
+        let mut ahead = self.clone();
+        ahead.parse = false;
+        ahead.feed(next);
+        let mut sizes = Vec::new();
+        let stands = loop {
+            match ahead.next() {
+                Next::Game(game) if game.start < boundary => sizes.push(game.size()),
+                Next::Game(game) => break game.start == boundary,
+                Next::More => {
+                    break ahead.offset + ahead.pos as u64 == boundary
+                        && ahead.skipping.is_none()
+                        && !ahead.escape;
+                }
+                Next::Done => break false,
+            }
+        };
+        stands && sizes == self.sizes_at_end()
+    }
+
+    /// The sizes of the games this cutter has yet to hand out if the stream
+    /// ended here.
+    fn sizes_at_end(&self) -> Vec<GameSize> {
+        let mut rest = self.clone();
+        rest.parse = false;
+        rest.feed(&[]);
+        std::iter::from_fn(|| match rest.next() {
+            Next::Game(game) => Some(game.size()),
+            Next::More | Next::Done => None,
+        })
+        .collect()
+    }
 }
 
 /// Cuts PGN text pushed in pieces of any size into games: the reader of a
@@ -464,6 +524,18 @@ impl Splitter {
     /// A splitter at the start of a stream.
     pub fn new(options: ReaderOptions) -> Splitter {
         Splitter { cutter: Cutter::new(options) }
+    }
+
+    /// A splitter taking a stream from a place where a game may begin,
+    /// the games numbered from there, their lines from `line`.
+    pub(super) fn mid_stream(options: ReaderOptions, line: usize) -> Splitter {
+        Splitter { cutter: Cutter { line, ..Cutter::mid_stream(options) } }
+    }
+
+    /// Whether the stream has a game boundary after what was pushed, going
+    /// on with the line `next` (see [`Cutter::ends_before`]).
+    pub(super) fn ends_before(&self, next: &[u8]) -> bool {
+        self.cutter.ends_before(next)
     }
 
     /// The bytes pushed so far.
@@ -521,17 +593,6 @@ impl<R: BufRead> GameReader<R> {
         GameReader { input, cutter: Cutter::new(options) }
     }
 
-    /// A reader that only cuts the games, without keeping them read: each
-    /// is parsed from its text by [`RawGame::into_game`], on the thread that
-    /// checks it. The same games are cut; the cutting costs a fraction of a
-    /// parse (it keeps no tags, moves or comments), for a reader thread that
-    /// feeds other threads.
-    pub fn cut_only(input: R, options: ReaderOptions) -> GameReader<R> {
-        let mut reader = GameReader::new(input, options);
-        reader.cutter.parse = false;
-        reader
-    }
-
     /// The bytes read from the input so far.
     pub fn bytes_read(&self) -> u64 {
         self.cutter.bytes_read
@@ -544,24 +605,6 @@ impl<R: BufRead> GameReader<R> {
     /// What reading the input fails with.
     pub fn next_game(&mut self) -> io::Result<Option<RawGame>> {
         Ok(self.next_cut()?.map(|game| self.cutter.raw(game)))
-    }
-
-    /// The next game's first line, with its text appended to `out` and
-    /// where it is there (or the size of a game over the limit); `None` at
-    /// the end of the input. For a caller that gathers the texts of many
-    /// games in one buffer: no buffer of its own per game.
-    ///
-    /// # Errors
-    ///
-    /// What reading the input fails with.
-    pub fn next_game_into(&mut self, out: &mut Vec<u8>) -> io::Result<Option<(usize, TextRange)>> {
-        let Some(CutGame { line, text, .. }) = self.next_cut()? else { return Ok(None) };
-        let text = text.map(|range| {
-            let start = out.len();
-            out.extend_from_slice(&self.cutter.buf[range]);
-            start..out.len()
-        });
-        Ok(Some((line, text)))
     }
 
     fn next_cut(&mut self) -> io::Result<Option<CutGame>> {
@@ -594,7 +637,7 @@ impl<R: BufRead> Iterator for GameReader<R> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn games(text: &str, max: usize) -> Vec<RawGame> {
@@ -623,32 +666,6 @@ mod tests {
         );
         let lines: Vec<usize> = games(text, 1 << 20).iter().map(|g| g.line).collect();
         assert_eq!(lines, [1, 4, 7]);
-    }
-
-    /// Texts gathered in one buffer are the games `next_game` hands out,
-    /// over-size ones as their sizes, whatever the input's pieces.
-    #[test]
-    fn games_cut_into_one_buffer_are_the_games_read() {
-        let text = "[Event \"a\"]\n\n1. e4 {1-0 in a comment} e5 1-0\n\n[Event \"b\"]\n\n\
-                    1. d4 d5 2. c4 dxc4 3. e3 b5 4. a4 c6 *\n[Event \"c\"]\n\n1. f3 *\n";
-        for max in [30, 1 << 20] {
-            let options = ReaderOptions { max_game_bytes: max };
-            let read: Vec<(usize, Result<Vec<u8>, u64>)> =
-                games(text, max).into_iter().map(|game| (game.line, game.text)).collect();
-            assert_eq!(read.len(), 3);
-            assert_eq!(read.iter().any(|(_, text)| text.is_err()), max == 30);
-            for piece in [5, 64, 1 << 16] {
-                let input = io::BufReader::with_capacity(piece, text.as_bytes());
-                let mut reader = GameReader::cut_only(input, options);
-                let mut buffer = b"before".to_vec();
-                let mut cut = Vec::new();
-                while let Some((line, range)) = reader.next_game_into(&mut buffer).unwrap() {
-                    cut.push((line, range.map(|range| buffer[range].to_vec())));
-                }
-                assert_eq!(cut, read, "limit {max}, pieces of {piece} bytes");
-                assert!(buffer.starts_with(b"before"));
-            }
-        }
     }
 
     #[test]
@@ -718,11 +735,9 @@ mod tests {
         }
     }
 
-    /// Texts made of PGN's pieces in random order: the one-pass reader cuts
-    /// the same games as the line-by-line splitter, and reads each as its
-    /// text reads on its own.
-    #[test]
-    fn one_pass_reading_agrees_with_the_splitter_and_the_parser() {
+    /// Texts made of PGN's pieces in random order (`count` of them, up to
+    /// 60 pieces each, from a fixed seed): what cutting may misread.
+    pub(in crate::pgn) fn random_texts(count: usize) -> impl Iterator<Item = String> {
         const PIECES: &[&str] = &[
             "[Event \"a\"]",
             "[Site \"b\"]",
@@ -777,16 +792,24 @@ mod tests {
             "$2-",
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
+        let mut next = move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             seed
         };
-        for case in 0..6000 {
+        (0..count).map(move |_| {
             let len = (next() % 60) as usize;
-            let text: String =
-                (0..len).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect();
+            (0..len).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect()
+        })
+    }
+
+    /// Texts made of PGN's pieces in random order: the one-pass reader cuts
+    /// the same games as the line-by-line splitter, and reads each as its
+    /// text reads on its own.
+    #[test]
+    fn one_pass_reading_agrees_with_the_splitter_and_the_parser() {
+        for (case, text) in random_texts(6000).enumerate() {
             let max = [40, 120, 1 << 20][case % 3];
             let options = ReaderOptions { max_game_bytes: max };
             let read: Vec<RawGame> =
@@ -803,13 +826,6 @@ mod tests {
                 games.iter().map(|g| (g.index, g.line, g.text.clone())).collect()
             };
             assert_eq!(cut(&read), cut(&Vec::from(pushed)), "{text:?} (limit {max})");
-            // Cutting without keeping the games read cuts the same games.
-            let only: Vec<RawGame> =
-                GameReader::cut_only(io::BufReader::with_capacity(7, text.as_bytes()), options)
-                    .collect::<io::Result<_>>()
-                    .unwrap();
-            assert_eq!(cut(&only), cut(&read), "cut only: {text:?} (limit {max})");
-            assert!(only.iter().all(|g| g.parsed.is_none()));
             for raw in read {
                 let text = raw.text.clone();
                 let (_, _, game) = raw.into_game();
