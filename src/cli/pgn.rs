@@ -1,5 +1,5 @@
 //! `arbiter pgn`: PGN files (plain, zstd, gzip or bzip2) validated game by
-//! game, in parallel batches that keep the input's order, with progress and
+//! game, in parallel pieces that keep the input's order, with progress and
 //! a summary on standard error and, on request, a JSON line per game and the
 //! canonical PGN of every readable game.
 
