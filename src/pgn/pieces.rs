@@ -80,9 +80,16 @@ enum Search {
     From(usize),
 }
 
+/// Whether the line before the line start `at` has only whitespace.
+fn blank_line_before(text: &[u8], at: usize) -> bool {
+    let Some(end) = at.checked_sub(1) else { return false };
+    let start = memchr::memrchr(b'\n', &text[..end]).map_or(0, |k| k + 1);
+    text[start..end].iter().all(u8::is_ascii_whitespace)
+}
+
 /// The first place at or after `from` where a game most likely begins: a
 /// `[` starting a line whose whole line is in `text`, after a line of
-/// movetext.
+/// movetext, or an `Event` tag after a blank line (files of tags only).
 fn find_split(text: &[u8], from: usize) -> Search {
     let finder = memchr::memmem::Finder::new(b"\n[");
     let mut search = from.saturating_sub(1);
@@ -91,7 +98,8 @@ fn find_split(text: &[u8], from: usize) -> Search {
         if memchr::memchr(b'\n', &text[at..]).is_none() {
             return Search::From(at - 1);
         }
-        if movetext_before(text, at) == Some(true) {
+        let event = text[at..].starts_with(b"[Event ") && blank_line_before(text, at);
+        if event || movetext_before(text, at) == Some(true) {
             return Search::Found(at);
         }
         search = at;
@@ -441,11 +449,12 @@ mod tests {
     #[test]
     fn pieces_join_into_the_games_of_the_whole() {
         let text = "[Event \"a\"]\n\n1. e4 {a comment\n[Event \"no\"]\n} e5 *\n\n[Event \"b\"]\n\
-                    1. d4\n\n[Event \"c\"]\n[Site \"x\"]\n\n1. c4 1-0\n1. f4 *\n";
+                    1. d4\n\n[Event \"c\"]\n[Site \"x\"]\n\n1. c4 1-0\n1. f4 *\n\
+                    [Event \"d\"]\n[Site \"y\"]\n\n[Event \"e\"]\n\n[Site \"z\"]\n\n1. e4 *\n";
         let options = ReaderOptions::default();
         let whole: Vec<RawGame> =
             GameReader::new(text.as_bytes(), options).map(Result::unwrap).collect();
-        assert_eq!(whole.len(), 4);
+        assert_eq!(whole.len(), 6);
         for size in 1..=text.len() + 1 {
             assert_eq!(cut(&joined(text.as_bytes(), size, options)), cut(&whole), "size {size}");
         }
