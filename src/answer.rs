@@ -175,15 +175,21 @@ impl From<Termination> for proto::Termination {
     }
 }
 
+impl From<GameResult> for proto::GameResult {
+    fn from(result: GameResult) -> proto::GameResult {
+        match result {
+            GameResult::Ongoing => proto::GameResult::Ongoing,
+            GameResult::WhiteWins => proto::GameResult::WhiteWins,
+            GameResult::BlackWins => proto::GameResult::BlackWins,
+            GameResult::Draw => proto::GameResult::Draw,
+        }
+    }
+}
+
 impl From<&Outcome> for proto::Outcome {
     fn from(outcome: &Outcome) -> proto::Outcome {
         proto::Outcome {
-            result: match outcome.result {
-                GameResult::Ongoing => proto::GameResult::Ongoing,
-                GameResult::WhiteWins => proto::GameResult::WhiteWins,
-                GameResult::BlackWins => proto::GameResult::BlackWins,
-                GameResult::Draw => proto::GameResult::Draw,
-            } as i32,
+            result: proto::GameResult::from(outcome.result) as i32,
             termination: outcome
                 .termination
                 .map_or(proto::Termination::Unspecified, proto::Termination::from)

@@ -49,7 +49,8 @@ fn check_error(status: &Status) {
 }
 
 fn check_game(request: &wire::ValidateGameRequest, response: &wire::GameAnswer) {
-    let response = response.replay();
+    let response =
+        proto::ValidateGameResponse::decode(response.as_bytes()).expect("an answer decodes");
     let from = request.plies_from as usize;
     let accepted = match &response.illegal_move {
         Some(bad) => {

@@ -21,6 +21,15 @@ pub trait Encode: Send + 'static {
 
     /// Writes the message, without a length prefix.
     fn encode_raw(&self, buf: &mut impl BufMut);
+
+    /// How tonic buffers the messages of a call before it hands them to
+    /// the transport.
+    fn buffer_settings() -> BufferSettings
+    where
+        Self: Sized,
+    {
+        BufferSettings::default()
+    }
 }
 
 impl<M: Message + 'static> Encode for M {
@@ -79,9 +88,10 @@ impl<T: Encode> Encoder for ArbiterEncoder<T> {
     }
 
     fn buffer_settings(&self) -> BufferSettings {
-        BufferSettings::default()
+        T::buffer_settings()
     }
 }
+
 /// `item` written out. `encoded_len` should be exact (the byte-for-byte
 /// tests hold it to the generated code), but a mistake in it must cost one
 /// call, not the process (the release build aborts on a panic): the vector
