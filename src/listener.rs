@@ -32,7 +32,9 @@
 //! answers' DATA frames under 1 KiB: h2 then copies the answers of the
 //! calls it has ready into its 16 KiB buffer and writes them together (about
 //! seven 2 KB answers a write). Not under TLS (see
-//! [`ShortFrames::responses`]).
+//! [`ShortFrames::responses`]). A stream's block of answers (16 KiB or
+//! more at a time) is the exception: cutting it cost more in h2's work per
+//! frame than the write of its own that a 16 KiB frame takes.
 
 pub mod handshake;
 pub mod registry;
@@ -290,9 +292,15 @@ impl AsyncWrite for Connection {
 /// 1,024: a frame of that length or more is written on its own).
 const SHORT_FRAME: usize = 1023;
 
+/// A DATA frame of the largest size a peer must accept (HTTP/2's initial
+/// `SETTINGS_MAX_FRAME_SIZE`): a stream's block of answers goes out in
+/// frames this long, each written on its own, rather than in short frames.
+const LONG_FRAME: usize = 16 << 10;
+
 pin_project_lite::pin_project! {
     /// A response body whose data goes out in frames of at most
-    /// [`SHORT_FRAME`] bytes.
+    /// [`SHORT_FRAME`] bytes, but for data of [`LONG_FRAME`] bytes or
+    /// more, which goes out in frames that long first.
     #[derive(Debug)]
     pub struct ShortFrames<B> {
         #[pin]
@@ -341,7 +349,13 @@ impl<B: Body<Data = Bytes>> Body for ShortFrames<B> {
                 other => return Poll::Ready(other),
             }
         }
-        let piece = this.rest.split_to(this.rest.len().min(*this.longest));
+        let len = this.rest.len();
+        let piece = if len >= LONG_FRAME && *this.longest < LONG_FRAME {
+            LONG_FRAME
+        } else {
+            len.min(*this.longest)
+        };
+        let piece = this.rest.split_to(piece);
         Poll::Ready(Some(Ok(Frame::data(piece))))
     }
 
@@ -403,6 +417,25 @@ mod tests {
             left -= body.frame().await.unwrap().unwrap().into_data().unwrap().len() as u64;
         }
         assert_eq!(left, 0);
+
+        // A block of answers as long as the longest frame goes out in
+        // frames that long (written on their own), then its rest in short
+        // frames.
+        let block: Bytes = (0..40_000u32).map(|i| (i % 251) as u8).collect();
+        let mut body =
+            ShortFrames::responses(true)(http::Response::new(Full::new(block.clone()))).into_body();
+        let (mut sizes, mut data) = (Vec::new(), Vec::new());
+        while let Some(frame) = body.frame().await {
+            let piece = frame.unwrap().into_data().unwrap();
+            sizes.push(piece.len());
+            data.extend_from_slice(&piece);
+        }
+        let rest = 40_000 - 2 * LONG_FRAME;
+        let mut expected = vec![LONG_FRAME, LONG_FRAME];
+        expected.extend(std::iter::repeat_n(SHORT_FRAME, rest / SHORT_FRAME));
+        expected.push(rest % SHORT_FRAME);
+        assert_eq!(sizes, expected);
+        assert_eq!(data, block);
 
         // Not cut (under TLS): as it came.
         let mut body =

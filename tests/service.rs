@@ -32,6 +32,15 @@ fn game(moves: &[&str]) -> proto::ValidateGameRequest {
     }
 }
 
+/// The answers of a `ValidateGames` stream that sends `requests`, all OK.
+async fn stream_answers(
+    client: &mut RulesServiceClient<tonic::transport::Channel>,
+    requests: Vec<proto::ValidateGamesRequest>,
+) -> Vec<proto::ValidateGamesResponse> {
+    let answers = client.validate_games(tokio_stream::iter(requests)).await.unwrap();
+    answers.into_inner().map(|r| r.unwrap()).collect().await
+}
+
 /// The BadRequest field and ErrorInfo reason of an error status.
 fn details(status: &tonic::Status) -> (String, String) {
     let details = status.get_error_details();
@@ -260,14 +269,7 @@ async fn validate_games_keeps_order_and_reports_per_game_errors() {
         .collect();
     requests[7].game.as_mut().unwrap().fen = "8/8/8/8/8/8/8/8 w - - 0 1".into();
     requests[9].game = None;
-    let responses: Vec<proto::ValidateGamesResponse> = client
-        .validate_games(tokio_stream::iter(requests))
-        .await
-        .unwrap()
-        .into_inner()
-        .map(|r| r.unwrap())
-        .collect()
-        .await;
+    let responses = stream_answers(&mut client, requests).await;
     assert_eq!(responses.len(), 200);
     for (i, r) in responses.iter().enumerate() {
         assert_eq!(r.id, format!("g{i}"));
@@ -671,4 +673,54 @@ async fn a_live_game_gets_the_same_answers_with_and_without_the_cache() {
     }
     cached.shutdown().await.unwrap();
     uncached.shutdown().await.unwrap();
+}
+
+/// A long stream of games of every size, some with a FEN per ply (answers
+/// from about a hundred bytes to several KiB): every answer arrives whole
+/// and in order, as the rules core gives it in process, whatever the
+/// server's blocks of answers and their frames.
+#[tokio::test]
+async fn a_long_stream_answers_every_game_as_the_rules_core_does() {
+    use arbiter::chess::game::{Game, ReplayOptions, replay};
+    let server = TestServer::start(&["--cache-bytes", "0"]).await;
+    let mut client = server.client().await;
+    let games: Vec<proto::ValidateGameRequest> = (0..400usize)
+        .map(|i| {
+            let mut state = Game::new(Default::default());
+            let mut moves = Vec::new();
+            while moves.len() < i % 121 && !state.is_over() {
+                let legal = state.position().legal_moves();
+                let m = legal[(i * 7 + moves.len() * 13) % legal.len()];
+                moves.push(state.play(m).to_string());
+            }
+            proto::ValidateGameRequest { moves, include_fens: i % 3 == 0, ..Default::default() }
+        })
+        .collect();
+    let requests: Vec<proto::ValidateGamesRequest> = games
+        .iter()
+        .enumerate()
+        .map(|(i, game)| proto::ValidateGamesRequest {
+            id: i.to_string(),
+            game: Some(game.clone()),
+        })
+        .collect();
+    let responses = stream_answers(&mut client, requests).await;
+    assert_eq!(responses.len(), games.len());
+    let mut bytes = 0;
+    for (i, (response, game)) in responses.iter().zip(&games).enumerate() {
+        assert_eq!(response.id, i.to_string());
+        let options = ReplayOptions { include_fens: game.include_fens, ..Default::default() };
+        let expected =
+            proto::ValidateGameResponse::from(&replay(Default::default(), &game.moves, &options));
+        match response.result.as_ref().unwrap() {
+            validate_games_response::Result::Game(answer) => {
+                assert_eq!(answer, &expected, "game {i}");
+                bytes += prost::Message::encoded_len(answer);
+            }
+            other => panic!("{i}: {other:?}"),
+        }
+    }
+    // Many blocks of answers, each longer than the longest frame.
+    assert!(bytes > 16 * 16384, "{bytes} bytes of answers");
+    server.shutdown().await.unwrap();
 }
