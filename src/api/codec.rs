@@ -30,6 +30,24 @@ pub trait Encode: Send + 'static {
     {
         BufferSettings::default()
     }
+
+    /// Writes the message into tonic's buffer: into a vector first, its
+    /// length checked, then copied in one go (an answer of hundreds of
+    /// short fields would make each write to tonic's buffer go through
+    /// several calls and a capacity check). A message made of bytes
+    /// already written, whose lengths are those of the bytes, writes them
+    /// straight.
+    ///
+    /// # Errors
+    ///
+    /// INTERNAL if the message's length was miscounted.
+    fn encode_to(&self, buf: &mut EncodeBuf<'_>) -> Result<(), Status>
+    where
+        Self: Sized,
+    {
+        buf.put_slice(&written(self)?);
+        Ok(())
+    }
 }
 
 impl<M: Message + 'static> Encode for M {
@@ -80,11 +98,7 @@ impl<T: Encode> Encoder for ArbiterEncoder<T> {
     type Error = Status;
 
     fn encode(&mut self, item: T, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        // Written into a vector first, then copied in one go: an answer is
-        // hundreds of short fields, and each write to tonic's buffer goes
-        // through several calls and a capacity check.
-        buf.put_slice(&written(&item)?);
-        Ok(())
+        item.encode_to(buf)
     }
 
     fn buffer_settings(&self) -> BufferSettings {

@@ -20,7 +20,8 @@ use prost::encoding::{
     key_len, message, skip_field, string, uint32,
 };
 use prost::{DecodeError, Message};
-use tonic::codec::BufferSettings;
+use tonic::Status;
+use tonic::codec::{BufferSettings, EncodeBuf};
 
 use super::codec::Encode;
 use crate::answer::winnability_message;
@@ -970,6 +971,12 @@ impl Encode for GameAnswer {
     fn encode_raw(&self, buf: &mut impl BufMut) {
         buf.put_slice(&self.bytes);
     }
+
+    /// Its bytes, as they are: their lengths were set from what was written.
+    fn encode_to(&self, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        self.encode_raw(buf);
+        Ok(())
+    }
 }
 
 /// The buffer that tonic fills with a stream's answers.
@@ -1021,6 +1028,13 @@ impl Encode for StreamAnswer {
             }
             GameResult::Error(error) => message::encode(3, error, buf),
         }
+    }
+
+    /// Straight into tonic's buffer: the id, then a game's bytes under the
+    /// header of their own length, or an error as prost writes it.
+    fn encode_to(&self, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        self.encode_raw(buf);
+        Ok(())
     }
 }
 
