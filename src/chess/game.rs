@@ -321,8 +321,7 @@ impl Game {
         let mated = push_check_mark(&self.position, &mut san);
         let canonical_input = match uci {
             Some(uci) => uci == UciMove::from_move_in(m, self.position.castling_mode()),
-            // Byte by byte: SAN is short, shorter than a call to compare.
-            None => text.len() == san.len() && text.bytes().zip(san.bytes()).all(|(a, b)| a == b),
+            None => san.is(text.as_bytes()),
         };
         if let Some(before) = before
             && !canonical_input

@@ -148,6 +148,32 @@ impl SanString {
         self.bytes
     }
 
+    /// Whether `text` is this text: two overlapping fixed-width
+    /// comparisons, no loop over the bytes and no call.
+    ///
+    /// ```
+    /// use arbiter::chess::san::SanString;
+    /// let san = SanString::from_text("Nbd7+").unwrap();
+    /// assert!(san.is(b"Nbd7+") && !san.is(b"Nbd7") && !san.is(b"Nbd7#"));
+    /// ```
+    #[inline]
+    pub fn is(&self, text: &[u8]) -> bool {
+        let (n, ours) = (self.len(), &self.bytes);
+        if text.len() != n {
+            return false;
+        }
+        let word = |bytes: &[u8], at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let half = |bytes: &[u8], at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        match n {
+            4..=7 => word(text, 0) == word(ours, 0) && word(text, n - 4) == word(ours, n - 4),
+            2 | 3 => half(text, 0) == half(ours, 0) && half(text, n - 2) == half(ours, n - 2),
+            1 => text[0] == ours[0],
+            _ => true,
+        }
+    }
+
     /// Appends a check or mate mark (`+` or `#`).
     #[inline]
     fn push_mark(&mut self, mark: u8) {
@@ -219,12 +245,6 @@ impl SanWriter {
             self.text |= u64::from(c as u8) << (8 * self.len);
             self.len += 1;
         }
-    }
-
-    #[inline]
-    fn push_square(&mut self, sq: Square) {
-        self.push(sq.file().char());
-        self.push(sq.rank().char());
     }
 
     #[inline]
@@ -580,9 +600,7 @@ impl SanMove {
     /// Its canonical SAN in `pos`, without check or mate mark.
     #[inline]
     pub(crate) fn san_without_mark(&self, pos: &Position) -> SanString {
-        let mut out = SanWriter::new();
-        write_san(pos, self, &mut out);
-        out.finish()
+        write_san(pos, self)
     }
 }
 
@@ -593,54 +611,57 @@ pub(crate) fn castling_rooks(pos: &Position, side: CastlingSide) -> Bitboard {
     rights.into_iter().filter(|&rook| (rook > king) == (side == CastlingSide::KingSide)).collect()
 }
 
-/// The canonical SAN of the legal move `found` in `pos`, without check mark.
+/// The name of `sq`, file letter then rank digit, in the low two bytes.
+#[inline(always)]
+fn square_name(sq: Square) -> u64 {
+    let index = sq.index() as u64;
+    (u64::from(b'a') + (index & 7)) | (u64::from(b'1') + (index >> 3)) << 8
+}
+
+/// The canonical SAN of the legal move `found` in `pos`, without check mark,
+/// put together in a word: the piece letter, the disambiguation, the capture
+/// mark and the squares each shifted to their place.
 #[inline]
-fn write_san(pos: &Position, found: &SanMove, out: &mut SanWriter) {
+fn write_san(pos: &Position, found: &SanMove) -> SanString {
     let SanMove { mv, role, rivals } = *found;
-    let from = mv.from();
-    let to = mv.to();
-    let push = |out: &mut SanWriter, c: char| out.push(c);
-    let push_square = |out: &mut SanWriter, sq: Square| out.push_square(sq);
-    match mv.kind() {
-        MoveKind::Castle => {
-            let text = if to > from { "O-O" } else { "O-O-O" };
-            text.chars().for_each(|c| out.push(c));
-        }
-        MoveKind::EnPassant => {
-            push(out, from.file().char());
-            push(out, 'x');
-            push_square(out, to);
-        }
-        MoveKind::Normal | MoveKind::Promotion(_) => {
-            let capture = pos.occupied().contains(to);
-            if role == Role::Pawn {
-                if capture {
-                    push(out, from.file().char());
-                    push(out, 'x');
-                }
-                push_square(out, to);
-                if let Some(p) = mv.promotion() {
-                    push(out, '=');
-                    push(out, p.upper_char());
-                }
-                return;
-            }
-            push(out, role.upper_char());
-            if rivals.any() {
-                if (rivals & Bitboard::from_file(from.file())).is_empty() {
-                    push(out, from.file().char());
-                } else if (rivals & Bitboard::from_rank(from.rank())).is_empty() {
-                    push(out, from.rank().char());
-                } else {
-                    push_square(out, from);
-                }
-            }
-            if capture {
-                push(out, 'x');
-            }
-            push_square(out, to);
-        }
+    let (from, to) = (mv.from(), mv.to());
+    let kind = mv.kind();
+    if kind == MoveKind::Castle {
+        return if to > from {
+            SanString::from_word(u64::from_le_bytes(*b"O-O\0\0\0\0\0"), 3)
+        } else {
+            SanString::from_word(u64::from_le_bytes(*b"O-O-O\0\0\0"), 5)
+        };
     }
+    let capture = kind == MoveKind::EnPassant || pos.occupied().contains(to);
+    let file = square_name(from) & 0xff;
+    let (mut text, mut len) = if role == Role::Pawn {
+        if capture { (file | u64::from(b'x') << 8, 2) } else { (0, 0) }
+    } else {
+        let letter = u64::from(role.upper_char() as u8);
+        let (sign, signs) = if rivals.is_empty() {
+            (0, 0)
+        } else if (rivals & Bitboard::from_file(from.file())).is_empty() {
+            (file, 1)
+        } else if (rivals & Bitboard::from_rank(from.rank())).is_empty() {
+            (square_name(from) >> 8, 1)
+        } else {
+            (square_name(from), 2)
+        };
+        let (mut text, mut len) = (letter | sign << 8, 1 + signs);
+        if capture {
+            text |= u64::from(b'x') << (8 * len);
+            len += 1;
+        }
+        (text, len)
+    };
+    text |= square_name(to) << (8 * len);
+    len += 2;
+    if let Some(promoted) = mv.promotion() {
+        text |= (u64::from(b'=') | u64::from(promoted.upper_char() as u8) << 8) << (8 * len);
+        len += 2;
+    }
+    SanString::from_word(text, len)
 }
 
 /// Canonical SAN of the legal move `m` in `pos`, given the position after it:
@@ -753,6 +774,27 @@ mod tests {
         assert_eq!(over, text, "an eighth byte is dropped, never written out of bounds");
         assert_eq!(format!("{text} {text:?}"), "exd8=Q+ \"exd8=Q+\"");
         assert!(!text.is_empty() && SanWriter::new().finish().is_empty());
+    }
+
+    /// `SanString::is` says what comparing the bytes says, for texts that
+    /// differ in any one byte, are cut short or run on.
+    #[test]
+    fn san_strings_compare_as_their_bytes_do() {
+        for text in ["e4", "Nf3", "O-O", "Nxe5", "exd8=Q", "Qa1xb2#", "O-O-O+", "K", "Rd1+"] {
+            let san = SanString::from_text(text).unwrap();
+            let mut others =
+                vec![Vec::new(), format!("{text}+").into_bytes(), b"\0".repeat(text.len())];
+            for cut in 0..text.len() {
+                others.push(text.as_bytes()[..cut].to_vec());
+                let mut changed = text.as_bytes().to_vec();
+                changed[cut] ^= 0x20;
+                others.push(changed);
+            }
+            assert!(san.is(text.as_bytes()), "{text}");
+            for other in others {
+                assert_eq!(san.is(&other), san.as_bytes() == other.as_slice(), "{text} {other:?}");
+            }
+        }
     }
 
     #[test]
