@@ -433,7 +433,14 @@ impl Game {
         let pos = &self.position;
         let uci = match notation {
             Notation::San => None,
-            Notation::Auto => text.parse::<UciMove>().ok(),
+            // Most texts are SAN: only one with UCI's two rank digits is
+            // read as UCI (the reading refuses the others anyway).
+            Notation::Auto => match text.as_bytes() {
+                [_, b'1'..=b'8', _, b'1'..=b'8'] | [_, b'1'..=b'8', _, b'1'..=b'8', _] => {
+                    text.parse::<UciMove>().ok()
+                }
+                _ => None,
+            },
             Notation::Uci => Some(read_uci(text)?),
         };
         if let Some(uci) = uci {
