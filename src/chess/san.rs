@@ -156,7 +156,7 @@ impl SanString {
     /// let san = SanString::from_text("Nbd7+").unwrap();
     /// assert!(san.is(b"Nbd7+") && !san.is(b"Nbd7") && !san.is(b"Nbd7#"));
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn is(&self, text: &[u8]) -> bool {
         let (n, ours) = (self.len(), &self.bytes);
         if text.len() != n {
@@ -301,7 +301,7 @@ impl FromStr for San {
     /// assert_eq!("0-0".parse::<San>(), "O-O".parse::<San>());
     /// assert!("Nf9".parse::<San>().is_err());
     /// ```
-    #[inline]
+    #[inline(always)]
     fn from_str(text: &str) -> Result<San, ParseSanError> {
         match San::read_common(text.as_bytes()) {
             Some(san) => Ok(san),
@@ -507,7 +507,7 @@ impl San {
 
     /// As [`San::to_move`], keeping what writing the move's canonical SAN
     /// needs, so that it is not looked up twice.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn find(&self, pos: &Position) -> Result<SanMove, SanError> {
         let (role, file, rank, to, promotion) = match *self {
             San::Castle(side) => return find_castle(pos, side),
@@ -598,7 +598,7 @@ impl SanMove {
     }
 
     /// Its canonical SAN in `pos`, without check or mate mark.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn san_without_mark(&self, pos: &Position) -> SanString {
         write_san(pos, self)
     }
@@ -621,7 +621,7 @@ fn square_name(sq: Square) -> u64 {
 /// The canonical SAN of the legal move `found` in `pos`, without check mark,
 /// put together in a word: the piece letter, the disambiguation, the capture
 /// mark and the squares each shifted to their place.
-#[inline]
+#[inline(always)]
 fn write_san(pos: &Position, found: &SanMove) -> SanString {
     let SanMove { mv, role, rivals } = *found;
     let (from, to) = (mv.from(), mv.to());
