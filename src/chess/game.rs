@@ -227,6 +227,7 @@ impl Game {
 
     /// Records the position just reached by `m` (`mated` if `m` mates,
     /// `None` if that is not known yet) and what ends the game there.
+    #[inline(always)]
     fn advance(&mut self, m: Move, mated: Option<bool>) {
         self.repetitions = self.history.record(&self.position, m);
         self.ended = if mated == Some(true) {
