@@ -271,7 +271,7 @@ impl Position {
     /// Squares from which a pawn of the side to move would reach `to` by how
     /// pawns move (ignoring legality): a capture onto an enemy piece or the
     /// en-passant square, a push or a double step onto an empty square.
-    #[inline]
+    #[inline(always)]
     fn pawn_sources(&self, to: Square, occupied: Bitboard) -> Bitboard {
         let us = self.turn;
         if self.by_color(!us).contains(to) {
