@@ -800,7 +800,11 @@ impl Replayed {
             match self.game.play_text(text, options.notation, options.strict) {
                 Ok(played) => {
                     self.plies.push(played);
-                    if let Some(finding) = self.end_look.take() {
+                    // Looked at before taking: most replays carry nothing,
+                    // and taking moves the whole option every ply.
+                    if self.end_look.is_some()
+                        && let Some(finding) = self.end_look.take()
+                    {
                         // Only the final look asks, and only behind the
                         // per-ply gate: a proof is carried while it may
                         // be asked for.
