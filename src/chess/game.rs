@@ -527,7 +527,7 @@ impl History {
 
     /// Records `pos`, reached by the move `m`, and returns how often it has
     /// stood on the board.
-    #[inline]
+    #[inline(always)]
     fn record(&mut self, pos: &Position, m: Move) -> usize {
         if pos.halfmove_clock() == 0 {
             self.restart(pos, m);
