@@ -434,7 +434,12 @@ impl Position {
     /// nothing between king and rook and their destinations, the king not in
     /// check (checked by the caller), not passing through an attacked square
     /// and not landing on one.
-    fn generate_castling<S: MoveSink>(&self, king: Square, to_mask: Bitboard, sink: &mut S) {
+    pub(crate) fn generate_castling<S: MoveSink>(
+        &self,
+        king: Square,
+        to_mask: Bitboard,
+        sink: &mut S,
+    ) {
         let us = self.turn;
         let them = !us;
         let occupied = self.occupied();

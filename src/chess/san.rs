@@ -9,7 +9,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::bitboard::Bitboard;
-use super::moves::{Move, MoveKind};
+use super::moves::{Move, MoveKind, MoveList};
 use super::position::Position;
 use super::types::{File, Rank, Role, Square};
 
@@ -560,8 +560,12 @@ impl San {
 /// The castling move to `side` in `pos`: [`San::find`] for `O-O` and `O-O-O`.
 #[inline(never)]
 fn find_castle(pos: &Position, side: CastlingSide) -> Result<SanMove, SanError> {
-    let king = pos.king_of(pos.turn());
-    let moves = pos.legal_moves_filtered(king.into(), castling_rooks(pos, side));
+    // Only castling itself is generated: the king's steps never end on
+    // its own rook, and a king in check does not castle.
+    let mut moves = MoveList::new();
+    if !pos.is_check() {
+        pos.generate_castling(pos.king_of(pos.turn()), castling_rooks(pos, side), &mut moves);
+    }
     let mut castles = moves.iter().filter(|m| m.is_castle());
     match (castles.next(), castles.next()) {
         (Some(&mv), None) => Ok(SanMove::castle(mv)),
