@@ -113,6 +113,7 @@ impl Game {
     /// and its pawns and material differ from the last position it analysed
     /// (an endgame with blocked pawns is analysed once, not at every move of
     /// its pieces). Records the position as analysed.
+    #[inline(always)]
     fn worth_a_quick_look(&mut self) -> bool {
         if !dead::per_ply_gate(&self.position) {
             return false;
