@@ -113,6 +113,8 @@ impl Game {
     /// and its pawns and material differ from the last position it analysed
     /// (an endgame with blocked pawns is analysed once, not at every move of
     /// its pieces). Records the position as analysed.
+    // Inlined, as `advance` and `History::record` are: once a ply, and each
+    // call saved and restored registers (callgrind, session 13).
     #[inline(always)]
     fn worth_a_quick_look(&mut self) -> bool {
         if !dead::per_ply_gate(&self.position) {
@@ -228,6 +230,7 @@ impl Game {
 
     /// Records the position just reached by `m` (`mated` if `m` mates,
     /// `None` if that is not known yet) and what ends the game there.
+    // Inlined into the plays: once a ply (callgrind, session 13).
     #[inline(always)]
     fn advance(&mut self, m: Move, mated: Option<bool>) {
         self.repetitions = self.history.record(&self.position, m);
@@ -528,6 +531,8 @@ impl History {
 
     /// Records `pos`, reached by the move `m`, and returns how often it has
     /// stood on the board.
+    // Inlined into `Game::advance`: 2.7 M of 107 M instructions of `arbiter
+    // pgn` went to the call (callgrind, session 13).
     #[inline(always)]
     fn record(&mut self, pos: &Position, m: Move) -> usize {
         if pos.halfmove_clock() == 0 {

@@ -271,6 +271,7 @@ impl Position {
     /// Squares from which a pawn of the side to move would reach `to` by how
     /// pawns move (ignoring legality): a capture onto an enemy piece or the
     /// en-passant square, a push or a double step onto an empty square.
+    // Inlined into `movers_to`, which SAN's pawn moves go through.
     #[inline(always)]
     fn pawn_sources(&self, to: Square, occupied: Bitboard) -> Bitboard {
         let us = self.turn;

@@ -301,6 +301,8 @@ impl FromStr for San {
     /// assert_eq!("0-0".parse::<San>(), "O-O".parse::<San>());
     /// assert!("Nf9".parse::<San>().is_err());
     /// ```
+    // Inlined into the replay, as `San::find` is: the parsed SAN went
+    // through memory between the calls (callgrind, session 13).
     #[inline(always)]
     fn from_str(text: &str) -> Result<San, ParseSanError> {
         match San::read_common(text.as_bytes()) {
@@ -507,6 +509,7 @@ impl San {
 
     /// As [`San::to_move`], keeping what writing the move's canonical SAN
     /// needs, so that it is not looked up twice.
+    // Inlined into the replay: its result went through memory.
     #[inline(always)]
     pub(crate) fn find(&self, pos: &Position) -> Result<SanMove, SanError> {
         let (role, file, rank, to, promotion) = match *self {
