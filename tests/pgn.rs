@@ -426,8 +426,11 @@ fn sample_pgn(n: usize) -> String {
     text
 }
 
-fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-pgn-test-{}", std::process::id()));
+/// A directory of the test's own (tests run at once: none removes
+/// another's files).
+fn temp_dir(test: &str) -> PathBuf {
+    let name = format!("arbiter-pgn-test-{}-{test}", std::process::id());
+    let dir = std::env::temp_dir().join(name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -435,7 +438,7 @@ fn temp_dir() -> PathBuf {
 #[test]
 fn cli_reads_compressed_files_and_keeps_the_order() {
     let text = sample_pgn(700);
-    let dir = temp_dir();
+    let dir = temp_dir("compressed");
     let plain = dir.join("games.pgn");
     std::fs::write(&plain, &text).unwrap();
     let zst = dir.join("games.pgn.zst");
@@ -504,8 +507,7 @@ fn cli_jobs_agree_where_pieces_split_inside_comments() {
         }
     }
     assert!(text.len() > 1 << 20);
-    let dir = temp_dir().join("pieces");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("pieces");
     let file = dir.join("comments.pgn");
     std::fs::write(&file, &text).unwrap();
     let file = file.to_str().unwrap();
@@ -551,8 +553,7 @@ fn cli_json_matches_validate() {
 
 #[test]
 fn cli_exit_statuses_and_outputs() {
-    let dir = temp_dir().join("status");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("status");
     let good = dir.join("good.pgn");
     std::fs::write(&good, "[Event \"x\"]\n\n1. e4 e5 {[%clk 0:01:00]} 2. Nf3 $1 (2. Nc3) 1-0\n")
         .unwrap();
