@@ -518,7 +518,7 @@ fn run_parallel(
                         read.next_game().map(|raw| answer(raw, json_out, canonical_out))
                     })
                     .collect();
-                    let ending = read.ending(options);
+                    let ending = read.ending();
                     // Once the writer has stopped, pieces are still taken
                     // (and dropped) so that the reader is never stuck on a
                     // full channel; it stops when its tickets run out.

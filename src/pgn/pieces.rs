@@ -238,6 +238,7 @@ pub struct Ending {
 /// for a [`Split::Broken`] piece, a stream that stops there).
 pub struct PieceGames<'a> {
     piece: &'a Piece,
+    options: ReaderOptions,
     cutter: Cutter,
     fed_end: bool,
     games: usize,
@@ -251,7 +252,7 @@ impl<'a> PieceGames<'a> {
         let mut cutter =
             if piece.first { Cutter::new(options) } else { Cutter::mid_stream(options) };
         cutter.feed(&piece.text);
-        PieceGames { piece, cutter, fed_end: false, games: 0, last: None }
+        PieceGames { piece, options, cutter, fed_end: false, games: 0, last: None }
     }
 
     /// The next game, numbered within the piece, its line in the stream.
@@ -277,7 +278,8 @@ impl<'a> PieceGames<'a> {
 
     /// Once every game is read: whether the piece ends at a boundary, and
     /// if not what stands.
-    pub fn ending(&self, options: ReaderOptions) -> Ending {
+    pub fn ending(&self) -> Ending {
+        let options = self.options;
         let rest = self.last.unwrap_or(0);
         let keep = self.games.saturating_sub(1);
         let clean = match self.piece.split {
@@ -400,7 +402,7 @@ fn read_in_pieces_with<R: BufRead>(
         }
         let mut read = PieceGames::new(&piece, options);
         let own: Vec<RawGame> = std::iter::from_fn(|| read.next_game()).collect();
-        let ending = read.ending(options);
+        let ending = read.ending();
         seen(&piece, ending);
         let keep = joiner.join(&piece, ending, &mut games);
         out.extend(games.drain(..));
