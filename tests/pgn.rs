@@ -234,6 +234,30 @@ fn every_shared_pgn_file_reads_as_expected() -> TestResult {
     Ok(())
 }
 
+/// lichess ends a game lost on time with `[Termination "Time forfeit"]`
+/// and its own verdict on whether the winner could still mate: the flag
+/// fall Arbiter applies to the side to move must agree with every one of
+/// them, the two draws included.
+#[test]
+fn lichess_losses_on_time_end_by_the_flag_fall_rule() -> TestResult {
+    let Some(dir) = common::data_dir_or_skip() else { return Ok(()) };
+    let text = read_file(&dir, "pgn/shakmaty/lichess_db_1000k.pgn");
+    let mut terminations = std::collections::BTreeMap::new();
+    for report in reports(&text) {
+        let game = report.game.as_ref().expect("no game over the limit");
+        if game.tag("Termination").as_deref() != Some("Time forfeit") {
+            continue;
+        }
+        let verdict = report.verdict.as_ref().expect("a readable game");
+        assert!(verdict.result_consistent, "game {}", report.index);
+        let termination = verdict.outcome.termination.expect("a flag fall ends the game");
+        *terminations.entry(termination.as_str()).or_insert(0) += 1;
+    }
+    let expected = [("timeout", 136), ("timeout_vs_unwinnable", 2)];
+    assert_eq!(terminations.into_iter().collect::<Vec<_>>(), expected);
+    Ok(())
+}
+
 /// shakmaty's SAN of each mainline move, up to the first it cannot play,
 /// and the position there.
 fn shakmaty_mainline(start: Option<&str>, tokens: &[String]) -> (Vec<String>, String) {

@@ -185,6 +185,32 @@ impl Game {
         }
     }
 
+    /// [`Game::final_outcome`], and then, when the game goes on, the flag
+    /// fall of `flagged` (FIDE 6.9): the opponent wins, unless the full
+    /// unwinnability analysis proves that they cannot mate by any series of
+    /// legal moves, which draws; a win the analysis could not decide is
+    /// marked unproven.
+    ///
+    /// ```
+    /// use arbiter::chess::game::Game;
+    /// use arbiter::chess::outcome::{GameResult, Termination};
+    /// use arbiter::chess::Color;
+    /// // White has a bare king: Black's flag falls, and White cannot mate.
+    /// let game = Game::new("8/8/4k3/8/8/4K3/5p2/8 b - - 0 60".parse().unwrap());
+    /// let outcome = game.final_outcome_after_flag_fall(true, Color::Black);
+    /// assert_eq!(outcome.result, GameResult::Draw);
+    /// assert_eq!(outcome.termination, Some(Termination::TimeoutVsUnwinnable));
+    /// let outcome = game.final_outcome_after_flag_fall(true, Color::White);
+    /// assert_eq!(outcome.result, GameResult::BlackWins);
+    /// ```
+    pub fn final_outcome_after_flag_fall(&self, moved: bool, flagged: Color) -> Outcome {
+        let outcome = self.final_outcome(moved);
+        if outcome.is_over() {
+            return outcome;
+        }
+        flag_fall(flagged, analyse(&self.position, !flagged, self.analysis.full))
+    }
+
     /// Whether a rule has ended the game (stalemate, and a mate played by
     /// [`Game::play_text_quietly`], are found when the next move is tried,
     /// or by [`Game::outcome`]).
@@ -640,6 +666,18 @@ fn not_canonical(text: &str, canonical: &str) -> Illegal {
     )
 }
 
+/// The outcome of `flagged`'s flag fall (FIDE 6.9), given what the
+/// unwinnability analysis says of the opponent.
+fn flag_fall(flagged: Color, opponent: Verdict) -> Outcome {
+    match opponent {
+        Verdict::Unwinnable => Outcome::ended(GameResult::Draw, Termination::TimeoutVsUnwinnable),
+        Verdict::Winnable(_) => Outcome::ended(win_for(flagged), Termination::Timeout),
+        Verdict::Undetermined => {
+            Outcome { unproven: true, ..Outcome::ended(win_for(flagged), Termination::Timeout) }
+        }
+    }
+}
+
 fn game_over(termination: Termination) -> Illegal {
     Illegal::new(
         IllegalReason::GameOver,
@@ -931,16 +969,7 @@ impl Replayed {
                 Some(verdicts) => verdicts[opponent.index()].clone(),
                 None => analyse(&game.position, opponent, full),
             };
-            outcome = match verdict {
-                Verdict::Unwinnable => {
-                    Outcome::ended(GameResult::Draw, Termination::TimeoutVsUnwinnable)
-                }
-                Verdict::Winnable(_) => Outcome::ended(win_for(flagged), Termination::Timeout),
-                Verdict::Undetermined => Outcome {
-                    unproven: true,
-                    ..Outcome::ended(win_for(flagged), Termination::Timeout)
-                },
-            };
+            outcome = flag_fall(flagged, verdict);
         }
         let legal_moves = if options.skip_legal_moves || outcome.is_over() {
             Vec::new()

@@ -165,9 +165,10 @@ pub struct GameReport {
 ///
 /// A tag and a token that disagree, or a tag that is no result, are
 /// inconsistent. A game the rules ended (mate, stalemate, dead position,
-/// fivefold repetition, 75-move rule) must carry that result. A game the
-/// rules did not end may carry any result: a decisive one is a resignation
-/// or a loss on time, a draw an agreement or a claim, `*` unfinished.
+/// fivefold repetition, 75-move rule, or a flag fall that [`check_parsed`]
+/// applied for a `Termination "time forfeit"` tag) must carry that result.
+/// A game that did not end so may carry any result: a decisive one is a
+/// resignation, a draw an agreement or a claim, `*` unfinished.
 ///
 /// ```
 /// use arbiter::chess::outcome::{GameResult, Outcome, Termination};
@@ -235,6 +236,7 @@ pub fn check_parsed(game: &mut PgnGame) -> Result<Verdict, GameError> {
 /// As [`check_parsed`].
 pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, GameError> {
     let mut played = start_game(game)?;
+    let on_time = lost_on_time(game);
     let PgnGame { text, mainline, result_token, syntax_errors, .. } = game;
     // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
     // a slice of it on character boundaries.
@@ -276,8 +278,14 @@ pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, Game
         }
     }
     // As `ValidateGame` answers: the final position gets the full
-    // dead-position analysis.
-    let outcome = played.final_outcome(plies > 0);
+    // dead-position analysis, and a game lost on time the flag fall of the
+    // side to move, whose clock was the one running (FIDE 6.9: a draw when
+    // the opponent cannot mate), unless a move was illegal.
+    let outcome = if on_time && illegal_move.is_none() {
+        played.final_outcome_after_flag_fall(plies > 0, played.position().turn())
+    } else {
+        played.final_outcome(plies > 0)
+    };
     let result_token = *result_token;
     let result_tag = game.tag("Result").map(Cow::into_owned);
     let result_consistent = result_consistent(result_tag.as_deref(), result_token, &outcome);
@@ -290,6 +298,12 @@ pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, Game
         result_tag,
         result_consistent,
     })
+}
+
+/// Whether the `Termination` tag says that the game was lost on time
+/// (`time forfeit` in the PGN standard; lichess writes `Time forfeit`).
+fn lost_on_time(game: &PgnGame) -> bool {
+    game.tag("Termination").is_some_and(|t| t.trim().eq_ignore_ascii_case("time forfeit"))
 }
 
 /// A move's text as the replay takes it: non-UTF-8 bytes can be no move.
@@ -347,7 +361,7 @@ fn check_line(
 mod tests {
     use super::*;
     use crate::chess::illegal::IllegalReason;
-    use crate::chess::outcome::Termination;
+    use crate::chess::outcome::{GameResult, Outcome, Termination};
     use crate::pgn::parse::parse_game;
 
     fn check(text: &str) -> (PgnGame, Result<Verdict, GameError>) {
@@ -394,6 +408,62 @@ mod tests {
         let verdict = verdict.unwrap();
         assert_eq!(verdict.outcome.termination, Some(Termination::InsufficientMaterial));
         assert!(verdict.result_consistent);
+    }
+
+    #[test]
+    fn a_flag_fall_against_a_side_that_cannot_mate_is_a_draw() {
+        // After 1. Kd3 Black is to move: it is Black's flag that falls, and
+        // White's bare king cannot mate.
+        let game = |result: &str, termination: &str| {
+            check(&format!(
+                "[FEN \"8/8/4k3/8/8/4K3/5p2/8 w - - 0 60\"]\n[Result \"{result}\"]\n\
+                 [Termination \"{termination}\"]\n\n1. Kd3 {result}"
+            ))
+            .1
+            .unwrap()
+        };
+        let verdict = game("1-0", "Time forfeit");
+        assert_eq!(verdict.outcome.termination, Some(Termination::TimeoutVsUnwinnable));
+        assert_eq!(verdict.outcome.result, GameResult::Draw);
+        assert!(!verdict.result_consistent && !verdict.is_valid());
+        for termination in ["Time forfeit", "time forfeit", " TIME FORFEIT "] {
+            assert!(game("1/2-1/2", termination).result_consistent, "{termination}");
+        }
+        assert!(!game("0-1", "Time forfeit").result_consistent);
+        // Without the tag, a decisive result is a resignation.
+        let verdict = game("1-0", "Normal");
+        assert_eq!(verdict.outcome, Outcome::ONGOING);
+        assert!(verdict.result_consistent);
+    }
+
+    #[test]
+    fn a_flag_fall_against_a_side_that_can_mate_loses() {
+        let game = |result: &str| {
+            check(&format!(
+                "[FEN \"8/8/4k3/8/8/4K3/5P2/8 w - - 0 60\"]\n[Result \"{result}\"]\n\
+                 [Termination \"Time forfeit\"]\n\n1. Kd3 {result}"
+            ))
+            .1
+            .unwrap()
+        };
+        let verdict = game("1-0");
+        assert_eq!(verdict.outcome.termination, Some(Termination::Timeout));
+        assert_eq!(verdict.outcome.result, GameResult::WhiteWins);
+        assert!(verdict.result_consistent && verdict.is_valid());
+        assert!(!game("1/2-1/2").result_consistent);
+        // A game the rules ended first keeps that ending: here a mate.
+        let (_, verdict) =
+            check("[Result \"0-1\"]\n[Termination \"Time forfeit\"]\n\n1. f3 e5 2. g4 Qh4 0-1");
+        let verdict = verdict.unwrap();
+        assert_eq!(verdict.outcome.termination, Some(Termination::Checkmate));
+        assert!(verdict.result_consistent);
+        // After an illegal move, no flag falls: the game is judged on the
+        // moves before it, which did not end it.
+        let (_, verdict) =
+            check("[Result \"1-0\"]\n[Termination \"Time forfeit\"]\n\n1. e4 Ke6 1-0");
+        let verdict = verdict.unwrap();
+        assert!(verdict.illegal_move.is_some());
+        assert_eq!(verdict.outcome, Outcome::ONGOING);
     }
 
     #[test]
