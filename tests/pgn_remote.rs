@@ -100,7 +100,10 @@ const TRICKY: &str = "[Event \"mate\"]\n[Result \"0-1\"]\n\n\
     [Event \"960\"]\n[Variant \"Chess960\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1\"]\n\n\
     1. g3 g6 2. Ng2 Nf6 3. O-O *\n\n\
     [Event \"variation first\"]\n\n(1. d4) 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1/2-1/2\n\n\
-    [Event \"unfinished\"]\n\n1. d4 d5 2. c4";
+    [Event \"unfinished\"]\n\n1. d4 d5 2. c4\n\n\
+    [Event \"on time, no mate\"]\n[FEN \"8/8/4k3/8/8/4K3/5p2/8 w - - 0 60\"]\n[Result \"1-0\"]\n\
+    [Termination \"Time forfeit\"]\n\n1. Kd3 1-0\n\n\
+    [Event \"on time\"]\n[Result \"0-1\"]\n[Termination \"Time forfeit\"]\n\n1. e4 e5 2. Nf3 0-1";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remote_output_is_the_local_output() {
@@ -111,7 +114,7 @@ async fn remote_output_is_the_local_output() {
     for concurrency in [1, 3] {
         let output = same_output(&server, &file, concurrency).await;
         assert_eq!(output.status.code(), Some(1));
-        assert!(counts(&output).ends_with("320 games"), "{}", counts(&output));
+        assert!(counts(&output).ends_with("400 games"), "{}", counts(&output));
     }
     // Over the server's moves limit: the game is checked locally instead.
     let small = TestServer::start(&["--max-moves", "4"]).await;
@@ -168,7 +171,7 @@ async fn a_shed_stream_is_sent_again_and_one_always_shed_ends_the_run() {
     let output = run.await.unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.lines().last().unwrap().contains("8 games"), "{stderr}");
+    assert!(stderr.lines().last().unwrap().contains("10 games"), "{stderr}");
     server.shutdown().await.unwrap();
 }
 

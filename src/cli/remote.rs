@@ -28,10 +28,10 @@ use crate::chess::game::IllegalMove;
 use crate::chess::illegal::IllegalReason;
 use crate::chess::outcome::{GameResult, Outcome, Termination};
 use crate::chess::san::SanString;
-use crate::chess::{CastlingMode, Position};
+use crate::chess::{CastlingMode, Color, Position};
 use crate::pgn::{
     GameReport, Line, PgnGame, RawGame, VariationError, VariationReason, Verdict, check_parsed,
-    parse_game, result_consistent, start_position,
+    flagged_side, parse_game, result_consistent, start_position,
 };
 use crate::proto::rules_service_client::RulesServiceClient;
 use crate::proto::{self, validate_games_response};
@@ -173,6 +173,15 @@ pub fn plan(raw: RawGame) -> Result<Job, Box<GameReport>> {
             ..Default::default()
         };
         plan_line(&game.text, &game.mainline, &mut Vec::new(), &mut Vec::new(), &base, &mut job);
+        // A game lost on time ends with the flag fall, as a local check
+        // ends it: the server applies it to the mainline when every move
+        // is legal.
+        if let (Some(flagged), Some(mainline)) = (flagged_side(&game, start), job.1.first_mut()) {
+            mainline.flagged = match flagged {
+                Color::White => proto::Color::White,
+                Color::Black => proto::Color::Black,
+            } as i32;
+        }
     }
     let (plan, requests) = job;
     Ok(Job { index, line, game, start, plan, requests })

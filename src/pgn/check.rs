@@ -15,7 +15,7 @@ use crate::chess::echo;
 use crate::chess::game::{Game, IllegalMove, Notation, ReplayOptions};
 use crate::chess::illegal::Illegal;
 use crate::chess::outcome::Outcome;
-use crate::chess::{CastlingMode, FenError, Position};
+use crate::chess::{CastlingMode, Color, FenError, Position};
 
 /// The game a `Variant` tag names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,7 +236,7 @@ pub fn check_parsed(game: &mut PgnGame) -> Result<Verdict, GameError> {
 /// As [`check_parsed`].
 pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, GameError> {
     let mut played = start_game(game)?;
-    let on_time = lost_on_time(game);
+    let flagged = flagged_side(game, played.position());
     let PgnGame { text, mainline, result_token, syntax_errors, .. } = game;
     // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
     // a slice of it on character boundaries.
@@ -281,10 +281,11 @@ pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, Game
     // dead-position analysis, and a game lost on time the flag fall of the
     // side to move, whose clock was the one running (FIDE 6.9: a draw when
     // the opponent cannot mate), unless a move was illegal.
-    let outcome = if on_time && illegal_move.is_none() {
-        played.final_outcome_after_flag_fall(plies > 0, played.position().turn())
-    } else {
-        played.final_outcome(plies > 0)
+    let outcome = match flagged {
+        Some(flagged) if illegal_move.is_none() => {
+            played.final_outcome_after_flag_fall(plies > 0, flagged)
+        }
+        _ => played.final_outcome(plies > 0),
     };
     let result_token = *result_token;
     let result_tag = game.tag("Result").map(Cow::into_owned);
@@ -300,10 +301,25 @@ pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, Game
     })
 }
 
-/// Whether the `Termination` tag says that the game was lost on time
-/// (`time forfeit` in the PGN standard; lichess writes `Time forfeit`).
-fn lost_on_time(game: &PgnGame) -> bool {
-    game.tag("Termination").is_some_and(|t| t.trim().eq_ignore_ascii_case("time forfeit"))
+/// The side whose flag fell, when the `Termination` tag says that the game
+/// was lost on time (`time forfeit` in the PGN standard, any case; lichess
+/// writes `Time forfeit`): the side to move after the mainline from
+/// `start`, whose clock was running. Its flag fall counts only when every
+/// mainline move is legal.
+///
+/// ```
+/// use arbiter::chess::{Color, Position};
+/// use arbiter::pgn::{flagged_side, parse_game};
+/// let game = parse_game(b"[Termination \"Time forfeit\"]\n\n1. e4 e5 2. Nf3 1-0".to_vec());
+/// assert_eq!(flagged_side(&game, &Position::default()), Some(Color::Black));
+/// let game = parse_game(b"[Termination \"Normal\"]\n\n1. e4 e5 2. Nf3 1-0".to_vec());
+/// assert_eq!(flagged_side(&game, &Position::default()), None);
+/// ```
+pub fn flagged_side(game: &PgnGame, start: &Position) -> Option<Color> {
+    let on_time =
+        game.tag("Termination").is_some_and(|t| t.trim().eq_ignore_ascii_case("time forfeit"));
+    let turn = start.turn();
+    on_time.then(|| if game.mainline.moves.len() % 2 == 0 { turn } else { !turn })
 }
 
 /// A move's text as the replay takes it: non-UTF-8 bytes can be no move.

@@ -26,7 +26,7 @@ mod terms;
 
 pub use check::{
     GameError, GameReport, ResultToken, Variant, VariationError, VariationReason, Verdict,
-    check_game, check_game_with, check_parsed, check_parsed_with, result_consistent,
+    check_game, check_game_with, check_parsed, check_parsed_with, flagged_side, result_consistent,
     start_position, variant_of,
 };
 pub use export::write_canonical;
