@@ -319,7 +319,7 @@ pub fn flagged_side(game: &PgnGame, start: &Position) -> Option<Color> {
     let on_time =
         game.tag("Termination").is_some_and(|t| t.trim().eq_ignore_ascii_case("time forfeit"));
     let turn = start.turn();
-    on_time.then(|| if game.mainline.moves.len() % 2 == 0 { turn } else { !turn })
+    on_time.then(|| if game.mainline.moves.len().is_multiple_of(2) { turn } else { !turn })
 }
 
 /// A move's text as the replay takes it: non-UTF-8 bytes can be no move.
