@@ -521,7 +521,7 @@ fn read_uci(text: &str) -> Result<UciMove, Illegal> {
 /// castling rights by looking only as far back as they last changed, and
 /// the en-passant square because only the first position can have one (it
 /// follows a double step) and the current one, later, cannot.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct History {
     /// Each position's hash and the move that reached it, the current one
     /// last (the first one's move is never read).
@@ -534,6 +534,21 @@ struct History {
     first_has_ep: bool,
     /// Bit `hash >> 55` is set for the hash of every position recorded.
     seen: [u64; 8],
+}
+
+/// Positions a copied history has room for before it grows: a game copied
+/// from a start (each game of a PGN file is) would otherwise grow its
+/// entries three or four times (1,548 games: 4,268 reallocations, 1.8 % of
+/// `arbiter pgn`'s instructions).
+const HISTORY_ROOM: usize = 32;
+
+impl Clone for History {
+    fn clone(&self) -> History {
+        let mut entries = Vec::with_capacity(self.entries.len().max(HISTORY_ROOM));
+        entries.extend_from_slice(&self.entries);
+        let History { entries: _, rights_from, rights, first_has_ep, seen } = *self;
+        History { entries, rights_from, rights, first_has_ep, seen }
+    }
 }
 
 impl History {
