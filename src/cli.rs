@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use crate::chess::dead::Analysis;
-use crate::chess::game::{Notation, ReplayOptions, replay};
+use crate::chess::game::{Notation, ReplayOptions, Replayed};
 use crate::chess::uci::UciMove;
 use crate::chess::unwinnable::{Budget, Verdict, analyse};
 use crate::chess::{CastlingMode, Color, Position, perft};
@@ -353,10 +353,28 @@ fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
-/// Writes a replay as its proto3 JSON line.
-fn write_game(out: &mut Vec<u8>, replay: &crate::chess::game::Replay) -> io::Result<()> {
-    let messages = Messages::new(replay);
-    GameJson::new(replay, &messages).write_json(out)?;
+/// Replays `moves` from `start` and writes the answer as its proto3 JSON
+/// line.
+fn write_game<S: AsRef<str>>(
+    out: &mut Vec<u8>,
+    start: Position,
+    moves: &[S],
+    options: &ReplayOptions,
+) -> io::Result<()> {
+    let mut replayed = Replayed::new(start, options.analysis);
+    let tail = replayed.extend(moves, options);
+    if options.include_fens || options.plies_from > 0 {
+        let replay = replayed.answer(tail, options);
+        let messages = Messages::new(&replay);
+        GameJson::new(&replay, &messages).write_json(out)?;
+    } else {
+        // The plies go from the replay into the JSON: the answer is asked
+        // for none (from past the last), not for a record of each.
+        let rest = replayed.answer(tail, &ReplayOptions { plies_from: usize::MAX, ..*options });
+        let messages = Messages::new(&rest);
+        let mode = replayed.game().position().castling_mode();
+        GameJson::new(&rest, &messages).with_plies(replayed.plies(), mode).write_json(out)?;
+    }
     out.push(b'\n');
     Ok(())
 }
@@ -370,8 +388,7 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
                 Err(code) => return code,
             };
             let mut json = Vec::new();
-            write_game(&mut json, &replay(start, &args.moves, &options))
-                .and_then(|()| out.write_all(&json))
+            write_game(&mut json, start, &args.moves, &options).and_then(|()| out.write_all(&json))
         }
         Some(path) => return run_batch(path, |input| validate_batch(input, args, &options, out)),
     };
@@ -451,7 +468,7 @@ fn answer_line(
     };
     let moves: Vec<&str> =
         if moves.is_ascii() { ascii_tokens(moves) } else { moves.split_whitespace().collect() };
-    write_game(out, &replay(start, &moves, options))
+    write_game(out, start, &moves, options)
 }
 
 /// The tokens of ASCII `text` between ASCII whitespace, as

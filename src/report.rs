@@ -14,14 +14,17 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::answer::final_position;
-use crate::chess::game::{PlyRecord, Replay};
+use crate::chess::CastlingMode;
+use crate::chess::game::{Played, PlyRecord, Replay};
+use crate::chess::san::SanString;
+use crate::chess::uci::UciMove;
 use crate::proto;
 
 /// A `ValidateGameResponse` as proto3 JSON, written by
 /// [`GameJson::write_json`].
 #[derive(Debug)]
 pub struct GameJson<'a> {
-    plies: &'a [PlyRecord],
+    plies: Plies<'a>,
     illegal_move: Option<IllegalMoveJson<'a>>,
     position: Option<PositionJson<'a>>,
     outcome: Option<OutcomeJson<'a>>,
@@ -84,6 +87,15 @@ struct OutcomeJson<'a> {
     unproven: bool,
 }
 
+/// The plies of an answer: its records, or the moves of the replay itself
+/// (for a caller that asked the answer for none, to write them without a
+/// record each in between).
+#[derive(Debug)]
+enum Plies<'a> {
+    Records(&'a [PlyRecord]),
+    Played(&'a [Played], CastlingMode),
+}
+
 /// The enum value's name, or `UNKNOWN` for a value this build does not know
 /// (the server never sends one; the generated enums cover every value).
 fn enum_name<E: TryFrom<i32>>(value: i32, name: impl Fn(E) -> &'static str) -> &'static str {
@@ -119,11 +131,20 @@ impl<'a> GameJson<'a> {
             |proto::ValidateGameResponse { plies: _, illegal_move: _, position: _, outcome: _ }| {};
         let Messages { illegal_move, position, outcome } = messages;
         GameJson {
-            plies: &replay.plies,
+            plies: Plies::Records(&replay.plies),
             illegal_move: illegal_move.as_ref().map(IllegalMoveJson::from),
             position: Some(PositionJson::from(position)),
             outcome: Some(OutcomeJson::from(outcome)),
         }
+    }
+
+    /// The answer with `played` as its plies instead of `replay`'s (which
+    /// has none: asked for from past the last ply), their UCI written in
+    /// `mode`'s convention: the replay's moves go into the JSON without a
+    /// [`PlyRecord`] each in between.
+    pub fn with_plies(self, played: &'a [Played], mode: CastlingMode) -> GameJson<'a> {
+        debug_assert!(matches!(self.plies, Plies::Records([])));
+        GameJson { plies: Plies::Played(played, mode), ..self }
     }
 
     /// Writes the JSON object, on one line without its end: fields in the
@@ -136,8 +157,22 @@ impl<'a> GameJson<'a> {
     pub fn write_json(&self, out: &mut Vec<u8>) -> io::Result<()> {
         let GameJson { plies, illegal_move, position, outcome } = self;
         out.extend_from_slice(b"{\"plies\":[");
-        for (i, ply) in plies.iter().enumerate() {
-            write_ply(out, ply, i > 0);
+        match *plies {
+            Plies::Records(records) if records.iter().any(|ply| ply.fen_after.is_some()) => {
+                for (i, ply) in records.iter().enumerate() {
+                    write_ply(out, ply, i > 0);
+                }
+            }
+            Plies::Records(records) => write_plain_plies(
+                out,
+                records.iter().map(|ply| (ply.san, ply.uci, ply.canonical_input)),
+            ),
+            Plies::Played(played, mode) => write_plain_plies(
+                out,
+                played
+                    .iter()
+                    .map(|ply| (ply.san, UciMove::from_move_in(ply.mv, mode), ply.canonical_input)),
+            ),
         }
         out.push(b']');
         write_field(out, "illegalMove", illegal_move.as_ref())?;
@@ -153,6 +188,56 @@ fn write_field(out: &mut Vec<u8>, name: &str, value: Option<&impl Serialize>) ->
     let Some(value) = value else { return Ok(()) };
     write!(out, ",\"{name}\":")?;
     serde_json::to_writer(&mut *out, value).map_err(io::Error::from)
+}
+
+/// The most bytes [`write_plain_plies`] writes for a ply: a comma, the
+/// longest SAN and UCI, and `false`.
+const PLAIN_PLY_BYTES: usize = 1 + 8 + 7 + 9 + 5 + 25;
+
+/// Writes plies without a FEN, given as their SAN, UCI and whether the input
+/// was canonical, as [`write_ply`] does, with a comma between them. Each
+/// piece of a ply is one copy of fixed width into the buffer's spare room
+/// (what a piece copies past its text is written over by the next, or left
+/// past the end): a ply is a dozen short pieces, and growing the buffer by
+/// each, or zeroing room for each ply first (a `memset` call a ply), cost
+/// more than writing them.
+fn write_plain_plies(
+    out: &mut Vec<u8>,
+    plies: impl ExactSizeIterator<Item = (SanString, UciMove, bool)>,
+) {
+    /// Each piece with room for what the widest copy into it carries past
+    /// its end (the SAN's padding, the UCI's promotion byte).
+    const ROOM: usize = PLAIN_PLY_BYTES + 8;
+    out.reserve(plies.len() * PLAIN_PLY_BYTES + ROOM);
+    let start = out.len();
+    let room = out.spare_capacity_mut();
+    let mut end = 0;
+    for (i, (san, uci, canonical_input)) in plies.enumerate() {
+        // In bounds: every ply before took at most `PLAIN_PLY_BYTES`.
+        let piece = &mut room[end..end + ROOM];
+        let comma = usize::from(i > 0);
+        piece[0].write(b',');
+        piece[comma..comma + 8].write_copy_of_slice(b"{\"san\":\"");
+        let mut len = comma + 8;
+        piece[len..len + 8].write_copy_of_slice(&san.padded());
+        len += san.len();
+        piece[len..len + 9].write_copy_of_slice(b"\",\"uci\":\"");
+        len += 9;
+        piece[len..len + 5].write_copy_of_slice(&uci.ascii());
+        len += uci.text_len();
+        let (tail, tail_len): (&[u8; 25], usize) = if canonical_input {
+            (b"\",\"canonicalInput\":true}\0", 24)
+        } else {
+            (b"\",\"canonicalInput\":false}", 25)
+        };
+        piece[len..len + 25].write_copy_of_slice(tail);
+        end += len + tail_len;
+    }
+    // Safety: the `end` bytes after `start` are initialised: each ply's
+    // pieces were written one after the other from where the last ply's
+    // text ended, up to where its own ends, and the capacity reserved holds
+    // them all (`Vec::reserve`, and the bounds-checked slices above).
+    unsafe { out.set_len(start + end) };
 }
 
 /// A short run of bytes written straight into the end of a buffer that
