@@ -482,8 +482,8 @@ impl Game {
             Notation::Uci => Some(read_uci(text)?),
         };
         if let Some(uci) = uci {
-            let (m, role) = self.find_uci(&uci)?;
-            return Ok((SanMove::new(pos, m, role), Some(uci)));
+            let found = uci.find_san(pos).ok_or_else(|| diagnose_uci(pos, &uci))?;
+            return Ok((found, Some(uci)));
         }
         let san: San = text.parse().map_err(|e| {
             Illegal::new(IllegalReason::Unparseable, format!("{} is {e}", Quoted(text)))

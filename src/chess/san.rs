@@ -600,6 +600,22 @@ impl SanMove {
         SanMove { mv, role, rivals }
     }
 
+    /// The legal move `mv` of a piece of `role` in `pos`, given `movers`:
+    /// every piece of `role` that can legally move to its target
+    /// (`movers_to` from the whole board), `mv`'s own included.
+    /// One look at the target gives both the move and its rivals, where
+    /// [`SanMove::new`] takes a second.
+    #[inline(always)]
+    pub(crate) fn from_movers(mv: Move, role: Role, movers: Bitboard) -> SanMove {
+        let rivals = match (mv.kind(), role) {
+            (MoveKind::Normal, Role::Knight | Role::Bishop | Role::Rook | Role::Queen) => {
+                movers.without(mv.from())
+            }
+            _ => Bitboard::EMPTY,
+        };
+        SanMove { mv, role, rivals }
+    }
+
     fn castle(mv: Move) -> SanMove {
         SanMove { mv, role: Role::King, rivals: Bitboard::EMPTY }
     }

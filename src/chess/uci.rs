@@ -6,8 +6,10 @@ use std::str::FromStr;
 
 use arrayvec::ArrayString;
 
+use super::bitboard::Bitboard;
 use super::moves::Move;
 use super::position::{CastlingMode, Position, castling_squares};
+use super::san::SanMove;
 use super::types::{Role, Square};
 
 /// A move as UCI writes it, not yet checked against a position.
@@ -40,7 +42,9 @@ impl FromStr for UciMove {
     /// # Errors
     ///
     /// [`ParseUciError`] if the text is not of that form.
-    #[inline]
+    // Inlined: a call a UCI ply, and its result packed into a register and
+    // out again, for three dozen instructions of work.
+    #[inline(always)]
     fn from_str(s: &str) -> Result<UciMove, ParseUciError> {
         let square = Square::from_name;
         let (from, to, promotion) = match *s.as_bytes() {
@@ -120,6 +124,23 @@ impl UciMove {
             return None;
         }
         self.find_castle(pos)
+    }
+
+    /// As [`UciMove::find`], as the move that SAN is written from: the
+    /// pieces of the role that can move to the target, looked for once,
+    /// give both the move and the rivals SAN tells it from.
+    #[inline(always)]
+    pub(crate) fn find_san(&self, pos: &Position) -> Option<SanMove> {
+        let role = pos.role_at(self.from)?;
+        let movers = pos.movers_to(role, Bitboard::FULL, self.to);
+        if movers.contains(self.from) {
+            let kind = pos.move_kind(role, self.from, self.to, self.promotion)?;
+            return Some(SanMove::from_movers(Move::new(self.from, self.to, kind), role, movers));
+        }
+        if role != Role::King || self.promotion.is_some() {
+            return None;
+        }
+        self.find_castle(pos).map(|(castle, role)| SanMove::from_movers(castle, role, movers))
     }
 
     /// The castling move this king move means, if any.
