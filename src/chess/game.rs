@@ -14,7 +14,7 @@ use super::outcome::{
 use super::position::Position;
 use super::san::{San, SanMove, SanString, push_check_mark, san, san_without_mark};
 use super::types::{Color, Role, Square};
-use super::uci::UciMove;
+use super::uci::{ParseUciError, UciMove};
 use super::unwinnable::{Verdict, analyse};
 
 pub use super::move_texts::MoveTexts;
@@ -499,9 +499,16 @@ impl Game {
 }
 
 /// `text` read as UCI.
+// Inlined, the error apart: a call a UCI ply for a few dozen instructions.
+#[inline(always)]
 fn read_uci(text: &str) -> Result<UciMove, Illegal> {
-    text.parse()
-        .map_err(|e| Illegal::new(IllegalReason::Unparseable, format!("{} is {e}", Quoted(text))))
+    text.parse().map_err(|e| unparseable_uci(text, e))
+}
+
+#[cold]
+#[inline(never)]
+fn unparseable_uci(text: &str, e: ParseUciError) -> Illegal {
+    Illegal::new(IllegalReason::Unparseable, format!("{} is {e}", Quoted(text)))
 }
 
 /// The positions since the last capture or pawn move, as the repetition
