@@ -386,7 +386,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
         };
         skip_space(&mut i);
         let name_start = i;
-        while i < text.len() && !text[i].is_ascii_whitespace() && !matches!(text[i], b'"' | b']') {
+        while i < text.len() && TAG_BYTES[usize::from(text[i])] & NAME_END == 0 {
             i += 1;
         }
         let name = Span::new(name_start, i);
@@ -408,15 +408,14 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
         if text.get(i) == Some(&b'"') {
             i += 1;
             let value_start = i;
-            // To the closing quote by memchr: an escape skips the byte after
-            // it, unless that ends the line.
+            // To the closing quote: an escape skips the byte after it,
+            // unless that ends the line. By table rather than memchr: values
+            // are a dozen bytes, shorter than a search costs to set up.
             loop {
-                let Some(k) = memchr::memchr3(b'"', b'\n', b'\\', &text[i..]) else {
-                    i = text.len();
-                    break;
-                };
-                i += k;
-                if text[i] != b'\\' {
+                while i < text.len() && TAG_BYTES[usize::from(text[i])] & VALUE_END == 0 {
+                    i += 1;
+                }
+                if i == text.len() || text[i] != b'\\' {
                     break;
                 }
                 i += if i + 1 < text.len() && text[i + 1] != b'\n' { 2 } else { 1 };
@@ -471,8 +470,17 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
                 }
             }
             let b = text[self.pos];
-            // The commonest bytes first, by table: a space, then the first
-            // byte of a token (a move, a move number, a result ...).
+            // The commonest bytes first: white space, moves and move
+            // numbers in a loop of their own when reading the game; else a
+            // space, then by table the first byte of a token (a move, a
+            // move number, a result ...).
+            if BUILD && PLAIN[usize::from(b)] != Plain::Other {
+                let end = plain_tokens(text, self.pos, &mut line);
+                if end > self.pos {
+                    self.pos = end;
+                    continue;
+                }
+            }
             if b == b' ' {
                 self.pos += 1;
                 continue;
@@ -644,7 +652,98 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
     }
 }
 
+/// Bytes that end a tag's name: white space, `"` and `]`.
+const NAME_END: u8 = 1;
+/// Bytes that end the text of a tag's value, or escape the next byte.
+const VALUE_END: u8 = 2;
+
+/// [`NAME_END`] and [`VALUE_END`] by byte: one load each where the tests
+/// they replace took several.
+static TAG_BYTES: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_whitespace() || c == b'"' || c == b']' {
+            table[b] |= NAME_END;
+        }
+        if c == b'"' || c == b'\n' || c == b'\\' {
+            table[b] |= VALUE_END;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// What a byte begins or is, for [`plain_tokens`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plain {
+    Other,
+    /// White space that is a delimiter (a form feed is not).
+    Space,
+    Letter,
+    Digit,
+}
+
+static PLAIN: [Plain; 256] = {
+    let mut table = [Plain::Other; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = match c {
+            b' ' | b'\t' | b'\n' | b'\r' => Plain::Space,
+            _ if c.is_ascii_alphabetic() => Plain::Letter,
+            _ if c.is_ascii_digit() => Plain::Digit,
+            _ => Plain::Other,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// Reads from `pos` the commonest tokens by far, and the white space
+/// between them, in a loop of their own: moves with no suffix annotation
+/// (pushed on `line`) and move numbers (digits, then dots). Returns where
+/// it stopped: the end of the text, or the start of anything else (a
+/// comment, a variation, a NAG, a result, a move with a suffix ...), which
+/// the general way reads. Delimiters are as [`is_delimiter`] says.
+#[inline(always)]
+fn plain_tokens(text: &[u8], mut pos: usize, line: &mut Line) -> usize {
+    while let Some(&b) = text.get(pos) {
+        let class = PLAIN[usize::from(b)];
+        let end = if class == Plain::Letter {
+            let end = token_end(text, pos);
+            if matches!(text[end - 1], b'!' | b'?') {
+                break;
+            }
+            line.moves.push(MoveNode { text: Span::new(pos, end), ..MoveNode::default() });
+            end
+        } else if class == Plain::Digit {
+            let mut end = pos + 1;
+            while end < text.len() && text[end].is_ascii_digit() {
+                end += 1;
+            }
+            while end < text.len() && text[end] == b'.' {
+                end += 1;
+            }
+            if end < text.len() && !is_delimiter(text[end]) {
+                break;
+            }
+            end
+        } else if class == Plain::Space {
+            pos + 1
+        } else {
+            break;
+        };
+        // What follows a token is a delimiter, most often one space: it is
+        // passed over here rather than going round the loop for it.
+        pos = end + usize::from(text.get(end) == Some(&b' '));
+    }
+    pos
+}
+
 /// Puts a comment after the line's last move, or before its first.
+#[inline]
 fn attach_comment(line: &mut Line, span: Span) {
     match line.moves.last_mut() {
         Some(last) => last.add_comment(span),
@@ -729,7 +828,9 @@ pub(super) enum Cut {
 /// found the same way, for a caller that reads the game elsewhere.
 pub(super) fn cut_game<const BUILD: bool>(text: &[u8], at_end: bool) -> Cut {
     let mut parser = Parser::<BUILD>::new(text, true);
-    let mut tags = Vec::new();
+    // Room for the tags of nearly every game at once (lichess writes 17 or
+    // 18), rather than growing through four reallocations.
+    let mut tags = if BUILD { Vec::with_capacity(24) } else { Vec::new() };
     let mut first = true;
     while let Some(tag) = parser.tag(first) {
         first = false;
