@@ -16,8 +16,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::remote;
 use crate::pgn::{
-    Ending, GameReader, GameReport, Joiner, Piece, PieceGames, PieceReader, RawGame, ReaderOptions,
-    Split, check_game_with, json, write_canonical,
+    Ending, GameReader, GameReport, Joiner, PgnGame, Piece, PieceGames, PieceReader, RawGame,
+    ReaderOptions, Split, check_game_with, json, write_canonical,
 };
 
 /// Arguments of `arbiter pgn`.
@@ -110,17 +110,17 @@ struct Answer {
 
 fn answer(raw: RawGame, json_out: bool, canonical_out: bool) -> Answer {
     // Only the canonical export writes the mainline's moves.
-    answer_of(check_game_with(raw, canonical_out), json_out, canonical_out)
+    answer_of(&check_game_with(raw, canonical_out), json_out, canonical_out)
 }
 
 /// The output of a game checked.
-fn answer_of(report: GameReport, json_out: bool, canonical_out: bool) -> Answer {
+fn answer_of(report: &GameReport, json_out: bool, canonical_out: bool) -> Answer {
     let mut counts = Counts::default();
-    counts.add(&report);
+    counts.add(report);
     let mut json = Vec::new();
     if json_out {
         // Writing to a vector does not fail.
-        let _ = json::write_json_fields(&report, &mut json);
+        let _ = json::write_json_fields(report, &mut json);
     }
     let mut canonical = Vec::new();
     if canonical_out && let (Some(game), Ok(verdict)) = (&report.game, &report.verdict) {
@@ -183,6 +183,14 @@ struct Games {
 impl Games {
     fn next_game(&mut self) -> Option<RawGame> {
         self.next_with(GameReader::next_game)
+    }
+
+    /// Hands a game read back to the current input's reader, to read the
+    /// next games into its vectors (see [`GameReader::recycle`]).
+    fn recycle(&mut self, game: PgnGame) {
+        if let Some((_, reader)) = &mut self.current {
+            reader.recycle(game);
+        }
     }
 
     /// What `read` takes from the current input, going on to the next
@@ -386,7 +394,12 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         // One thread in all: read, validate, write.
         let mut result = Ok(());
         while let Some(raw) = games.next_game() {
-            let answer = answer(raw, json_out, canonical_out);
+            // As `answer` does, the game then handed back to be read into.
+            let report = check_game_with(raw, canonical_out);
+            let answer = answer_of(&report, json_out, canonical_out);
+            if let Some(game) = report.game {
+                games.recycle(game);
+            }
             if let Err(err) = take(&answer, &mut counts, &mut progress) {
                 result = Err(err);
                 break;
@@ -612,7 +625,7 @@ fn run_remote(
         while let Some(report) = reports.next().await {
             match report {
                 Ok(report) => {
-                    let answer = answer_of(report, json_out, canonical_out);
+                    let answer = answer_of(&report, json_out, canonical_out);
                     if let Err(err) = take(&answer) {
                         result = Err(err);
                         break;

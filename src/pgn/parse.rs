@@ -295,15 +295,26 @@ struct Parser<'a, const BUILD: bool> {
     stop: Option<usize>,
     /// The names of the tags that begin their line, for telling the next
     /// game's tags after a blank line.
-    names: Vec<&'a [u8]>,
+    names: Vec<Span>,
+    /// A vector for the mainline's moves (see [`Spare`]).
+    moves: Vec<MoveNode>,
 }
 
 impl<'a, const BUILD: bool> Parser<'a, BUILD> {
-    fn new(text: &'a [u8], cutting: bool) -> Parser<'a, BUILD> {
-        // Room for the tags of nearly every game at once (lichess writes
-        // 17 or 18), rather than growing through four reallocations.
-        let names = if cutting { Vec::with_capacity(24) } else { Vec::new() };
-        Parser { text, pos: 0, errors: Vec::new(), cutting, stop: None, names }
+    /// A parser of `text` that takes its vectors from `spare` (see
+    /// [`Parser::give_back`]).
+    fn new(text: &'a [u8], cutting: bool, spare: &mut Spare) -> Parser<'a, BUILD> {
+        let names = std::mem::take(&mut spare.names);
+        let moves = std::mem::take(&mut spare.moves);
+        Parser { text, pos: 0, errors: Vec::new(), cutting, stop: None, names, moves }
+    }
+
+    /// Puts the vectors it took back in `spare`, emptied.
+    fn give_back(self, spare: &mut Spare) {
+        let Parser { mut names, moves, .. } = self;
+        names.clear();
+        spare.names = names;
+        spare.keep_moves(moves);
     }
 
     /// The start of the line `at` is on, if only whitespace comes before
@@ -397,11 +408,11 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
             // next game (files of tags only); another goes on the same tag
             // section (ChessBase writes blank lines between tags).
             let bytes = name.bytes(text);
-            if !first && blank && self.names.contains(&bytes) {
+            if !first && blank && self.names.iter().any(|n| n.bytes(text) == bytes) {
                 self.stop = Some(start);
                 return None;
             }
-            self.names.push(bytes);
+            self.names.push(name);
         }
         skip_space(&mut i);
         let mut value = Span::new(i, i);
@@ -436,6 +447,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
     fn line(&mut self, depth: usize, path: &mut Vec<u32>) -> (Line, Option<ResultToken>) {
         let mut line = Line::default();
         if BUILD && depth == 0 {
+            line.moves = std::mem::take(&mut self.moves);
             // Room for the mainline's moves at once (a move takes five
             // bytes or more with its number), rather than growing through
             // seven reallocations in a game of a hundred moves.
@@ -712,7 +724,7 @@ fn plain_tokens(text: &[u8], mut pos: usize, line: &mut Line) -> usize {
     while let Some(&b) = text.get(pos) {
         let class = PLAIN[usize::from(b)];
         let end = if class == Plain::Letter {
-            let end = token_end(text, pos);
+            let end = move_end(text, pos);
             if matches!(text[end - 1], b'!' | b'?') {
                 break;
             }
@@ -742,6 +754,47 @@ fn plain_tokens(text: &[u8], mut pos: usize, line: &mut Line) -> usize {
     pos
 }
 
+/// [`token_end`] for a token that starts with a letter (a move, most
+/// likely: two to seven bytes), eight bytes at a time: the first delimiter
+/// among them is found by arithmetic on a `u64` rather than by a loop whose
+/// end, at a length that varies from move to move, the processor guesses
+/// wrong about as often as not.
+#[inline(always)]
+fn move_end(text: &[u8], start: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let Some(chunk) = text.get(start..start + 8) else {
+        return token_end(text, start);
+    };
+    let mut bytes = [0; 8];
+    bytes.copy_from_slice(chunk);
+    let x = u64::from_le_bytes(bytes);
+    // Each flags, at its lowest flagged byte exactly (the bytes above
+    // may be flagged by a borrow, and are not looked at), the first byte
+    // that is zero in `v`.
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    // Bytes below `*`: the white space, `$`, `(` and `)` delimiters, and
+    // a few that are none (`!`, `#` ...). ASCII only: `!x` drops the rest.
+    let low = x.wrapping_sub(ONES * b'*' as u64) & !x & HIGHS;
+    // `[` and `]` read as `{` and `}` with bit 5 set.
+    let folded = x | (ONES * 0x20);
+    let found = low
+        | zero(folded ^ (ONES * b'{' as u64))
+        | zero(folded ^ (ONES * b'}' as u64))
+        | zero(x ^ (ONES * b';' as u64));
+    if found == 0 {
+        // Eight bytes of one token: on from the eighth.
+        return token_end(text, start + 7);
+    }
+    let k = (found.trailing_zeros() / 8) as usize;
+    if is_delimiter(chunk[k]) {
+        start + k
+    } else {
+        // A byte below `*` that is no delimiter (`Qh4#`): on from it.
+        token_end(text, start + k)
+    }
+}
+
 /// Puts a comment after the line's last move, or before its first.
 #[inline]
 fn attach_comment(line: &mut Line, span: Span) {
@@ -764,8 +817,57 @@ fn attach_comment(line: &mut Line, span: Span) {
 /// assert_eq!(game.mainline.moves.len(), 2);
 /// ```
 pub fn parse_game(text: Vec<u8>) -> PgnGame {
-    let parts = read(&mut Parser::<true>::new(&text, false));
+    let parts = read(&mut Parser::<true>::new(&text, false, &mut Spare::default()));
     parts.with_text(text)
+}
+
+/// Vectors kept from games handed back (see [`super::GameReader::recycle`])
+/// to read the next games into, rather than allocating them anew and
+/// freeing them again game after game: the text, the tags, the mainline's
+/// moves, and the tag names the cut compares. Only vectors of ordinary
+/// size are kept, so that one huge game does not hold its memory after it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Spare {
+    pub(super) text: Vec<u8>,
+    tags: Vec<(Span, Span)>,
+    moves: Vec<MoveNode>,
+    names: Vec<Span>,
+}
+
+/// The most moves a vector kept holds room for (48 kB).
+const SPARE_MOVES: usize = 1024;
+/// The most bytes of text a vector kept holds room for.
+const SPARE_TEXT: usize = 64 << 10;
+
+impl Spare {
+    /// Keeps the vectors of `game`, emptied, if they are of ordinary size.
+    pub(super) fn keep(&mut self, game: PgnGame) {
+        let PgnGame { mut text, mut tags, mainline, .. } = game;
+        if text.capacity() <= SPARE_TEXT {
+            text.clear();
+            self.text = text;
+        }
+        if tags.capacity() <= SPARE_MOVES {
+            tags.clear();
+            self.tags = tags;
+        }
+        self.keep_moves(mainline.moves);
+    }
+
+    fn keep_moves(&mut self, mut moves: Vec<MoveNode>) {
+        if moves.capacity() <= SPARE_MOVES {
+            moves.clear();
+            self.moves = moves;
+        }
+    }
+
+    /// Takes back the vectors of a game read and not handed out.
+    fn give_back(&mut self, parsed: Parsed) {
+        let Parsed { mut tags, mainline, .. } = parsed;
+        tags.clear();
+        self.tags = tags;
+        self.keep_moves(mainline.moves);
+    }
 }
 
 /// A game read, but for its text.
@@ -826,11 +928,15 @@ pub(super) enum Cut {
 ///
 /// `BUILD` off, the game is not kept (its [`Parsed`] is empty): the end is
 /// found the same way, for a caller that reads the game elsewhere.
-pub(super) fn cut_game<const BUILD: bool>(text: &[u8], at_end: bool) -> Cut {
-    let mut parser = Parser::<BUILD>::new(text, true);
-    // Room for the tags of nearly every game at once (lichess writes 17 or
-    // 18), rather than growing through four reallocations.
-    let mut tags = if BUILD { Vec::with_capacity(24) } else { Vec::new() };
+pub(super) fn cut_game<const BUILD: bool>(text: &[u8], at_end: bool, spare: &mut Spare) -> Cut {
+    let mut parser = Parser::<BUILD>::new(text, true, spare);
+    let mut tags = Vec::new();
+    if BUILD {
+        tags = std::mem::take(&mut spare.tags);
+        // Room for the tags of nearly every game at once (lichess writes
+        // 17 or 18), rather than growing through four reallocations.
+        tags.reserve(24);
+    }
     let mut first = true;
     while let Some(tag) = parser.tag(first) {
         first = false;
@@ -842,20 +948,30 @@ pub(super) fn cut_game<const BUILD: bool>(text: &[u8], at_end: bool) -> Cut {
         && parser.pos < text.len()
         && parser.line_start_before(parser.pos).is_none()
     {
+        parser.give_back(spare);
+        tags.clear();
+        spare.tags = tags;
         return Cut::ByLines;
     }
     let parts = read_after_tags(&mut parser, tags);
     let end = match (parser.stop, parts.result_token) {
-        (Some(stop), _) => stop,
+        (Some(stop), _) => Some(stop),
         (None, Some(_)) => match memchr::memchr(b'\n', &text[parser.pos..]) {
-            Some(k) => parser.pos + k + 1,
-            None if at_end => text.len(),
-            None => return Cut::More,
+            Some(k) => Some(parser.pos + k + 1),
+            None if at_end => Some(text.len()),
+            None => None,
         },
-        (None, None) if at_end => text.len(),
-        (None, None) => return Cut::More,
+        (None, None) if at_end => Some(text.len()),
+        (None, None) => None,
     };
-    Cut::Game(parts, end)
+    parser.give_back(spare);
+    match end {
+        Some(end) => Cut::Game(parts, end),
+        None => {
+            spare.give_back(parts);
+            Cut::More
+        }
+    }
 }
 
 /// The end of the token that starts at `start` (a byte that is no
@@ -886,11 +1002,41 @@ mod tests {
     #[test]
     fn a_form_feed_before_the_next_tag_line_is_whitespace() {
         let text = b"[Event \"a\"]\n\n1. f3 e5\n\x0c[Event \"b\"]\n\n1. e4 *\n";
-        let Cut::Game(parsed, end) = cut_game::<true>(text, true) else { panic!("a game") };
+        let Cut::Game(parsed, end) = cut_game::<true>(text, true, &mut Spare::default()) else {
+            panic!("a game")
+        };
         assert_eq!(&text[end..end + 2], b"\x0c[");
         assert_eq!(parsed.with_text(text[..end].to_vec()), parse_game(text[..end].to_vec()));
         let g = game("1. e4 \x0c e5 *");
         assert_eq!(moves(&g, &g.mainline), ["e4", "e5"]);
+    }
+
+    /// `move_end` ends a token where `token_end` does, whatever the bytes
+    /// around it: delimiters, bytes below `*` that are none, `[` `]` and
+    /// their neighbours in the table, non-ASCII, tokens of eight bytes and
+    /// more, the end of the text.
+    #[test]
+    fn move_end_agrees_with_token_end() {
+        const BYTES: &[u8] =
+            b"eNx4#!?+=-O \t\n\r{}();[]$%\x0c\x00\"*/.Z[\\]^_`z|~\x7f\xc3\xa9\x80\xff";
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let len = 1 + (next() % 24) as usize;
+            let mut text: Vec<u8> =
+                (0..len).map(|_| BYTES[(next() % BYTES.len() as u64) as usize]).collect();
+            text[0] = b'N';
+            for start in 0..text.len() {
+                if text[start].is_ascii_alphabetic() {
+                    assert_eq!(move_end(&text, start), token_end(&text, start), "{text:?} {start}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
 
-use super::parse::{Cut, Parsed, PgnGame, cut_game, parse_game};
+use super::parse::{Cut, Parsed, PgnGame, Spare, cut_game, parse_game};
 use super::terms::{is_delimiter, is_result};
 
 /// Limits of the reader.
@@ -260,6 +260,8 @@ pub(super) struct Cutter {
     escape: bool,
     /// Whether games are parsed as they are cut (else only cut).
     parse: bool,
+    /// Vectors of games handed back, to read the next ones into.
+    spare: Spare,
 }
 
 impl Cutter {
@@ -278,6 +280,7 @@ impl Cutter {
             skipping: None,
             escape: false,
             parse: true,
+            spare: Spare::default(),
         }
     }
 
@@ -313,21 +316,37 @@ impl Cutter {
     }
 
     /// A game cut, with a copy of its text.
-    pub(super) fn raw(&self, game: CutGame) -> RawGame {
+    /// (Into a vector kept from a game handed back, if there is one.)
+    pub(super) fn raw(&mut self, game: CutGame) -> RawGame {
         let CutGame { index, line, text, parsed, .. } = game;
-        RawGame { index, line, text: text.map(|range| self.buf[range].to_vec()), parsed }
+        let text = text.map(|range| {
+            let mut copy = std::mem::take(&mut self.spare.text);
+            copy.extend_from_slice(&self.buf[range]);
+            copy
+        });
+        RawGame { index, line, text, parsed }
+    }
+
+    /// Keeps the vectors of a game handed out, to read the next games into.
+    pub(super) fn recycle(&mut self, game: PgnGame) {
+        self.spare.keep(game);
     }
 
     /// Where the game at the start of `text` ends (see [`cut_game`]), and
-    /// the game read on the way when the cutter parses.
-    fn cut(&self, text: &[u8], at_end: bool) -> Option<(usize, Option<Parsed>)> {
-        let cut = if self.parse {
-            cut_game::<true>(text, at_end)
+    /// the game read on the way if `parse`.
+    fn cut(
+        parse: bool,
+        spare: &mut Spare,
+        text: &[u8],
+        at_end: bool,
+    ) -> Option<(usize, Option<Parsed>)> {
+        let cut = if parse {
+            cut_game::<true>(text, at_end, spare)
         } else {
-            cut_game::<false>(text, at_end)
+            cut_game::<false>(text, at_end, spare)
         };
         match cut {
-            Cut::Game(parsed, end) => Some((end, self.parse.then_some(parsed))),
+            Cut::Game(parsed, end) => Some((end, parse.then_some(parsed))),
             Cut::More => None,
             Cut::ByLines => cut_by_lines(text, at_end).map(|end| (end, None)),
         }
@@ -432,7 +451,7 @@ impl Cutter {
                 text.extend_from_slice(&partial[..partial.len().min(max + 1)]);
                 text.push(b'\n');
             }
-            let end = self.cut(&text, false);
+            let end = Cutter::cut(self.parse, &mut self.spare, &text, false);
             return match end {
                 Some((end, parsed)) if end <= (avail - self.pos).min(max) => self.take(end, parsed),
                 _ => {
@@ -443,7 +462,7 @@ impl Cutter {
         }
         if self.pos < avail && (avail - self.pos >= self.need || self.ended) {
             let text = &self.buf[self.pos..avail];
-            let end = self.cut(text, self.ended);
+            let end = Cutter::cut(self.parse, &mut self.spare, text, self.ended);
             match end {
                 Some((end, _)) if end > max => {
                     self.skip();
@@ -604,7 +623,27 @@ impl<R: BufRead> GameReader<R> {
     ///
     /// What reading the input fails with.
     pub fn next_game(&mut self) -> io::Result<Option<RawGame>> {
-        Ok(self.next_cut()?.map(|game| self.cutter.raw(game)))
+        Ok(match self.next_cut()? {
+            Some(game) => Some(self.cutter.raw(game)),
+            None => None,
+        })
+    }
+
+    /// Hands back a game this reader read, once done with it: the next
+    /// games are read into its vectors (text, tags, mainline) rather than
+    /// into new ones. Optional; only vectors of ordinary size are kept.
+    ///
+    /// ```
+    /// use arbiter::pgn::{GameReader, ReaderOptions, check_game};
+    /// let text = "[Event \"a\"]\n\n1. e4 e5 *\n[Event \"b\"]\n\n1. d4 d5 *\n";
+    /// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
+    /// let first = check_game(reader.next_game().unwrap().unwrap());
+    /// reader.recycle(first.game.unwrap());
+    /// let (_, _, second) = reader.next_game().unwrap().unwrap().into_game();
+    /// assert_eq!(second.unwrap().tag("Event").unwrap(), "b");
+    /// ```
+    pub fn recycle(&mut self, game: PgnGame) {
+        self.cutter.recycle(game);
     }
 
     fn next_cut(&mut self) -> io::Result<Option<CutGame>> {
@@ -802,6 +841,30 @@ pub(super) mod tests {
             let len = (next() % 60) as usize;
             (0..len).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect()
         })
+    }
+
+    /// Games read into the vectors of games handed back (in pieces of 16
+    /// bytes: games read in part are given back too) are the games read
+    /// afresh.
+    #[test]
+    fn games_read_into_recycled_vectors_are_the_same() {
+        for (case, text) in random_texts(2000).enumerate() {
+            let options = ReaderOptions { max_game_bytes: [40, 120, 1 << 20][case % 3] };
+            let fresh: Vec<RawGame> =
+                GameReader::new(text.as_bytes(), options).collect::<io::Result<_>>().unwrap();
+            let input = io::BufReader::with_capacity(16, text.as_bytes());
+            let mut reader = GameReader::new(input, options);
+            let mut count = 0;
+            while let Some(raw) = reader.next_game().unwrap() {
+                let read = raw.into_game();
+                assert_eq!(read, fresh[count].clone().into_game(), "{text:?}");
+                if let (_, _, Ok(game)) = read {
+                    reader.recycle(game);
+                }
+                count += 1;
+            }
+            assert_eq!(count, fresh.len());
+        }
     }
 
     /// Texts made of PGN's pieces in random order: the one-pass reader cuts
