@@ -364,6 +364,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
     }
 
     /// The tag pairs at the start; `None` once the movetext begins.
+    #[inline(always)]
     fn tag(&mut self, first: bool) -> Option<(Span, Span)> {
         // Whether a blank line (whitespace only) came since the last tag.
         let mut blank = false;
