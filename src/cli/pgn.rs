@@ -528,7 +528,14 @@ fn run_parallel(
                     let Some((number, piece)) = next else { return };
                     let mut read = PieceGames::new(&piece, options);
                     let answers = std::iter::from_fn(|| {
-                        read.next_game().map(|raw| answer(raw, json_out, canonical_out))
+                        let raw = read.next_game()?;
+                        // As `answer` does, the game then handed back.
+                        let report = check_game_with(raw, canonical_out);
+                        let answer = answer_of(&report, json_out, canonical_out);
+                        if let Some(game) = report.game {
+                            read.recycle(game);
+                        }
+                        Some(answer)
                     })
                     .collect();
                     let ending = read.ending();

@@ -276,6 +276,12 @@ impl<'a> PieceGames<'a> {
         }
     }
 
+    /// Hands back a game read here, once done with it: the next games are
+    /// read into its vectors (see [`super::GameReader::recycle`]).
+    pub fn recycle(&mut self, game: super::PgnGame) {
+        self.cutter.recycle(game);
+    }
+
     /// Once every game is read: whether the piece ends at a boundary, and
     /// if not what stands.
     pub fn ending(&self) -> Ending {
