@@ -4,6 +4,7 @@
 //! allocates only the vectors of its lines.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 
 pub use super::terms::MAX_VARIATION_DEPTH;
@@ -296,9 +297,15 @@ struct Parser<'a, const BUILD: bool> {
     /// The names of the tags that begin their line, for telling the next
     /// game's tags after a blank line.
     names: Vec<Span>,
+    /// The same names as a set, once there are many of them (see
+    /// [`Parser::named_before`]).
+    many: Option<HashSet<&'a [u8]>>,
     /// A vector for the mainline's moves (see [`Spare`]).
     moves: Vec<MoveNode>,
 }
+
+/// The tag names searched one by one (every real game has fewer).
+const FEW_NAMES: usize = 32;
 
 impl<'a, const BUILD: bool> Parser<'a, BUILD> {
     /// A parser of `text` that takes its vectors from `spare` (see
@@ -306,7 +313,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
     fn new(text: &'a [u8], cutting: bool, spare: &mut Spare) -> Parser<'a, BUILD> {
         let names = std::mem::take(&mut spare.names);
         let moves = std::mem::take(&mut spare.moves);
-        Parser { text, pos: 0, errors: Vec::new(), cutting, stop: None, names, moves }
+        Parser { text, pos: 0, errors: Vec::new(), cutting, stop: None, names, many: None, moves }
     }
 
     /// Puts the vectors it took back in `spare`, emptied.
@@ -363,6 +370,28 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
         end
     }
 
+    /// Whether a tag called `name` began a line of this game before: by a
+    /// search while the names are few, by a set once they are many, so
+    /// that a game of many tags each after a blank line (a file of tags
+    /// only) does not cost the square of its tags (a megabyte of them took
+    /// seconds).
+    fn named_before(&mut self, name: &[u8]) -> bool {
+        let text = self.text;
+        if self.names.len() <= FEW_NAMES {
+            return self.names.iter().any(|n| n.bytes(text) == name);
+        }
+        let names = &self.names;
+        let many = self.many.get_or_insert_with(|| names.iter().map(|n| n.bytes(text)).collect());
+        many.contains(name)
+    }
+
+    fn add_name(&mut self, name: Span) {
+        self.names.push(name);
+        if let Some(many) = &mut self.many {
+            many.insert(name.bytes(self.text));
+        }
+    }
+
     /// The tag pairs at the start; `None` once the movetext begins.
     #[inline(always)]
     fn tag(&mut self, first: bool) -> Option<(Span, Span)> {
@@ -409,11 +438,11 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
             // next game (files of tags only); another goes on the same tag
             // section (ChessBase writes blank lines between tags).
             let bytes = name.bytes(text);
-            if !first && blank && self.names.iter().any(|n| n.bytes(text) == bytes) {
+            if !first && blank && self.named_before(bytes) {
                 self.stop = Some(start);
                 return None;
             }
-            self.names.push(name);
+            self.add_name(name);
         }
         skip_space(&mut i);
         let mut value = Span::new(i, i);

@@ -12,7 +12,7 @@
 //! next line that starts with `[`, reports the game as too large, and goes
 //! on from there.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::io::{self, BufRead};
 
 use super::parse::{Cut, Parsed, PgnGame, Spare, cut_game, parse_game};
@@ -82,7 +82,7 @@ struct Scan {
 impl Scan {
     /// Takes one line (without its end) into account; `names` holds the
     /// hashes of the game's tag names so far.
-    fn feed(&mut self, line: &[u8], names: &mut Vec<u64>) -> Feed {
+    fn feed(&mut self, line: &[u8], names: &mut HashSet<u64>) -> Feed {
         if !self.in_comment {
             if line.first() == Some(&b'%') {
                 return Feed::More;
@@ -98,7 +98,7 @@ impl Scan {
                     if self.movetext || (self.blank_after_tags && names.contains(&name)) {
                         return Feed::NextGame;
                     }
-                    names.push(name);
+                    names.insert(name);
                     self.tags = true;
                     self.blank_after_tags = false;
                     return Feed::More;
@@ -172,7 +172,9 @@ fn without_end(line: &[u8]) -> &[u8] {
 /// go on. Only games whose movetext begins on a tag line are cut this way.
 fn cut_by_lines(text: &[u8], at_end: bool) -> Option<usize> {
     let mut scan = Scan::default();
-    let mut names = Vec::new();
+    // A set: a game of many tags each after a blank line would make a
+    // search through a list cost the square of its tags.
+    let mut names = HashSet::new();
     let mut start = 0;
     while start < text.len() {
         let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |k| start + k + 1);
@@ -714,6 +716,23 @@ pub(super) mod tests {
         // A blank line between tags of one game (ChessBase).
         let text = "[Event \"a\"]\n\n[Date \"?\"]\n\n1. e4 *\n[Event \"b\"]\n\n[Event \"c\"]\n";
         assert_eq!(texts(text).len(), 3);
+    }
+
+    /// More tag names than are searched one by one: the set that takes
+    /// over tells a repeated name after a blank line (a new game) as the
+    /// search does, before a game of tags only and before one whose
+    /// movetext begins on its tag line.
+    #[test]
+    fn many_tags_after_blank_lines() {
+        let tags: String = (0..40).map(|i| format!("[T{i} \"x\"]\n\n")).collect();
+        let text = format!("{tags}[T35 \"y\"]\n\n[T40 \"z\"]\n");
+        let cut = texts(&text);
+        assert_eq!(cut.len(), 2);
+        assert!(cut[1].starts_with("[T35 \"y\"]"), "{:?}", cut[1]);
+        let text = format!("{tags}[T40 \"y\"]\n\n[T3 \"z\"] 1. e4 *\n");
+        let cut = texts(&text);
+        assert_eq!(cut.len(), 2);
+        assert_eq!(cut[1], "[T3 \"z\"] 1. e4 *\n");
     }
 
     #[test]
