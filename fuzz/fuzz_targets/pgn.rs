@@ -5,7 +5,8 @@
 //! pieces of 7 bytes) and the reading in pieces of `arbiter pgn --jobs N`
 //! (pieces of 1 to 64 bytes, joined) cut the same games as `GameReader`, a
 //! game read while it was cut is the game its text reads as, and checking
-//! without the mainline's SAN gives the same verdict.
+//! without the mainline's SAN gives the same verdict; games read into the
+//! vectors of games handed back read as their texts do.
 #![no_main]
 
 use std::io::BufReader;
@@ -33,8 +34,10 @@ fuzz_target!(|data: &[u8]| {
     let size = 1 + data.first().map_or(0, |&b| usize::from(b % 64));
     let mut pieces = read_in_pieces(data, options, size).expect("from memory").into_iter();
     let mut cut = 0;
-    for raw in GameReader::new(input, options) {
-        let raw = raw.expect("reading from memory does not fail");
+    // Every game is handed back once checked: the next are read into its
+    // vectors, and must read as their texts do.
+    let mut reader = GameReader::new(input, options);
+    while let Some(raw) = reader.next_game().expect("reading from memory does not fail") {
         let same = pushed.pop_front().expect("the splitter cut as many games");
         assert_eq!((same.index, same.line, &same.text), (raw.index, raw.line, &raw.text));
         // Read in pieces, then checked without the mainline's SAN (as
@@ -51,7 +54,12 @@ fuzz_target!(|data: &[u8]| {
             assert!(text.len() <= MAX_GAME_BYTES, "a game of {} bytes kept", text.len());
         }
         let report = check_game(raw);
-        let (Some(game), Ok(verdict)) = (&report.game, &report.verdict) else { continue };
+        let (Some(game), Ok(verdict)) = (&report.game, &report.verdict) else {
+            if let Some(game) = report.game {
+                reader.recycle(game);
+            }
+            continue;
+        };
         let mut exported = Vec::new();
         write_canonical(game, verdict, &mut exported);
         let again: Vec<_> =
@@ -67,6 +75,9 @@ fuzz_target!(|data: &[u8]| {
         let sans =
             |g: &arbiter::pgn::PgnGame| g.mainline.moves.iter().map(|m| m.san).collect::<Vec<_>>();
         assert_eq!(sans(game2)[..verdict.plies], sans(game)[..verdict.plies]);
+        if let Some(game) = report.game {
+            reader.recycle(game);
+        }
     }
     assert!(pushed.is_empty(), "the splitter cut more games than the {cut} read");
     assert!(pieces.next().is_none(), "in pieces: more games");
