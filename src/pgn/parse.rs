@@ -318,10 +318,9 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
 
     /// Puts the vectors it took back in `spare`, emptied.
     fn give_back(self, spare: &mut Spare) {
-        let Parser { mut names, moves, .. } = self;
-        names.clear();
-        spare.names = names;
-        spare.keep_moves(moves);
+        let Parser { names, moves, .. } = self;
+        keep(&mut spare.names, names);
+        keep(&mut spare.moves, moves);
     }
 
     /// The start of the line `at` is on, if only whitespace comes before
@@ -864,39 +863,37 @@ pub(super) struct Spare {
     names: Vec<Span>,
 }
 
-/// The most moves a vector kept holds room for (48 kB).
-const SPARE_MOVES: usize = 1024;
+/// The most items (moves, tags, names) a vector kept holds room for.
+const SPARE_ITEMS: usize = 1024;
 /// The most bytes of text a vector kept holds room for.
 const SPARE_TEXT: usize = 64 << 10;
 
 impl Spare {
     /// Keeps the vectors of `game`, emptied, if they are of ordinary size.
     pub(super) fn keep(&mut self, game: PgnGame) {
-        let PgnGame { mut text, mut tags, mainline, .. } = game;
+        let PgnGame { mut text, tags, mainline, .. } = game;
         if text.capacity() <= SPARE_TEXT {
             text.clear();
             self.text = text;
         }
-        if tags.capacity() <= SPARE_MOVES {
-            tags.clear();
-            self.tags = tags;
-        }
-        self.keep_moves(mainline.moves);
-    }
-
-    fn keep_moves(&mut self, mut moves: Vec<MoveNode>) {
-        if moves.capacity() <= SPARE_MOVES {
-            moves.clear();
-            self.moves = moves;
-        }
+        keep(&mut self.tags, tags);
+        keep(&mut self.moves, mainline.moves);
     }
 
     /// Takes back the vectors of a game read and not handed out.
     fn give_back(&mut self, parsed: Parsed) {
-        let Parsed { mut tags, mainline, .. } = parsed;
-        tags.clear();
-        self.tags = tags;
-        self.keep_moves(mainline.moves);
+        let Parsed { tags, mainline, .. } = parsed;
+        keep(&mut self.tags, tags);
+        keep(&mut self.moves, mainline.moves);
+    }
+}
+
+/// Keeps `vector` in `place`, emptied, if it has room for at most
+/// [`SPARE_ITEMS`] items.
+fn keep<T>(place: &mut Vec<T>, mut vector: Vec<T>) {
+    if vector.capacity() <= SPARE_ITEMS {
+        vector.clear();
+        *place = vector;
     }
 }
 
@@ -979,8 +976,7 @@ pub(super) fn cut_game<const BUILD: bool>(text: &[u8], at_end: bool, spare: &mut
         && parser.line_start_before(parser.pos).is_none()
     {
         parser.give_back(spare);
-        tags.clear();
-        spare.tags = tags;
+        keep(&mut spare.tags, tags);
         return Cut::ByLines;
     }
     let parts = read_after_tags(&mut parser, tags);
