@@ -17,6 +17,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use arbiter::chess::dead::Analysis;
 use arbiter::chess::illegal::IllegalReason;
 use arbiter::chess::san::san;
 use arbiter::chess::{Move, Position};
@@ -54,7 +55,7 @@ fn assert_fast_paths_agree(text: &[u8], label: &str) {
         "{label}"
     );
     for (raw, raw_only) in whole.into_iter().zip(only) {
-        let (loud, quiet) = (check_game(raw), check_game_with(raw_only, false));
+        let (loud, quiet) = (check_game(raw), check_game_with(raw_only, false, Analysis::DEFAULT));
         assert_eq!(loud.verdict, quiet.verdict, "{label}: game {}", loud.index);
     }
 }

@@ -1,8 +1,9 @@
 //! `ValidatePgn` over a real socket on 127.0.0.1: PGN text in chunks of any
 //! size, one answer per game in input order, per-game errors (a bad FEN
 //! tag, an unknown variant, a game over the size limit) that leave the
-//! stream going, an over-size chunk, back-pressure, and the shared PGN files
-//! answered as the local reader answers them.
+//! stream going, an over-size chunk, back-pressure, the analysis's budget
+//! as the server was given it, and the shared PGN files answered as the
+//! local reader answers them.
 
 #[allow(dead_code)]
 mod common;
@@ -133,6 +134,36 @@ async fn answers_each_game_in_order_whatever_the_chunks() {
     assert_eq!(unfinished.plies, 3);
     assert!(unfinished.result_tag.is_none() && unfinished.result_consistent);
     server.shutdown().await.unwrap();
+}
+
+/// A game lost on time by White whose winner, Black (a king and a pawn
+/// against White's army), can mate only by a long helpmate: the analysis
+/// finds it within its default budget, not within 1,000 positions.
+const LONG_PROOF: &str = "[Event \"lost on time\"]\n[SetUp \"1\"]\n\
+    [FEN \"8/8/8/p5k1/4P2R/2N2P2/P1P2KP1/8 w - - 0 40\"]\n\
+    [Termination \"Time forfeit\"]\n[Result \"0-1\"]\n\n0-1\n";
+
+#[tokio::test]
+async fn the_flag_fall_analysis_has_the_budget_the_server_was_given() {
+    let outcome = |answers: &[proto::ValidatePgnResponse]| {
+        assert_eq!(answers.len(), 1);
+        verdict(&answers[0]).outcome.clone().expect("an outcome")
+    };
+    let default = TestServer::start(&[]).await;
+    let answers = validate(&default, LONG_PROOF.as_bytes(), 16).await.unwrap();
+    assert_eq!(answers, local(LONG_PROOF.as_bytes(), 1 << 20));
+    let proven = outcome(&answers);
+    assert_eq!(proven.result, proto::GameResult::BlackWins as i32);
+    assert_eq!(proven.termination, proto::Termination::Timeout as i32);
+    assert!(!proven.unproven, "a helpmate proves that Black can mate");
+
+    let bounded = TestServer::start(&["--unwinnable-nodes", "1000"]).await;
+    let answers = validate(&bounded, LONG_PROOF.as_bytes(), 16).await.unwrap();
+    let unproven = outcome(&answers);
+    assert_eq!(unproven.result, proto::GameResult::BlackWins as i32);
+    assert_eq!(unproven.termination, proto::Termination::Timeout as i32);
+    assert!(unproven.unproven, "1,000 positions are too few to find Black's helpmate");
+    assert!(verdict(&answers[0]).result_consistent);
 }
 
 #[tokio::test]

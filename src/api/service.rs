@@ -17,7 +17,9 @@ use crate::chess::dead;
 use crate::chess::game::{Replay, ReplayOptions, replay};
 use crate::chess::perft;
 use crate::chess::uci::UciMove;
-use crate::pgn::{RawGame, ReaderOptions, Splitter, check_game};
+use crate::pgn::{
+    RawGame, ReaderOptions, Splitter, check_game_with, check_read_game, may_analyse_fully,
+};
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::StreamGame;
@@ -255,6 +257,7 @@ impl RulesService for Rules {
         let options = ReaderOptions { max_game_bytes: self.limits.max_pgn_game_bytes };
         // A game's text is about eight bytes a move, more with comments.
         let heavy_bytes = self.limits.blocking_moves.saturating_mul(16);
+        let analysis = self.limits.analysis;
         let span = tracing::Span::current();
         let mut games: i64 = 0;
         // As in `validate_games`: order kept, at most `in_flight` games read
@@ -263,8 +266,22 @@ impl RulesService for Rules {
             .map(move |game| async move {
                 let raw = game?;
                 let _in_flight = StreamGame::start();
-                let heavy = raw.text.as_ref().map_or(0, Vec::len) > heavy_bytes;
-                run(heavy, move || super::pgn::response(&check_game(raw))).await
+                // A long game is read and checked on the blocking pool; a
+                // short one is read here, and checked there when it may
+                // get the full unwinnability analysis (a flag fall, a
+                // set-up start past the gate), as `ValidateGame` is.
+                if raw.text.as_ref().map_or(0, Vec::len) > heavy_bytes {
+                    return run(true, move || {
+                        super::pgn::response(&check_game_with(raw, true, analysis))
+                    })
+                    .await;
+                }
+                let (index, line, game) = raw.into_game();
+                let heavy = game.as_ref().is_ok_and(may_analyse_fully);
+                run(heavy, move || {
+                    super::pgn::response(&check_read_game(index, line, game, true, analysis))
+                })
+                .await
             })
             .buffered(self.limits.stream_games_in_flight)
             .map(move |item| {

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::remote;
+use crate::chess::dead::Analysis;
 use crate::pgn::{
     Ending, GameReader, GameReport, Joiner, PgnGame, Piece, PieceGames, PieceReader, RawGame,
     ReaderOptions, Split, check_game_with, json, write_canonical,
@@ -110,7 +111,7 @@ struct Answer {
 
 fn answer(raw: RawGame, json_out: bool, canonical_out: bool) -> Answer {
     // Only the canonical export writes the mainline's moves.
-    answer_of(&check_game_with(raw, canonical_out), json_out, canonical_out)
+    answer_of(&check_game_with(raw, canonical_out, Analysis::DEFAULT), json_out, canonical_out)
 }
 
 /// The output of a game checked.
@@ -395,7 +396,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         let mut result = Ok(());
         while let Some(raw) = games.next_game() {
             // As `answer` does, the game then handed back to be read into.
-            let report = check_game_with(raw, canonical_out);
+            let report = check_game_with(raw, canonical_out, Analysis::DEFAULT);
             let answer = answer_of(&report, json_out, canonical_out);
             if let Some(game) = report.game {
                 games.recycle(game);
@@ -530,7 +531,7 @@ fn run_parallel(
                     let answers = std::iter::from_fn(|| {
                         let raw = read.next_game()?;
                         // As `answer` does, the game then handed back.
-                        let report = check_game_with(raw, canonical_out);
+                        let report = check_game_with(raw, canonical_out, Analysis::DEFAULT);
                         let answer = answer_of(&report, json_out, canonical_out);
                         if let Some(game) = report.game {
                             read.recycle(game);

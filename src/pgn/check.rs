@@ -11,8 +11,9 @@ use thiserror::Error;
 use super::parse::{Line, PgnGame};
 use super::reader::RawGame;
 pub use super::terms::{ResultToken, VariationError, VariationReason};
+use crate::chess::dead::{self, Analysis};
 use crate::chess::echo;
-use crate::chess::game::{Game, IllegalMove, Notation, ReplayOptions};
+use crate::chess::game::{Game, IllegalMove, Notation};
 use crate::chess::illegal::Illegal;
 use crate::chess::outcome::Outcome;
 use crate::chess::{CastlingMode, Color, FenError, Position};
@@ -112,16 +113,39 @@ fn set_up(game: &PgnGame) -> Result<Option<Position>, GameError> {
 
 /// The game from the standard start, as most games begin: set up once
 /// (the position, and the looks for mate, stalemate and a dead position
-/// that every game gets at its start), and copied for each game.
+/// that every game gets at its start), and copied for each game checked
+/// with the default budgets.
 static STANDARD_START: LazyLock<Game> =
-    LazyLock::new(|| Game::with_analysis(Position::default(), ReplayOptions::default().analysis));
+    LazyLock::new(|| Game::with_analysis(Position::default(), Analysis::DEFAULT));
 
-/// The game at the start of `game`, to replay its moves in.
-fn start_game(game: &PgnGame) -> Result<Game, GameError> {
+/// The game at the start of `game`, to replay its moves in with the
+/// budgets of `analysis`.
+fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Game, GameError> {
     Ok(match set_up(game)? {
-        None => STANDARD_START.clone(),
-        Some(start) => Game::with_analysis(start, ReplayOptions::default().analysis),
+        None if analysis == Analysis::DEFAULT => STANDARD_START.clone(),
+        None => Game::with_analysis(Position::default(), analysis),
+        Some(start) => Game::with_analysis(start, analysis),
     })
+}
+
+/// Whether checking `game` may give a position the full unwinnability
+/// analysis besides its final position's gated look (up to about a second
+/// at the default budget): a game lost on time, for the flag fall, or one
+/// whose set-up start position is past [`dead::worth_a_full_look`]'s
+/// gate. The service checks such games on its blocking pool, as it runs
+/// such `ValidateGame` calls.
+///
+/// ```
+/// use arbiter::pgn::{may_analyse_fully, parse_game};
+/// let on_time = parse_game(b"[Termination \"Time forfeit\"]\n\n1. e4 1-0".to_vec());
+/// assert!(may_analyse_fully(&on_time));
+/// assert!(!may_analyse_fully(&parse_game(b"[Termination \"Normal\"]\n\n1. e4 1-0".to_vec())));
+/// let wall = "[SetUp \"1\"]\n[FEN \"8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1\"]\n\n*";
+/// assert!(may_analyse_fully(&parse_game(wall.as_bytes().to_vec())));
+/// ```
+pub fn may_analyse_fully(game: &PgnGame) -> bool {
+    lost_on_time(game)
+        || set_up(game).ok().flatten().is_some_and(|start| dead::worth_a_full_look(&start))
 }
 
 /// What validating a readable game found.
@@ -196,18 +220,32 @@ pub fn result_consistent(tag: Option<&str>, token: Option<ResultToken>, outcome:
     }
 }
 
-/// Reads and validates one game as the reader cut it.
+/// Reads and validates one game as the reader cut it, with the default
+/// budgets of the unwinnability analysis.
 pub fn check_game(raw: RawGame) -> GameReport {
-    check_game_with(raw, true)
+    check_game_with(raw, true, Analysis::DEFAULT)
 }
 
 /// [`check_game`], with the mainline's canonical SAN written into the game
-/// only when `sans` (see [`check_parsed_with`]).
-pub fn check_game_with(raw: RawGame, sans: bool) -> GameReport {
+/// only when `sans`, and the analysis's budgets `analysis` (see
+/// [`check_parsed_with`]).
+pub fn check_game_with(raw: RawGame, sans: bool, analysis: Analysis) -> GameReport {
     let (index, line, game) = raw.into_game();
+    check_read_game(index, line, game, sans, analysis)
+}
+
+/// [`check_game_with`] for a game already read from its [`RawGame`]
+/// ([`RawGame::into_game`]'s parts), or the size of one too large to keep.
+pub fn check_read_game(
+    index: usize,
+    line: usize,
+    game: Result<PgnGame, u64>,
+    sans: bool,
+    analysis: Analysis,
+) -> GameReport {
     match game {
         Ok(mut game) => {
-            let verdict = check_parsed_with(&mut game, sans);
+            let verdict = check_parsed_with(&mut game, sans, analysis);
             GameReport { index, line, game: Some(game), verdict }
         }
         Err(bytes) => {
@@ -223,19 +261,25 @@ pub fn check_game_with(raw: RawGame, sans: bool) -> GameReport {
 /// A [`GameError`] when the game cannot be validated at all (bad `FEN`
 /// tag, a variant that cannot be played).
 pub fn check_parsed(game: &mut PgnGame) -> Result<Verdict, GameError> {
-    check_parsed_with(game, true)
+    check_parsed_with(game, true, Analysis::DEFAULT)
 }
 
 /// [`check_parsed`], writing the mainline's canonical SAN into the game
 /// only when `sans` (the canonical export needs it; the JSON and the
 /// summary do not). Side lines always get theirs. The verdict is the same
-/// either way.
+/// either way. `analysis` bounds the unwinnability analysis of dead
+/// positions and of a flag fall, as the server's `--unwinnable-nodes` and
+/// `--unwinnable-ply-nodes` bound it for `ValidateGame`.
 ///
 /// # Errors
 ///
 /// As [`check_parsed`].
-pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, GameError> {
-    let mut played = start_game(game)?;
+pub fn check_parsed_with(
+    game: &mut PgnGame,
+    sans: bool,
+    analysis: Analysis,
+) -> Result<Verdict, GameError> {
+    let mut played = start_game(game, analysis)?;
     let flagged = flagged_side(game, played.position());
     let PgnGame { text, mainline, result_token, syntax_errors, .. } = game;
     // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
@@ -316,10 +360,14 @@ pub fn check_parsed_with(game: &mut PgnGame, sans: bool) -> Result<Verdict, Game
 /// assert_eq!(flagged_side(&game, &Position::default()), None);
 /// ```
 pub fn flagged_side(game: &PgnGame, start: &Position) -> Option<Color> {
-    let on_time =
-        game.tag("Termination").is_some_and(|t| t.trim().eq_ignore_ascii_case("time forfeit"));
     let turn = start.turn();
-    on_time.then(|| if game.mainline.moves.len().is_multiple_of(2) { turn } else { !turn })
+    lost_on_time(game)
+        .then(|| if game.mainline.moves.len().is_multiple_of(2) { turn } else { !turn })
+}
+
+/// Whether the `Termination` tag says that `game` was lost on time.
+fn lost_on_time(game: &PgnGame) -> bool {
+    game.tag("Termination").is_some_and(|t| t.trim().eq_ignore_ascii_case("time forfeit"))
 }
 
 /// A move's text as the replay takes it: non-UTF-8 bytes can be no move.

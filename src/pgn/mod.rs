@@ -26,8 +26,8 @@ mod terms;
 
 pub use check::{
     GameError, GameReport, ResultToken, Variant, VariationError, VariationReason, Verdict,
-    check_game, check_game_with, check_parsed, check_parsed_with, flagged_side, result_consistent,
-    start_position, variant_of,
+    check_game, check_game_with, check_parsed, check_parsed_with, check_read_game, flagged_side,
+    may_analyse_fully, result_consistent, start_position, variant_of,
 };
 pub use export::write_canonical;
 pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, parse_game};
