@@ -9,12 +9,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::chess::dead::Analysis;
 use crate::chess::game::{Notation, ReplayOptions, Replayed};
 use crate::chess::uci::UciMove;
 use crate::chess::unwinnable::{Budget, Verdict, analyse};
 use crate::chess::{CastlingMode, Color, Position, perft};
-use crate::config::ServeConfig;
+use crate::config::{AnalysisArgs, ServeConfig};
 use crate::report::{GameJson, Messages};
 use crate::telemetry::Telemetry;
 
@@ -211,6 +210,8 @@ pub struct ValidateArgs {
     /// with helpmates (`position.winnability`).
     #[arg(long)]
     pub winnability: bool,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
     /// Read games from FILE, one per line (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     pub batch: Option<PathBuf>,
@@ -331,7 +332,7 @@ impl ValidateArgs {
                 ColorArg::Black => Color::Black,
             }),
             winnability: self.winnability,
-            analysis: Analysis::DEFAULT,
+            analysis: self.analysis.analysis(),
         }
     }
 }

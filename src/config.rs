@@ -9,6 +9,36 @@ use crate::chess::dead::Analysis;
 use crate::chess::unwinnable::Budget;
 use crate::telemetry::LogFormat;
 
+/// The budgets of the unwinnability analysis (dead positions, flag fall):
+/// the server's, and those of the commands that replay games locally
+/// (`validate`, `pgn`), so that both can judge alike.
+#[derive(Clone, Copy, Debug, clap::Args)]
+pub struct AnalysisArgs {
+    /// Positions the unwinnability analysis may visit per colour for a ply
+    /// whose pawns are all blocked (the per-ply dead-position check); 0
+    /// leaves only the analysis's static tests.
+    #[arg(long, env = "ARBITER_UNWINNABLE_PLY_NODES", default_value_t = Analysis::DEFAULT.per_ply.nodes,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub unwinnable_ply_nodes: u64,
+
+    /// Positions the unwinnability analysis may visit per colour for a
+    /// game's start and final positions, a flag fall and reported verdicts
+    /// (about a second at most at the default).
+    #[arg(long, env = "ARBITER_UNWINNABLE_NODES", default_value_t = Analysis::DEFAULT.full.nodes,
+          value_parser = clap::value_parser!(u64).range(1_000..=100_000_000))]
+    pub unwinnable_nodes: u64,
+}
+
+impl AnalysisArgs {
+    /// The budgets these flags give.
+    pub fn analysis(&self) -> Analysis {
+        Analysis {
+            per_ply: Budget { nodes: self.unwinnable_ply_nodes },
+            full: Budget { nodes: self.unwinnable_nodes },
+        }
+    }
+}
+
 /// Settings of `arbiter serve`. Every flag has an `ARBITER_*` twin.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ServeConfig {
@@ -51,19 +81,8 @@ pub struct ServeConfig {
           value_parser = parse_perft_budget)]
     pub perft_budget: Duration,
 
-    /// Positions the unwinnability analysis may visit per colour for a ply
-    /// whose pawns are all blocked (the per-ply dead-position check); 0
-    /// leaves only the analysis's static tests.
-    #[arg(long, env = "ARBITER_UNWINNABLE_PLY_NODES", default_value_t = 0,
-          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
-    pub unwinnable_ply_nodes: u64,
-
-    /// Positions the unwinnability analysis may visit per colour for a
-    /// request's start and final positions, a flag fall and reported
-    /// verdicts (about a second at most at the default).
-    #[arg(long, env = "ARBITER_UNWINNABLE_NODES", default_value_t = Budget::FULL.nodes,
-          value_parser = clap::value_parser!(u64).range(1_000..=100_000_000))]
-    pub unwinnable_nodes: u64,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
 
     /// Rules-service calls open at once across all connections, from
     /// admission until the response has been sent; a ValidateGames stream
@@ -318,10 +337,7 @@ impl ServeConfig {
             perft_budget: self.perft_budget,
             stream_games_in_flight: self.stream_games_in_flight as usize,
             blocking_moves: self.blocking_moves as usize,
-            analysis: Analysis {
-                per_ply: Budget { nodes: self.unwinnable_ply_nodes },
-                full: Budget { nodes: self.unwinnable_nodes },
-            },
+            analysis: self.analysis.analysis(),
             max_pgn_game_bytes: self.max_pgn_game_bytes as usize,
         }
     }

@@ -304,3 +304,53 @@ fn validate_applies_a_flag_fall_and_reports_verdicts_and_claims() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("green"));
 }
+
+/// `arbiter validate` and `arbiter pgn` take the server's budgets of the
+/// unwinnability analysis: White's flag falls where Black, with a king and
+/// a pawn, can mate only by a long helpmate, which the default budget finds
+/// and 1,000 positions do not (Black then wins unproven).
+#[test]
+fn the_commands_take_the_analysis_budgets_the_server_takes() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let fen = "8/8/8/p5k1/4P2R/2N2P2/P1P2KP1/8 w - - 0 40";
+    let pgn = format!(
+        "[SetUp \"1\"]\n[FEN \"{fen}\"]\n[Termination \"Time forfeit\"]\n[Result \"0-1\"]\n\n0-1\n"
+    );
+    let pgn_outcome = |budget: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["pgn", "--json", "--quiet"])
+            .args(budget)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(pgn.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        json(&out.stdout)["outcome"].clone()
+    };
+    let validate_outcome = |budget: &[&str]| {
+        let mut args = vec!["validate", "--fen", fen, "--flagged", "white", "--no-legal-moves"];
+        args.extend(budget);
+        let out = arbiter(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        json(&out.stdout)["outcome"].clone()
+    };
+    for outcome in [validate_outcome(&[]), pgn_outcome(&[])] {
+        assert_eq!(outcome["termination"], "TERMINATION_TIMEOUT");
+        assert_eq!(outcome["pgnResult"], "0-1");
+        assert_eq!(outcome["unproven"], false, "{outcome}");
+    }
+    let small = ["--unwinnable-nodes", "1000", "--unwinnable-ply-nodes", "0"];
+    for outcome in [validate_outcome(&small), pgn_outcome(&small)] {
+        assert_eq!(outcome["termination"], "TERMINATION_TIMEOUT");
+        assert_eq!(outcome["pgnResult"], "0-1");
+        assert_eq!(outcome["unproven"], true, "{outcome}");
+    }
+    let out = arbiter(&["validate", "--unwinnable-nodes", "10", "e4"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--unwinnable-nodes") && stderr.contains("1000.."), "{stderr}");
+}

@@ -16,6 +16,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::remote;
 use crate::chess::dead::Analysis;
+use crate::config::AnalysisArgs;
 use crate::pgn::{
     Ending, GameReader, GameReport, Joiner, PgnGame, Piece, PieceGames, PieceReader, RawGame,
     ReaderOptions, Split, check_game_with, json, write_canonical,
@@ -65,6 +66,10 @@ pub struct PgnArgs {
     /// (default: the host of --remote).
     #[arg(long, value_name = "NAME", requires = "tls_ca")]
     pub tls_domain: Option<String>,
+    /// The unwinnability analysis's budgets for games checked here; with
+    /// --remote the server's apply, and these should match them.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
     /// PGN files, plain or compressed (.zst, .gz, .bz2, found by content);
     /// none or `-`: standard input.
     pub files: Vec<PathBuf>,
@@ -109,22 +114,39 @@ struct Answer {
     canonical: Vec<u8>,
 }
 
-fn answer(raw: RawGame, json_out: bool, canonical_out: bool) -> Answer {
-    // Only the canonical export writes the mainline's moves.
-    answer_of(&check_game_with(raw, canonical_out, Analysis::DEFAULT), json_out, canonical_out)
+/// What a run writes of each game, and the budgets of the unwinnability
+/// analysis it checks games with.
+#[derive(Clone, Copy, Debug)]
+struct Mode {
+    json: bool,
+    canonical: bool,
+    analysis: Analysis,
+}
+
+impl Mode {
+    fn check(&self, raw: RawGame) -> GameReport {
+        // Only the canonical export writes the mainline's moves.
+        check_game_with(raw, self.canonical, self.analysis)
+    }
+}
+
+fn answer(raw: RawGame, mode: Mode) -> Answer {
+    answer_of(&mode.check(raw), mode)
 }
 
 /// The output of a game checked.
-fn answer_of(report: &GameReport, json_out: bool, canonical_out: bool) -> Answer {
+fn answer_of(report: &GameReport, mode: Mode) -> Answer {
     let mut counts = Counts::default();
     counts.add(report);
     let mut json = Vec::new();
-    if json_out {
+    if mode.json {
         // Writing to a vector does not fail.
         let _ = json::write_json_fields(report, &mut json);
     }
     let mut canonical = Vec::new();
-    if canonical_out && let (Some(game), Ok(verdict)) = (&report.game, &report.verdict) {
+    if mode.canonical
+        && let (Some(game), Ok(verdict)) = (&report.game, &report.verdict)
+    {
         write_canonical(game, verdict, &mut canonical);
     }
     Answer { counts, json, canonical }
@@ -359,7 +381,11 @@ pub fn run(args: &PgnArgs) -> ExitCode {
     );
     let started = Instant::now();
     let mut progress = Progress::new(args.quiet, total_bytes);
-    let (json_out, canonical_out) = (args.json, args.canonical.is_some());
+    let mode = Mode {
+        json: args.json,
+        canonical: args.canonical.is_some(),
+        analysis: args.analysis.analysis(),
+    };
     let mut counts = Counts::default();
     let mut take = |answer: &Answer, counts: &mut Counts, progress: &mut Progress| {
         let index = counts.games;
@@ -384,20 +410,14 @@ pub fn run(args: &PgnArgs) -> ExitCode {
             tls_identity: args.tls_cert.clone().zip(args.tls_key.clone()),
             tls_domain: args.tls_domain.clone(),
         };
-        run_remote(
-            games,
-            &remote,
-            |answer| take(answer, &mut counts, &mut progress),
-            json_out,
-            canonical_out,
-        )
+        run_remote(games, &remote, |answer| take(answer, &mut counts, &mut progress), mode)
     } else if jobs <= 1 {
         // One thread in all: read, validate, write.
         let mut result = Ok(());
         while let Some(raw) = games.next_game() {
             // As `answer` does, the game then handed back to be read into.
-            let report = check_game_with(raw, canonical_out, Analysis::DEFAULT);
-            let answer = answer_of(&report, json_out, canonical_out);
+            let report = mode.check(raw);
+            let answer = answer_of(&report, mode);
             if let Some(game) = report.game {
                 games.recycle(game);
             }
@@ -408,13 +428,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         }
         result.map(|()| games.failed)
     } else {
-        run_parallel(
-            games,
-            jobs,
-            |answer| take(answer, &mut counts, &mut progress),
-            json_out,
-            canonical_out,
-        )
+        run_parallel(games, jobs, |answer| take(answer, &mut counts, &mut progress), mode)
     };
     progress.finish();
     let written = written.and_then(|failed| outputs.flush().map(|()| failed));
@@ -464,8 +478,7 @@ fn run_parallel(
     games: Games,
     jobs: usize,
     mut take: impl FnMut(&Answer) -> io::Result<()>,
-    json_out: bool,
-    canonical_out: bool,
+    mode: Mode,
 ) -> io::Result<bool> {
     let Games { paths, options, bytes, .. } = games;
     let in_flight = 4 * jobs;
@@ -531,8 +544,8 @@ fn run_parallel(
                     let answers = std::iter::from_fn(|| {
                         let raw = read.next_game()?;
                         // As `answer` does, the game then handed back.
-                        let report = check_game_with(raw, canonical_out, Analysis::DEFAULT);
-                        let answer = answer_of(&report, json_out, canonical_out);
+                        let report = mode.check(raw);
+                        let answer = answer_of(&report, mode);
                         if let Some(game) = report.game {
                             read.recycle(game);
                         }
@@ -555,7 +568,7 @@ fn run_parallel(
         let mut write = |reread: &mut std::collections::VecDeque<RawGame>, own: &[Answer]| {
             reread
                 .drain(..)
-                .try_for_each(|raw| take(&answer(raw, json_out, canonical_out)))
+                .try_for_each(|raw| take(&answer(raw, mode)))
                 .and_then(|()| own.iter().try_for_each(&mut take))
         };
         let mut result = Ok(());
@@ -592,8 +605,7 @@ fn run_remote(
     mut games: Games,
     remote: &remote::Remote,
     mut take: impl FnMut(&Answer) -> io::Result<()>,
-    json_out: bool,
-    canonical_out: bool,
+    mode: Mode,
 ) -> io::Result<bool> {
     use futures_util::StreamExt;
     let runtime =
@@ -609,7 +621,7 @@ fn run_remote(
         let (send, receive) = tokio::sync::mpsc::channel(1024);
         let reader = std::thread::spawn(move || {
             while let Some(raw) = games.next_game() {
-                if send.blocking_send(remote::plan(raw)).is_err() {
+                if send.blocking_send(remote::plan(raw, mode.analysis)).is_err() {
                     break;
                 }
             }
@@ -633,7 +645,7 @@ fn run_remote(
         while let Some(report) = reports.next().await {
             match report {
                 Ok(report) => {
-                    let answer = answer_of(&report, json_out, canonical_out);
+                    let answer = answer_of(&report, mode);
                     if let Err(err) = take(&answer) {
                         result = Err(err);
                         break;

@@ -24,14 +24,15 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 use tonic::{Code, Status};
 
+use crate::chess::dead::Analysis;
 use crate::chess::game::IllegalMove;
 use crate::chess::illegal::IllegalReason;
 use crate::chess::outcome::{GameResult, Outcome, Termination};
 use crate::chess::san::SanString;
 use crate::chess::{CastlingMode, Color, Position};
 use crate::pgn::{
-    GameReport, Line, PgnGame, RawGame, VariationError, VariationReason, Verdict, check_parsed,
-    flagged_side, parse_game, result_consistent, start_position,
+    GameReport, Line, PgnGame, RawGame, VariationError, VariationReason, Verdict,
+    check_parsed_with, flagged_side, parse_game, result_consistent, start_position,
 };
 use crate::proto::rules_service_client::RulesServiceClient;
 use crate::proto::{self, validate_games_response};
@@ -113,6 +114,9 @@ pub struct Job {
     /// The mainline's request first, then one per variation, depth first.
     plan: Vec<Planned>,
     requests: Vec<proto::ValidateGameRequest>,
+    /// The budgets of a check made here, when the server's answers do not
+    /// fit.
+    analysis: Analysis,
 }
 
 /// A move's text as the local check takes it.
@@ -150,8 +154,9 @@ fn plan_line(
     prefix.truncate(offset);
 }
 
-/// Reads a game and plans its requests.
-pub fn plan(raw: RawGame) -> Result<Job, Box<GameReport>> {
+/// Reads a game and plans its requests; should the game be checked here
+/// after all, it gets the budgets of `analysis`.
+pub fn plan(raw: RawGame, analysis: Analysis) -> Result<Job, Box<GameReport>> {
     let (index, line, game) = raw.into_game();
     let game = match game {
         Ok(game) => game,
@@ -184,7 +189,7 @@ pub fn plan(raw: RawGame) -> Result<Job, Box<GameReport>> {
         }
     }
     let (plan, requests) = job;
-    Ok(Job { index, line, game, start, plan, requests })
+    Ok(Job { index, line, game, start, plan, requests, analysis })
 }
 
 fn illegal_reason(reason: i32) -> Option<IllegalReason> {
@@ -311,7 +316,7 @@ fn count_variations(moves: &[crate::pgn::MoveNode]) -> usize {
 /// (the server refused a request, say over its moves limit) is checked
 /// here instead.
 pub fn report(job: Job, answers: Vec<validate_games_response::Result>) -> GameReport {
-    let Job { index, line, mut game, start, plan, requests: _ } = job;
+    let Job { index, line, mut game, start, plan, requests: _, analysis } = job;
     let start = match start {
         Ok(start) => start,
         Err(error) => return GameReport { index, line, game: Some(game), verdict: Err(error) },
@@ -329,7 +334,7 @@ pub fn report(job: Job, answers: Vec<validate_games_response::Result>) -> GameRe
         None => {
             // The answers' SAN may be half filled in: start again.
             let mut fresh = parse_game(std::mem::take(&mut game.text));
-            let verdict = check_parsed(&mut fresh);
+            let verdict = check_parsed_with(&mut fresh, true, analysis);
             game = fresh;
             verdict
         }
