@@ -168,12 +168,7 @@ fn read_file(dir: &Path, file: &str) -> Vec<u8> {
 #[test]
 fn every_shared_pgn_file_reads_as_expected() -> TestResult {
     let Some(dir) = common::data_dir_or_skip() else { return Ok(()) };
-    let mut listed: Vec<PathBuf> = Vec::new();
-    for sub in std::fs::read_dir(dir.join("pgn"))? {
-        for file in std::fs::read_dir(sub?.path())? {
-            listed.push(file?.path());
-        }
-    }
+    let listed = common::shared_pgn_files(&dir);
     assert_eq!(listed.len(), FILES.len(), "every file of pgn/ has its expectation: {listed:?}");
     for expect in FILES {
         let text = read_file(&dir, expect.file);

@@ -127,13 +127,7 @@ async fn remote_output_is_the_local_output() {
 async fn shared_pgn_files_give_the_same_output_remotely() {
     let Some(dir) = common::data_dir_or_skip() else { return };
     let server = TestServer::start(&[]).await;
-    let mut files = Vec::new();
-    for sub in std::fs::read_dir(dir.join("pgn")).unwrap() {
-        for file in std::fs::read_dir(sub.unwrap().path()).unwrap() {
-            files.push(file.unwrap().path());
-        }
-    }
-    files.sort();
+    let files = common::shared_pgn_files(&dir);
     assert!(files.len() >= 10, "{files:?}");
     for file in &files {
         same_output(&server, file, 4).await;

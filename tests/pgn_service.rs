@@ -234,13 +234,7 @@ async fn validate_pgn_applies_back_pressure() {
 async fn shared_pgn_files_are_answered_as_the_local_reader_answers() {
     let Some(dir) = common::data_dir_or_skip() else { return };
     let server = TestServer::start(&[]).await;
-    let mut files = Vec::new();
-    for sub in std::fs::read_dir(dir.join("pgn")).unwrap() {
-        for file in std::fs::read_dir(sub.unwrap().path()).unwrap() {
-            files.push(file.unwrap().path());
-        }
-    }
-    files.sort();
+    let files = common::shared_pgn_files(&dir);
     assert!(!files.is_empty());
     for (i, path) in files.iter().enumerate() {
         let text = std::fs::read(path).unwrap();

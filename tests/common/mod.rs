@@ -75,6 +75,21 @@ pub fn data_dir_or_skip() -> Option<PathBuf> {
     dir
 }
 
+/// The files of the shared `pgn/` folder (one level of subfolders), sorted.
+///
+/// # Panics
+///
+/// If the folder cannot be listed.
+pub fn shared_pgn_files(dir: &Path) -> Vec<PathBuf> {
+    let list = |dir: &Path| -> Vec<PathBuf> {
+        let entries = std::fs::read_dir(dir).unwrap_or_else(|err| panic!("{dir:?}: {err}"));
+        entries.map(|entry| entry.expect("a readable entry").path()).collect()
+    };
+    let mut files: Vec<PathBuf> = list(&dir.join("pgn")).iter().flat_map(|sub| list(sub)).collect();
+    files.sort();
+    files
+}
+
 /// The perft node budget from `ARBITER_PERFT_NODES`, default
 /// [`DEFAULT_NODE_BUDGET`].
 ///
