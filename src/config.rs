@@ -22,8 +22,8 @@ pub struct AnalysisArgs {
     pub unwinnable_ply_nodes: u64,
 
     /// Positions the unwinnability analysis may visit per colour for a
-    /// game's start and final positions, a flag fall and reported verdicts
-    /// (about a second at most at the default).
+    /// game's start and final positions, a flag fall and the winnability
+    /// verdicts asked for (about a second at most at the default).
     #[arg(long, env = "ARBITER_UNWINNABLE_NODES", default_value_t = Analysis::DEFAULT.full.nodes,
           value_parser = clap::value_parser!(u64).range(1_000..=100_000_000))]
     pub unwinnable_nodes: u64,

@@ -317,34 +317,37 @@ fn the_commands_take_the_analysis_budgets_the_server_takes() {
     let pgn = format!(
         "[SetUp \"1\"]\n[FEN \"{fen}\"]\n[Termination \"Time forfeit\"]\n[Result \"0-1\"]\n\n0-1\n"
     );
-    let pgn_outcome = |budget: &[&str]| {
+    // The outcome of the game on standard input, through each of the
+    // commands' paths: one game, a batch, PGN on one thread and on two.
+    let piped = |args: &[&str], input: &str| {
         let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(["pgn", "--json", "--quiet"])
-            .args(budget)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(pgn.as_bytes()).unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         json(&out.stdout)["outcome"].clone()
     };
-    let validate_outcome = |budget: &[&str]| {
-        let mut args = vec!["validate", "--fen", fen, "--flagged", "white", "--no-legal-moves"];
-        args.extend(budget);
-        let out = arbiter(&args);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        json(&out.stdout)["outcome"].clone()
+    let outcomes = |budget: &[&str]| {
+        let one = ["validate", "--fen", fen, "--flagged", "white", "--no-legal-moves"];
+        let batch = ["validate", "--batch", "-", "--flagged", "white", "--no-legal-moves"];
+        [
+            piped(&[&one[..], budget].concat(), ""),
+            piped(&[&batch[..], budget].concat(), &format!("{fen};\n")),
+            piped(&[&["pgn", "--json", "--quiet", "--jobs", "1"][..], budget].concat(), &pgn),
+            piped(&[&["pgn", "--json", "--quiet", "--jobs", "2"][..], budget].concat(), &pgn),
+        ]
     };
-    for outcome in [validate_outcome(&[]), pgn_outcome(&[])] {
+    for outcome in outcomes(&[]) {
         assert_eq!(outcome["termination"], "TERMINATION_TIMEOUT");
         assert_eq!(outcome["pgnResult"], "0-1");
         assert_eq!(outcome["unproven"], false, "{outcome}");
     }
-    let small = ["--unwinnable-nodes", "1000", "--unwinnable-ply-nodes", "0"];
-    for outcome in [validate_outcome(&small), pgn_outcome(&small)] {
+    for outcome in outcomes(&["--unwinnable-nodes", "1000", "--unwinnable-ply-nodes", "0"]) {
         assert_eq!(outcome["termination"], "TERMINATION_TIMEOUT");
         assert_eq!(outcome["pgnResult"], "0-1");
         assert_eq!(outcome["unproven"], true, "{outcome}");

@@ -45,7 +45,10 @@ fuzz_target!(|data: &[u8]| {
         // `arbiter pgn` does): the same game, the same verdict.
         let piece = pieces.next().expect("as many games read in pieces");
         assert_eq!((piece.line, &piece.text), (raw.line, &raw.text));
-        assert_eq!(check_game_with(piece, false, Analysis::DEFAULT).verdict, check_game(raw.clone()).verdict);
+        assert_eq!(
+            check_game_with(piece, false, Analysis::DEFAULT).verdict,
+            check_game(raw.clone()).verdict
+        );
         cut += 1;
         let (index, line, read) = raw.clone().into_game();
         if let (Ok(read), Ok(text)) = (&read, &raw.text) {

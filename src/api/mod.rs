@@ -52,6 +52,17 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// Whether the analysis's budgets are above the defaults: then every
+    /// replay's per-ply and final looks may run for longer than the
+    /// defaults allow (about a second), and every game is replayed on the
+    /// blocking pool rather than on an async worker.
+    pub fn raised_analysis(&self) -> bool {
+        let (this, default) = (self.analysis, Analysis::DEFAULT);
+        this.per_ply.nodes > default.per_ply.nodes || this.full.nodes > default.full.nodes
+    }
+}
+
 /// Domain of the `ErrorInfo` details Arbiter attaches.
 pub const ERROR_DOMAIN: &str = "arbiter.v1";
 
@@ -167,4 +178,22 @@ pub fn size_limit_response<B>(mut response: http::Response<B>) -> http::Response
         }
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::unwinnable::Budget;
+
+    #[test]
+    fn budgets_above_the_defaults_are_raised() {
+        let with = |per_ply, full| Limits {
+            analysis: Analysis { per_ply: Budget { nodes: per_ply }, full: Budget { nodes: full } },
+            ..Limits::default()
+        };
+        assert!(!Limits::default().raised_analysis());
+        assert!(!with(0, 1_000).raised_analysis(), "smaller budgets are cheaper");
+        assert!(with(1, 1_000_000).raised_analysis());
+        assert!(with(0, 1_000_001).raised_analysis());
+    }
 }

@@ -79,10 +79,13 @@ async fn replay_then<T: Send + 'static>(
     let sent = moves.len();
     let remaining = sent - resumed.as_ref().map_or(0, Resumed::plies_done);
     // A flag fall, reported verdicts and a start position past the wide
-    // gate get the full unwinnability analysis, up to about a second: not
-    // on an async worker.
-    let analysis =
-        options.flagged.is_some() || options.winnability || dead::worth_a_full_look(&start);
+    // gate get the full unwinnability analysis, up to about a second (any
+    // replay may take longer with budgets above the defaults): not on an
+    // async worker.
+    let analysis = options.flagged.is_some()
+        || options.winnability
+        || dead::worth_a_full_look(&start)
+        || limits.raised_analysis();
     run(remaining > limits.blocking_moves || analysis, move || {
         let replay = match (cache, resumed) {
             (Some(cache), Some(resumed)) => cache.finish(resumed, moves, &options),
@@ -258,6 +261,7 @@ impl RulesService for Rules {
         // A game's text is about eight bytes a move, more with comments.
         let heavy_bytes = self.limits.blocking_moves.saturating_mul(16);
         let analysis = self.limits.analysis;
+        let raised = self.limits.raised_analysis();
         let span = tracing::Span::current();
         let mut games: i64 = 0;
         // As in `validate_games`: order kept, at most `in_flight` games read
@@ -269,7 +273,8 @@ impl RulesService for Rules {
                 // A long game is read and checked on the blocking pool; a
                 // short one is read here, and checked there when it may
                 // get the full unwinnability analysis (a flag fall, a
-                // set-up start past the gate), as `ValidateGame` is.
+                // set-up start past the gate, budgets above the
+                // defaults), as `ValidateGame` is.
                 if raw.text.as_ref().map_or(0, Vec::len) > heavy_bytes {
                     return run(true, move || {
                         super::pgn::response(&check_game_with(raw, true, analysis))
@@ -277,7 +282,7 @@ impl RulesService for Rules {
                     .await;
                 }
                 let (index, line, game) = raw.into_game();
-                let heavy = game.as_ref().is_ok_and(may_analyse_fully);
+                let heavy = raised || game.as_ref().is_ok_and(may_analyse_fully);
                 run(heavy, move || {
                     super::pgn::response(&check_read_game(index, line, game, true, analysis))
                 })

@@ -44,7 +44,8 @@ pub struct PgnArgs {
     pub max_game_bytes: usize,
     /// Send the games' rules work to a running Arbiter at HOST:PORT (one
     /// replica, or a Kubernetes Service in front of many) over ValidateGames
-    /// streams, instead of checking them here; the output is the same.
+    /// streams, instead of checking them here; the output is the same when
+    /// --unwinnable-nodes and --unwinnable-ply-nodes are the server's.
     #[arg(long, value_name = "HOST:PORT")]
     pub remote: Option<String>,
     /// With --remote: streams open at once, each on a connection of its own.
@@ -66,8 +67,9 @@ pub struct PgnArgs {
     /// (default: the host of --remote).
     #[arg(long, value_name = "NAME", requires = "tls_ca")]
     pub tls_domain: Option<String>,
-    /// The unwinnability analysis's budgets for games checked here; with
-    /// --remote the server's apply, and these should match them.
+    // The analysis's budgets for the games checked here (with --remote,
+    // those the server refuses): clap shows no doc comment of a flattened
+    // field, so --remote's help says to match the server's.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// PGN files, plain or compressed (.zst, .gz, .bz2, found by content);
