@@ -638,6 +638,9 @@ fn winnable_batch(input: &mut dyn BufRead, budget: Budget, out: &mut impl Write)
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::SmallRng;
+    use rand::{RngCore as _, SeedableRng as _};
+
     use super::ascii_tokens;
 
     #[test]
@@ -669,13 +672,8 @@ mod tests {
     #[test]
     fn long_ascii_texts_split_as_the_standard_library_does() {
         let alphabet = b" \t\n\x0c\r\x0b\x00\x1f!a~\x7f";
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 33) as usize
-        };
+        let mut rng = SmallRng::seed_from_u64(0x2545_f491_4f6c_dd1d);
+        let mut next = move || rng.next_u32() as usize;
         for _ in 0..50_000 {
             let len = next() % 40;
             let text: String = (0..len)

@@ -402,6 +402,9 @@ fn draw_names(draws: &[i32]) -> Vec<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::SmallRng;
+    use rand::{RngCore as _, SeedableRng as _};
+
     use super::*;
     use crate::chess::Position;
     use crate::chess::game::{Game, ReplayOptions, Replayed, replay};
@@ -449,13 +452,8 @@ mod tests {
     /// moves sent as SAN or as UCI, some not canonical.
     #[test]
     fn plies_from_the_replay_write_as_the_records_do() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 33) as usize
-        };
+        let mut rng = SmallRng::seed_from_u64(0x5eed_0000_0000_0001);
+        let mut next = move || rng.next_u32() as usize;
         let (mut castles, mut promotions) = (0, 0);
         for game_number in 0..60 {
             let start = if game_number % 2 == 0 {
