@@ -6,6 +6,26 @@ fn arbiter(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_arbiter")).args(args).output().expect("arbiter runs")
 }
 
+/// Runs `arbiter ARGS` with `input` on its standard input, written from a
+/// thread of its own so that a large input cannot block on a full output
+/// pipe.
+fn arbiter_with_input(args: &[&str], input: Vec<u8>) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("arbiter runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
 #[test]
 fn perft_prints_the_count_last() {
     let out = arbiter(&["perft", "4"]);
@@ -82,17 +102,9 @@ fn validate_reports_mate() {
 
 #[test]
 fn validate_batch_keeps_order_and_goes_on_after_errors() {
-    use std::io::Write;
-    use std::process::Stdio;
     let input = "e4 e5 Nf3\n\n8/8/8/8/8/8/8/8 w - - 0 1; e4\n4k3/8/8/8/8/8/8/R3K3 w Q - 0 1; O-O-O Kf7\nxx\n";
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["validate", "--batch", "-", "--no-legal-moves"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let args = ["validate", "--batch", "-", "--no-legal-moves"];
+    let out = arbiter_with_input(&args, input.as_bytes().to_vec());
     assert!(out.status.success());
     let lines: Vec<serde_json::Value> =
         out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(json).collect();
@@ -128,8 +140,6 @@ fn serve_refuses_an_invalid_configuration_at_start_up() {
 
 #[test]
 fn validate_batch_keeps_order_across_chunks_and_bounds_lines() {
-    use std::io::Write;
-    use std::process::Stdio;
     let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8"];
     let mut input = Vec::new();
     for i in 0..2500 {
@@ -142,16 +152,8 @@ fn validate_batch_keeps_order_across_chunks_and_bounds_lines() {
             }
         }
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["validate", "--batch", "-", "--no-legal-moves", "--max-line-bytes", "1000"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    let args = ["validate", "--batch", "-", "--no-legal-moves", "--max-line-bytes", "1000"];
+    let out = arbiter_with_input(&args, input);
     assert!(out.status.success());
     let lines: Vec<serde_json::Value> =
         out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(json).collect();
@@ -311,8 +313,6 @@ fn validate_applies_a_flag_fall_and_reports_verdicts_and_claims() {
 /// and 1,000 positions do not (Black then wins unproven).
 #[test]
 fn the_commands_take_the_analysis_budgets_the_server_takes() {
-    use std::io::Write;
-    use std::process::Stdio;
     let fen = "8/8/8/p5k1/4P2R/2N2P2/P1P2KP1/8 w - - 0 40";
     let pgn = format!(
         "[SetUp \"1\"]\n[FEN \"{fen}\"]\n[Termination \"Time forfeit\"]\n[Result \"0-1\"]\n\n0-1\n"
@@ -320,15 +320,7 @@ fn the_commands_take_the_analysis_budgets_the_server_takes() {
     // The outcome of the game on standard input, through each of the
     // commands' paths: one game, a batch, PGN on one thread and on two.
     let piped = |args: &[&str], input: &str| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = arbiter_with_input(args, input.as_bytes().to_vec());
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         json(&out.stdout)["outcome"].clone()
     };
