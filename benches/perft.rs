@@ -5,7 +5,7 @@
 //! perft positions in two modes:
 //!
 //! - **bulk**: the last ply is counted without playing its moves, each engine
-//!   in its fastest idiomatic way (arbiter `perft::perft`, shakmaty
+//!   in its fastest idiomatic way (arbiter `perft`, shakmaty
 //!   `legal_moves().len()`, cozy-chess the sum of `PieceMoves::len()`, chess
 //!   `MoveGen::new_legal(..).len()`);
 //! - **played**: every leaf move is made (copy-make) and counted as one, which
@@ -174,7 +174,7 @@ struct Arbiter;
 
 impl Engine for Arbiter {
     const NAME: &'static str = "arbiter";
-    type Board = arbiter::chess::Position;
+    type Board = arbiter_chess::Position;
 
     fn parse(fen: &str) -> Self::Board {
         fen.parse().expect("arbiter parses the FEN")
@@ -194,7 +194,7 @@ impl Engine for Arbiter {
 
     /// The product's own perft (run-time `popcnt` dispatch included).
     fn bulk(board: &Self::Board, depth: u32) -> u64 {
-        arbiter::chess::perft::perft(board, depth)
+        arbiter_chess::perft(board, depth)
     }
 }
 

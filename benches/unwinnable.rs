@@ -17,8 +17,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use arbiter::chess::unwinnable::{Budget, Verdict, analyse, replays_to_mate};
-use arbiter::chess::{Color, Position};
+use arbiter_chess::{Color, Position, SearchBudget, Winnability, analyse, replays_to_mate};
 
 fn full_fen(text: &str) -> String {
     let mut fields: Vec<&str> = text.split_ascii_whitespace().take(6).collect();
@@ -54,7 +53,7 @@ fn main() {
         if !benching {
             positions.truncate(50);
         }
-        for (mode, budget) in [("quick", Budget::QUICK), ("full", Budget::FULL)] {
+        for (mode, budget) in [("quick", SearchBudget::QUICK), ("full", SearchBudget::FULL)] {
             let mut total = Duration::ZERO;
             let mut max = Duration::ZERO;
             let mut counts = [0usize; 3];
@@ -66,12 +65,12 @@ fn main() {
                 max = max.max(spent);
                 for (c, v) in Color::ALL.into_iter().zip(&verdicts) {
                     match v {
-                        Verdict::Winnable(line) => {
+                        Winnability::Winnable(line) => {
                             assert!(replays_to_mate(pos, c, line), "{pos}: {line:?}");
                             counts[0] += 1;
                         }
-                        Verdict::Unwinnable => counts[1] += 1,
-                        Verdict::Undetermined => counts[2] += 1,
+                        Winnability::Unwinnable => counts[1] += 1,
+                        Winnability::Undetermined => counts[2] += 1,
                     }
                 }
             }

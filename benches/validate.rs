@@ -40,7 +40,7 @@
 //! throughput is compared with the other engines, against the goals of the
 //! command line (SAN at least 3× shakmaty and 1.5× cozy-chess, UCI at least
 //! 2× shakmaty), and with `arbiter replay()`, the same replay in process
-//! (`game::replay`: the plies kept with SAN and UCI, the final position's
+//! (`replay`: the plies kept with SAN and UCI, the final position's
 //! dead-position analysis), on the same notation (goal: 0.85 or more). The
 //! bench expects a
 //! release binary: run `cargo build --release` first, or point `ARBITER_BIN`
@@ -71,10 +71,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 
-use arbiter::chess::game::{Game, Notation, Played, ReplayOptions, replay};
-use arbiter::chess::outcome::{GameResult, Outcome, Termination};
-use arbiter::chess::uci::UciMove;
-use arbiter::chess::{MoveKind, Position};
+use arbiter_chess::{
+    Game, GameResult, MoveKind, Notation, Outcome, Played, Position, ReplayOptions, Termination,
+    UciMove, replay,
+};
 use common::Plan;
 
 const SEED: u64 = 0x5eed_0000_2000_0200;
@@ -272,7 +272,7 @@ impl Engine for Arbiter {
 }
 
 /// arbiter's whole replay as the command line and the service run it
-/// (`game::replay` with legal moves skipped): every ply kept with its SAN
+/// (`replay` with legal moves skipped): every ply kept with its SAN
 /// and UCI, and the final position given the dead-position analysis. What
 /// `arbiter validate --batch` does beyond it is reading and writing.
 struct ArbiterReplay;

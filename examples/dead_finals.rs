@@ -1,5 +1,5 @@
 //! The dead-position analysis a replay gives a game's final position
-//! (`dead::is_dead` with the full budget, behind `dead::per_ply_gate`),
+//! (`is_dead` with the full budget, behind `per_ply_gate`),
 //! timed on files of final positions, one FEN a line: the cost that
 //! `arbiter validate --batch` pays at the end of the games that reach a
 //! blocked pawn structure without queens or rooks.
@@ -22,9 +22,9 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use arbiter::chess::dead::{is_dead, per_ply_gate};
-use arbiter::chess::unwinnable::{Budget, Verdict, analyse, replays_to_mate};
-use arbiter::chess::{Color, Position};
+use arbiter_chess::{
+    Color, Position, SearchBudget, Winnability, analyse, is_dead, per_ply_gate, replays_to_mate,
+};
 
 /// The CPU time this process has used so far.
 fn cpu_time() -> Duration {
@@ -70,7 +70,7 @@ fn main() -> ExitCode {
             let start = cpu_time();
             for (i, pos) in gated.iter().enumerate() {
                 let t = Instant::now();
-                dead[i] = is_dead(pos, Budget::FULL);
+                dead[i] = is_dead(pos, SearchBudget::FULL);
                 times[i] = times[i].min(t.elapsed());
             }
             totals.push(cpu_time() - start);
@@ -102,8 +102,8 @@ fn main() -> ExitCode {
         if check {
             for (i, pos) in gated.iter().enumerate() {
                 for c in Color::ALL {
-                    match analyse(pos, c, Budget::FULL) {
-                        Verdict::Winnable(line) => {
+                    match analyse(pos, c, SearchBudget::FULL) {
+                        Winnability::Winnable(line) => {
                             if !replays_to_mate(pos, c, &line) {
                                 eprintln!("BAD helpmate for {c:?}: {pos} {line:?}");
                                 ok = false;
@@ -113,7 +113,7 @@ fn main() -> ExitCode {
                                 ok = false;
                             }
                         }
-                        Verdict::Unwinnable | Verdict::Undetermined => {}
+                        Winnability::Unwinnable | Winnability::Undetermined => {}
                     }
                 }
             }

@@ -2,13 +2,12 @@
 //! positions and outcomes. The service sends them and the command line
 //! writes their JSON form, so both say the same thing the same way.
 
-use crate::chess::game::{IllegalMove, LegalMove, PlyRecord, Replay};
-use crate::chess::illegal::IllegalReason;
-use crate::chess::outcome::{ClaimableDraw, GameResult, Outcome, Termination};
-use crate::chess::uci::UciMove;
-use crate::chess::unwinnable::Verdict;
-use crate::chess::{CastlingMode, Color, Position};
 use crate::proto;
+use arbiter_chess::{
+    CastlingMode, ClaimableDraw, Color, GameResult, IllegalMove, IllegalReason, LegalMove, Outcome,
+    PlyRecord, Position, Replay, Termination, UciMove, Winnability,
+};
+use arbiter_pgn::VariationReason;
 
 impl From<&Replay> for proto::ValidateGameResponse {
     fn from(replay: &Replay) -> proto::ValidateGameResponse {
@@ -96,6 +95,16 @@ impl From<IllegalReason> for proto::IllegalMoveReason {
     }
 }
 
+/// A variation error's stable machine-readable reason: the illegal-move
+/// reason's contract name, or one of the variation's own.
+pub fn variation_reason_name(reason: VariationReason) -> &'static str {
+    match reason {
+        VariationReason::Illegal(reason) => proto::IllegalMoveReason::from(reason).as_str_name(),
+        VariationReason::NoMoveBefore => "VARIATION_WITHOUT_MOVE",
+        VariationReason::TooDeep => "VARIATION_TOO_DEEP",
+    }
+}
+
 /// The `Position` message of a position and its listed legal moves, its
 /// FEN with Shredder-FEN castling letters if `shredder_fen`, without the
 /// verdicts (set apart when asked for).
@@ -132,13 +141,13 @@ pub fn position_message(
 
 /// The `Winnability` message of white's and black's verdicts (in
 /// [`Color::index`] order), helpmates written as UCI under `mode`.
-pub fn winnability_message(verdicts: &[Verdict; 2], mode: CastlingMode) -> proto::Winnability {
+pub fn winnability_message(verdicts: &[Winnability; 2], mode: CastlingMode) -> proto::Winnability {
     let [white, black] = verdicts;
-    let color = |verdict: &Verdict| {
+    let color = |verdict: &Winnability| {
         let (value, helpmate) = match verdict {
-            Verdict::Winnable(line) => (proto::Verdict::Winnable, line.as_slice()),
-            Verdict::Unwinnable => (proto::Verdict::Unwinnable, &[][..]),
-            Verdict::Undetermined => (proto::Verdict::Undetermined, &[][..]),
+            Winnability::Winnable(line) => (proto::Verdict::Winnable, line.as_slice()),
+            Winnability::Unwinnable => (proto::Verdict::Unwinnable, &[][..]),
+            Winnability::Undetermined => (proto::Verdict::Undetermined, &[][..]),
         };
         proto::ColorVerdict {
             verdict: value as i32,

@@ -53,13 +53,12 @@ use metrics::Counter;
 use quick_cache::sync::Cache;
 use quick_cache::{Equivalent, Lifecycle, Weighter};
 
-use crate::chess::Bitboard;
-use crate::chess::Position;
-use crate::chess::game::{
-    Extension, LegalMove, MoveTexts, Notation, Replay, ReplayOptions, Replayed,
-};
+use crate::api::MoveTexts;
 use crate::telemetry::prometheus::{
     CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES, CACHE_NOT_KEPT,
+};
+use arbiter_chess::{
+    Bitboard, Extension, LegalMove, Notation, Position, Replay, ReplayOptions, Replayed,
 };
 
 /// Legal prefixes shorter than this are not kept: they replay in about the
@@ -202,7 +201,7 @@ impl ReplayCache {
         })
     }
 
-    /// Replays `moves` from `start` as [`crate::chess::game::replay`] does,
+    /// Replays `moves` from `start` as [`arbiter_chess::replay`] does,
     /// resuming from the longest cached prefix when there is one.
     pub fn replay(&self, start: Position, moves: MoveTexts, options: &ReplayOptions) -> Replay {
         let resumed = self.resume(start, &moves, options);
@@ -619,7 +618,7 @@ impl Lifecycle<Key, Arc<Entry>> for CountEvictions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::game::replay;
+    use arbiter_chess::replay;
 
     fn texts(moves: &[&str]) -> MoveTexts {
         moves.iter().collect()
@@ -776,7 +775,7 @@ mod tests {
         let options = ReplayOptions::default();
         let fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
         let standard: Position = fen.parse().unwrap();
-        let chess960 = Position::from_fen(fen, crate::chess::CastlingMode::Chess960).unwrap();
+        let chess960 = Position::from_fen(fen, arbiter_chess::CastlingMode::Chess960).unwrap();
         let moves = ["O-O", "O-O-O", "a3", "a6", "b3", "b6", "c3", "c6", "d3"];
         for start in [&standard, &chess960, &standard, &chess960] {
             for len in [moves.len() - 2, moves.len()] {

@@ -9,13 +9,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::chess::game::{Notation, ReplayOptions, Replayed};
-use crate::chess::uci::UciMove;
-use crate::chess::unwinnable::{Budget, Verdict, analyse};
-use crate::chess::{CastlingMode, Color, Position, perft};
 use crate::config::{AnalysisArgs, ServeConfig};
 use crate::report::{GameJson, Messages};
 use crate::telemetry::Telemetry;
+use arbiter_chess::{
+    CastlingMode, Color, Notation, Position, ReplayOptions, Replayed, SearchBudget, UciMove,
+    Winnability, analyse, divide, perft,
+};
 
 mod batch;
 mod pgn;
@@ -296,7 +296,7 @@ fn run_perft(args: &PerftArgs, out: &mut impl Write) -> ExitCode {
         Err(code) => return code,
     };
     let total = if args.divide {
-        let split = perft::divide(&pos, args.depth);
+        let split = divide(&pos, args.depth);
         for (m, nodes) in &split {
             let uci = UciMove::from_move_in(*m, pos.castling_mode());
             if writeln!(out, "{uci}: {nodes}").is_err() {
@@ -305,7 +305,7 @@ fn run_perft(args: &PerftArgs, out: &mut impl Write) -> ExitCode {
         }
         if args.depth == 0 { 1 } else { split.iter().map(|(_, n)| n).sum() }
     } else {
-        perft::perft(&pos, args.depth)
+        perft(&pos, args.depth)
     };
     match writeln!(out, "{total}") {
         Ok(()) => ExitCode::SUCCESS,
@@ -572,17 +572,17 @@ struct WinnableLine<'a> {
     black: VerdictJson,
 }
 
-fn verdict_json(pos: &Position, color: Color, budget: Budget) -> VerdictJson {
+fn verdict_json(pos: &Position, color: Color, budget: SearchBudget) -> VerdictJson {
     let verdict = analyse(pos, color, budget);
     let helpmate = match &verdict {
-        Verdict::Winnable(line) => Some(line.iter().map(ToString::to_string).collect()),
-        Verdict::Unwinnable | Verdict::Undetermined => None,
+        Winnability::Winnable(line) => Some(line.iter().map(ToString::to_string).collect()),
+        Winnability::Unwinnable | Winnability::Undetermined => None,
     };
     VerdictJson { verdict: verdict.name(), helpmate }
 }
 
 /// Writes the JSON line for one FEN (or its error line).
-fn winnable_line(out: &mut impl Write, text: &str, budget: Budget) -> io::Result<()> {
+fn winnable_line(out: &mut impl Write, text: &str, budget: SearchBudget) -> io::Result<()> {
     // Clock fields are optional; whatever follows the sixth field (a game id
     // in the shared vectors) is not part of the position.
     let mut fields: Vec<&str> = text.split_ascii_whitespace().take(6).collect();
@@ -608,13 +608,13 @@ fn winnable_line(out: &mut impl Write, text: &str, budget: Budget) -> io::Result
 }
 
 fn run_winnable(args: &WinnableArgs, out: &mut impl Write) -> ExitCode {
-    let mut budget = if args.quick { Budget::QUICK } else { Budget::FULL };
+    let mut budget = if args.quick { SearchBudget::QUICK } else { SearchBudget::FULL };
     if let Some(nodes) = args.nodes {
         budget.nodes = nodes;
     }
     let result = match &args.batch {
         None => {
-            let fen = args.fen.as_deref().unwrap_or(crate::chess::fen::STARTING_FEN);
+            let fen = args.fen.as_deref().unwrap_or(arbiter_chess::STARTING_FEN);
             if let Err(err) = Position::from_fen_lenient_material(fen) {
                 eprintln!("arbiter: {err}");
                 return ExitCode::from(2);
@@ -628,7 +628,11 @@ fn run_winnable(args: &WinnableArgs, out: &mut impl Write) -> ExitCode {
 
 /// One position per non-empty line, one JSON line each, in input order,
 /// analysed on every core ([`batch::run`]).
-fn winnable_batch(input: &mut dyn BufRead, budget: Budget, out: &mut impl Write) -> io::Result<()> {
+fn winnable_batch(
+    input: &mut dyn BufRead,
+    budget: SearchBudget,
+    out: &mut impl Write,
+) -> io::Result<()> {
     const MAX_LINE: usize = 4096;
     batch::run(input, MAX_LINE, workers(), out, |line, out| match line_text(line, MAX_LINE, out)? {
         Some(text) => winnable_line(out, text, budget),

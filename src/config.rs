@@ -5,9 +5,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::chess::dead::Analysis;
-use crate::chess::unwinnable::Budget;
 use crate::telemetry::LogFormat;
+use arbiter_chess::{Analysis, SearchBudget};
 
 /// The budgets of the unwinnability analysis (dead positions, flag fall):
 /// the server's, and those of the commands that replay games locally
@@ -33,8 +32,8 @@ impl AnalysisArgs {
     /// The budgets these flags give.
     pub fn analysis(&self) -> Analysis {
         Analysis {
-            per_ply: Budget { nodes: self.unwinnable_ply_nodes },
-            full: Budget { nodes: self.unwinnable_nodes },
+            per_ply: SearchBudget { nodes: self.unwinnable_ply_nodes },
+            full: SearchBudget { nodes: self.unwinnable_nodes },
         }
     }
 }

@@ -4,10 +4,9 @@
 
 use std::io::{self, Write};
 
-use super::check::{GameReport, VariationError, Verdict};
-use crate::chess::Color;
-use crate::chess::game::IllegalMove;
 use crate::proto;
+use arbiter_chess::{Color, IllegalMove};
+use arbiter_pgn::{GameReport, VariationError, Verdict};
 
 /// `value` as a JSON string.
 fn string(out: &mut Vec<u8>, value: &str) -> io::Result<()> {
@@ -96,7 +95,7 @@ fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
         write!(out, ",\"index\":{index},\"move\":")?;
         string(out, text)?;
         out.extend_from_slice(b",\"reason\":");
-        string(out, reason.name())?;
+        string(out, crate::answer::variation_reason_name(*reason))?;
         out.extend_from_slice(b",\"message\":");
         string(out, message)?;
         out.push(b'}');

@@ -15,11 +15,8 @@ use std::mem::MaybeUninit;
 use serde::Serialize;
 
 use crate::answer::final_position;
-use crate::chess::CastlingMode;
-use crate::chess::game::{Played, PlyRecord, Replay};
-use crate::chess::san::SanString;
-use crate::chess::uci::UciMove;
 use crate::proto;
+use arbiter_chess::{CastlingMode, Played, PlyRecord, Replay, SanString, UciMove};
 
 /// A `ValidateGameResponse` as proto3 JSON, written by
 /// [`GameJson::write_json`].
@@ -406,8 +403,8 @@ mod tests {
     use rand::{RngCore as _, SeedableRng as _};
 
     use super::*;
-    use crate::chess::Position;
-    use crate::chess::game::{Game, ReplayOptions, Replayed, replay};
+    use arbiter_chess::Position;
+    use arbiter_chess::{Game, ReplayOptions, Replayed, replay};
 
     fn json_of(moves: &[&str], options: &ReplayOptions) -> String {
         let replay = replay(Position::default(), moves, options);

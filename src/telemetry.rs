@@ -21,10 +21,7 @@ use tracing_subscriber::{Layer, fmt};
 
 pub use rpc::RpcLayer;
 
-use crate::chess::CastlingMode;
-use crate::chess::game::{Notation, Replay};
-use crate::chess::illegal::IllegalReason;
-use crate::chess::outcome::Termination;
+use arbiter_chess::{CastlingMode, IllegalReason, Notation, Replay, Termination};
 
 /// The variable that turns OTLP trace export on, as the OpenTelemetry
 /// specification names it.

@@ -209,7 +209,7 @@ fn field(tag: u32, bytes: &[u8]) -> Vec<u8> {
 
 /// A long legal game, up to `plies` moves, in canonical SAN.
 fn long_game(plies: usize) -> Vec<String> {
-    let mut game = arbiter::chess::game::Game::new(Default::default());
+    let mut game = arbiter_chess::Game::new(Default::default());
     let mut moves = Vec::new();
     while moves.len() < plies && !game.is_over() {
         let legal = game.position().legal_moves();

@@ -9,12 +9,10 @@
 use arbiter::api::codec::Encode;
 use arbiter::api::wire;
 use arbiter::cache::{CacheStats, ReplayCache};
-use arbiter::chess::dead::per_ply_gate;
-use arbiter::chess::game::{Notation, ReplayOptions, replay};
-use arbiter::chess::san::san_with_after;
-use arbiter::chess::uci::UciMove;
-use arbiter::chess::{Color, Position, Role};
 use arbiter::proto;
+use arbiter_chess::{
+    Color, Notation, Position, ReplayOptions, Role, UciMove, per_ply_gate, replay, san_with_after,
+};
 use prost::Message;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

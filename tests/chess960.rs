@@ -16,11 +16,10 @@ mod pgn;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use arbiter::chess::game::{Notation, ReplayOptions, replay};
-use arbiter::chess::illegal::IllegalReason;
-use arbiter::chess::san::san;
-use arbiter::chess::uci::UciMove;
-use arbiter::chess::{Bitboard, CastlingMode, MoveKind, Position, Role, perft};
+use arbiter_chess::{
+    Bitboard, CastlingMode, IllegalReason, MoveKind, Notation, Position, ReplayOptions, Role,
+    UciMove, perft, replay, san,
+};
 use common::TestResult;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -66,7 +65,7 @@ fn our_moves(pos: &Position) -> BTreeSet<String> {
 #[test]
 fn start_positions_by_number() {
     let standard = Position::chess960_start(518).unwrap();
-    assert_eq!(standard.to_string(), arbiter::chess::fen::STARTING_FEN);
+    assert_eq!(standard.to_string(), arbiter_chess::STARTING_FEN);
     assert_eq!(standard.castling_mode(), CastlingMode::Chess960);
     let mut placements = BTreeSet::new();
     for n in 0..960 {
@@ -133,10 +132,7 @@ fn chess960_perft_suite() -> TestResult {
     let failures: Vec<String> = common::parallel_map(&checks, |&(id, epd, depth, nodes)| {
         let pos = Position::from_fen(epd, CastlingMode::Chess960)
             .map_err(|err| format!("{id}: rejected {epd}: {err}"))?;
-        let got = common::with_context(
-            || format!("perft {depth} of {epd}"),
-            || perft::perft(&pos, depth),
-        );
+        let got = common::with_context(|| format!("perft {depth} of {epd}"), || perft(&pos, depth));
         if got == nodes {
             Ok(())
         } else {
@@ -243,7 +239,7 @@ fn rights_follow_the_rooks() {
 /// Bad Chess960 castling fields get a precise rejection.
 #[test]
 fn bad_castling_rights_are_named() {
-    use arbiter::chess::{FenError, PositionError};
+    use arbiter_chess::{FenError, PositionError};
     for (fen, letter) in [
         ("4k3/8/8/8/8/8/8/4K3 w K - 0 1", 'K'),
         ("4k3/8/8/8/8/8/8/4K2R w B - 0 1", 'B'),
@@ -325,7 +321,7 @@ fn differential_against_shakmaty_chess960() {
                 .map(|m| m.to_uci(shakmaty::CastlingMode::Chess960).to_string())
                 .collect();
             assert_eq!(ours, expected, "legal moves of {fen}");
-            assert_eq!(perft::perft(&pos, 2), shakmaty::perft(&theirs, 2), "perft(2) of {fen}");
+            assert_eq!(perft(&pos, 2), shakmaty::perft(&theirs, 2), "perft(2) of {fen}");
             for their in &their_moves {
                 let uci = their.to_uci(shakmaty::CastlingMode::Chess960).to_string();
                 let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();

@@ -12,8 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use arbiter::chess::game::{Notation, ReplayOptions, replay};
-use arbiter::chess::outcome::ClaimableDraw;
+use arbiter_chess::{ClaimableDraw, Notation, ReplayOptions, replay};
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -9,11 +9,10 @@
 #[allow(dead_code)]
 mod common;
 
-use arbiter::chess::dead::Analysis;
-use arbiter::chess::game::{Game, ReplayOptions, Replayed, replay};
-use arbiter::chess::outcome::{GameResult, Termination};
-use arbiter::chess::unwinnable::Budget;
-use arbiter::chess::{Color, Position};
+use arbiter_chess::{
+    Analysis, Color, Game, GameResult, Position, ReplayOptions, Replayed, SearchBudget,
+    Termination, replay,
+};
 
 /// CHA's labelled vectors: `(white can mate, black can mate, FEN)`.
 fn vectors() -> Option<Vec<(bool, bool, String)>> {
@@ -127,7 +126,7 @@ fn a_flag_fall_is_a_timeout_win_unless_the_opponent_cannot_mate() {
     assert!(!r.outcome.is_over());
     // A budget too small to decide: the win stands, marked unproven.
     let tiny = ReplayOptions {
-        analysis: Analysis { full: Budget { nodes: 1 }, ..Analysis::DEFAULT },
+        analysis: Analysis { full: SearchBudget { nodes: 1 }, ..Analysis::DEFAULT },
         ..options(Color::White)
     };
     let wall_with_rook = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/r3K3 w - - 0 1";

@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use arbiter::chess::{MoveKind, Position, Role, perft};
+use arbiter_chess::{MoveKind, Position, Role, perft};
 use common::{RANDOM_PLAY_STARTS as STARTS, shakmaty_position};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -42,7 +42,7 @@ fn legal_moves_and_perft_match_shakmaty() {
                 .map(|m| m.to_uci(CastlingMode::Standard).to_string())
                 .collect();
             assert_eq!(ours, expected, "legal moves of {fen}");
-            assert_eq!(perft::perft(&pos, 2), shakmaty::perft(&theirs, 2), "perft(2) of {fen}");
+            assert_eq!(perft(&pos, 2), shakmaty::perft(&theirs, 2), "perft(2) of {fen}");
             assert_eq!(pos.is_check(), theirs.is_check(), "check in {fen}");
             assert_eq!(pos.has_legal_moves(), !expected.is_empty(), "any move in {fen}");
             compared += 1;

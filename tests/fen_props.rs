@@ -2,7 +2,7 @@
 //! never a panic, and every accepted FEN prints back to a FEN that reads as
 //! the same position.
 
-use arbiter::chess::Position;
+use arbiter_chess::Position;
 use proptest::prelude::*;
 
 fn check(text: &str) {

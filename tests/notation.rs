@@ -1,10 +1,9 @@
 //! A named test for every illegal-move reason and every rule of notation
 //! and outcome that replay applies.
 
-use arbiter::chess::Position;
-use arbiter::chess::game::{Game, Notation, ReplayOptions, replay};
-use arbiter::chess::illegal::IllegalReason;
-use arbiter::chess::outcome::{GameResult, Termination};
+use arbiter_chess::{
+    Game, GameResult, IllegalReason, Notation, Position, ReplayOptions, Termination, replay,
+};
 
 /// Replays `moves` from `fen` (lenient, auto notation) and returns the
 /// reason and message of the rejected last move.

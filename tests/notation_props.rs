@@ -5,11 +5,7 @@
 #[allow(dead_code)]
 mod common;
 
-use arbiter::chess::game::{Game, Notation};
-use arbiter::chess::illegal::IllegalReason;
-use arbiter::chess::san::{self, San};
-use arbiter::chess::uci::UciMove;
-use arbiter::chess::{Move, MoveKind, Position, Role};
+use arbiter_chess::{Game, IllegalReason, Move, MoveKind, Notation, Position, Role, San, UciMove};
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom as _;
@@ -179,7 +175,7 @@ fn every_legal_move_reads_back_from_its_san_and_uci() {
                 MoveKind::Castle => 2,
                 MoveKind::Promotion(_) => 3,
             }] += 1;
-            let text = san::san(&pos, m);
+            let text = arbiter_chess::san(&pos, m);
             let parsed: San =
                 text.parse().unwrap_or_else(|e| panic!("{text} in {pos} does not parse: {e}"));
             assert_eq!(parsed.to_move(&pos), Ok(m), "{text} in {pos}");

@@ -6,9 +6,8 @@
 
 use arbiter::api::Limits;
 use arbiter::api::convert::GameRequest;
-use arbiter::chess::Position;
-use arbiter::chess::game::{Game, replay};
 use arbiter::proto::{ValidateGameRequest, ValidateGameResponse};
+use arbiter_chess::{Game, Position, replay};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tokio_stream::StreamExt;

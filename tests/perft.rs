@@ -1,7 +1,7 @@
 //! Known perft counts of the standard test positions, typed in so that the
 //! suite needs no data files.
 
-use arbiter::chess::{Position, perft};
+use arbiter_chess::{Position, divide, perft};
 
 /// (name, FEN, counts from depth 1 up).
 const POSITIONS: &[(&str, &str, &[u64])] = &[
@@ -43,7 +43,7 @@ fn known_perft_counts() {
     for (name, fen, counts) in POSITIONS {
         let pos: Position = fen.parse().unwrap_or_else(|e| panic!("{name}: {e}"));
         for (depth, &expected) in (1..).zip(counts.iter()) {
-            assert_eq!(perft::perft(&pos, depth), expected, "{name} at depth {depth}");
+            assert_eq!(perft(&pos, depth), expected, "{name} at depth {depth}");
         }
     }
 }
@@ -52,7 +52,7 @@ fn known_perft_counts() {
 fn divide_adds_up_to_perft() {
     for (name, fen, counts) in POSITIONS {
         let pos: Position = fen.parse().unwrap();
-        let split = perft::divide(&pos, 3);
+        let split = divide(&pos, 3);
         assert_eq!(split.len() as u64, counts[0], "{name}");
         assert_eq!(split.iter().map(|(_, n)| n).sum::<u64>(), counts[2], "{name}");
     }

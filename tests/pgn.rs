@@ -17,11 +17,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use arbiter::chess::dead::Analysis;
-use arbiter::chess::illegal::IllegalReason;
-use arbiter::chess::san::san;
-use arbiter::chess::{Move, Position};
-use arbiter::pgn::{
+use arbiter_chess::{Analysis, IllegalReason, Move, Position, san};
+use arbiter_pgn::{
     GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with, read_in_pieces,
     write_canonical,
 };
@@ -48,7 +45,7 @@ fn assert_fast_paths_agree(text: &[u8], label: &str) {
     let whole: Vec<_> =
         GameReader::new(text, ReaderOptions::default()).map(Result::unwrap).collect();
     let only = read_in_pieces(text, ReaderOptions::default(), 4 << 10).unwrap();
-    let cut = |g: &arbiter::pgn::RawGame| (g.index, g.line, g.text.clone());
+    let cut = |g: &arbiter_pgn::RawGame| (g.index, g.line, g.text.clone());
     assert_eq!(
         whole.iter().map(cut).collect::<Vec<_>>(),
         only.iter().map(cut).collect::<Vec<_>>(),
@@ -73,7 +70,7 @@ fn canonical(reports: &[GameReport]) -> Vec<u8> {
 
 /// A line's moves as canonical SAN, its NAGs and normalised comments, and
 /// its variations, for comparing games read twice.
-fn shape(game: &arbiter::pgn::PgnGame, line: &Line) -> String {
+fn shape(game: &arbiter_pgn::PgnGame, line: &Line) -> String {
     let words = |span| game.str(span).split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out = String::new();
     for &span in &line.comments {
@@ -664,7 +661,7 @@ fn a_game_of_many_tags_is_read_in_one_piece() {
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0].game.as_ref().unwrap().tags().count(), 20_000);
     let mut json = Vec::new();
-    arbiter::pgn::json::write_json(&reports[0], &mut json).unwrap();
+    arbiter::pgn_json::write_json(&reports[0], &mut json).unwrap();
     let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert_eq!(value["tags"].as_object().unwrap().len(), 20_000);
 }

@@ -15,9 +15,9 @@ mod pgn;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use arbiter::chess::game::{Game, Notation, ReplayOptions, replay};
-use arbiter::chess::illegal::IllegalReason;
-use arbiter::chess::outcome::{GameResult, Termination};
+use arbiter_chess::{
+    Game, GameResult, IllegalReason, Notation, ReplayOptions, Termination, replay,
+};
 use common::TestResult;
 use pgn::{PgnGame, parse_pgn};
 use rand::rngs::SmallRng;

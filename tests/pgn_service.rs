@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use arbiter::pgn::{GameReader, ReaderOptions, check_game};
 use arbiter::proto::{self, validate_pgn_response};
+use arbiter_pgn::{GameReader, ReaderOptions, check_game};
 use tokio_stream::StreamExt;
 use tonic::Code;
 

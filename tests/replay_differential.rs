@@ -24,10 +24,10 @@ use std::fmt::Write as _;
 use std::thread;
 use std::time::Instant;
 
-use arbiter::chess::Position;
-use arbiter::chess::game::{Game, Notation};
-use arbiter::chess::illegal::IllegalReason;
-use arbiter::chess::outcome::{GameResult, Outcome, Termination, is_insufficient_material};
+use arbiter_chess::{
+    Game, GameResult, IllegalReason, Notation, Outcome, Position, Termination,
+    is_insufficient_material,
+};
 use common::shakmaty_position;
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom as _;

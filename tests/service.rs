@@ -615,7 +615,7 @@ async fn validate_games_applies_back_pressure() {
     let server = TestServer::start(&["--stream-games-in-flight", "2"]).await;
     let mut client = server.client().await;
     // One long legal game whose answer, with a FEN per ply, is large.
-    let mut game_state = arbiter::chess::game::Game::new(Default::default());
+    let mut game_state = arbiter_chess::Game::new(Default::default());
     let mut moves = Vec::new();
     while moves.len() < 150 && !game_state.is_over() {
         let legal = game_state.position().legal_moves();
@@ -681,7 +681,7 @@ async fn a_live_game_gets_the_same_answers_with_and_without_the_cache() {
 /// server's blocks of answers and their frames.
 #[tokio::test]
 async fn a_long_stream_answers_every_game_as_the_rules_core_does() {
-    use arbiter::chess::game::{Game, ReplayOptions, replay};
+    use arbiter_chess::{Game, ReplayOptions, replay};
     let server = TestServer::start(&["--cache-bytes", "0"]).await;
     let mut client = server.client().await;
     let games: Vec<proto::ValidateGameRequest> = (0..400usize)

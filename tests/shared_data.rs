@@ -15,7 +15,7 @@ use std::fmt::{self, Write as _};
 use std::mem;
 use std::time::Instant;
 
-use arbiter::chess::{CastlingMode, Color, FenError, Position, PositionError, perft};
+use arbiter_chess::{CastlingMode, Color, FenError, Position, PositionError, perft};
 use common::{PerftCase, TestResult};
 
 /// Failures listed in a panic message; the rest are only counted.
@@ -357,7 +357,7 @@ fn parse_chess960(fen: &str) -> Result<Position, FenError> {
 
 /// Perft, naming the position and depth if move generation panics.
 fn guarded_perft(pos: &Position, depth: u32) -> u64 {
-    common::with_context(|| format!("perft {depth} of {pos}"), || perft::perft(pos, depth))
+    common::with_context(|| format!("perft {depth} of {pos}"), || perft(pos, depth))
 }
 
 /// The depths checked for one position: depths 1 and 2 always, then deeper

@@ -10,8 +10,7 @@
 #[allow(dead_code)]
 mod common;
 
-use arbiter::chess::unwinnable::{Budget, Verdict, analyse, replays_to_mate};
-use arbiter::chess::{Color, Move, Position};
+use arbiter_chess::{Color, Move, Position, SearchBudget, Winnability, analyse, replays_to_mate};
 use proptest::prelude::*;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove as ShakmatyUci;
@@ -48,11 +47,11 @@ fn full_fen(text: &str) -> String {
 
 /// Analyses both colours of `fen` and checks each helpmate; returns the
 /// verdicts or a description of what went wrong.
-fn checked(fen: &str, budget: Budget) -> Result<[Verdict; 2], String> {
+fn checked(fen: &str, budget: SearchBudget) -> Result<[Winnability; 2], String> {
     let pos = Position::from_fen_lenient_material(fen).map_err(|e| format!("{fen}: {e}"))?;
     let verdicts = Color::ALL.map(|c| analyse(&pos, c, budget));
     for (c, v) in Color::ALL.into_iter().zip(&verdicts) {
-        if let Verdict::Winnable(line) = v
+        if let Winnability::Winnable(line) = v
             && (!replays_to_mate(&pos, c, line) || !shakmaty_replays_to_mate(fen, c, line))
         {
             return Err(format!("{fen}: {c:?}'s helpmate {line:?} does not replay to mate"));
@@ -71,7 +70,7 @@ fn cha_dev_vectors_get_no_unsound_verdict() {
         .map(|l| (&l[..2], full_fen(&l[3..])))
         .collect();
     assert!(cases.len() > 1000, "{} vectors", cases.len());
-    let results = common::parallel_map(&cases, |(_, fen)| checked(fen, Budget::FULL));
+    let results = common::parallel_map(&cases, |(_, fen)| checked(fen, SearchBudget::FULL));
     let mut undetermined = 0;
     let mut failures = Vec::new();
     for ((label, fen), result) in cases.iter().zip(results) {
@@ -85,10 +84,10 @@ fn cha_dev_vectors_get_no_unsound_verdict() {
         for (i, v) in verdicts.iter().enumerate() {
             let can = label.as_bytes()[i] != b'-';
             match v {
-                Verdict::Undetermined => undetermined += 1,
-                Verdict::Winnable(_) if !can => failures.push(format!("{fen}: {i} winnable")),
-                Verdict::Unwinnable if can => failures.push(format!("{fen}: {i} unwinnable")),
-                Verdict::Winnable(_) | Verdict::Unwinnable => {}
+                Winnability::Undetermined => undetermined += 1,
+                Winnability::Winnable(_) if !can => failures.push(format!("{fen}: {i} winnable")),
+                Winnability::Unwinnable if can => failures.push(format!("{fen}: {i} unwinnable")),
+                Winnability::Winnable(_) | Winnability::Unwinnable => {}
             }
         }
     }
@@ -115,11 +114,11 @@ fn lichess_positions_are_decided_in_full_mode() {
     let text = common::read_data(&dir, "unwinnability/cha/lichess-30K-games.txt").unwrap();
     let fens: Vec<String> = text.lines().filter(|l| !l.is_empty()).map(full_fen).collect();
     assert_eq!(fens.len(), 30_000);
-    let results = common::parallel_map(&fens, |fen| checked(fen, Budget::FULL));
+    let results = common::parallel_map(&fens, |fen| checked(fen, SearchBudget::FULL));
     let mut undetermined = 0;
     for result in results {
         let verdicts = result.unwrap_or_else(|e| panic!("{e}"));
-        undetermined += verdicts.iter().filter(|v| **v == Verdict::Undetermined).count();
+        undetermined += verdicts.iter().filter(|v| **v == Winnability::Undetermined).count();
     }
     eprintln!("lichess-30K, full mode: {undetermined} of 60000 colour queries undetermined");
     // The goal: every ordinary position decided.
@@ -159,10 +158,10 @@ proptest! {
     fn random_positions_never_get_an_unsound_verdict(seed in any::<u64>(), plies in 0usize..200) {
         let pos = random_position(seed, plies);
         for winner in Color::ALL {
-            match analyse(&pos, winner, Budget::QUICK) {
-                Verdict::Winnable(line) => prop_assert!(replays_to_mate(&pos, winner, &line)),
-                Verdict::Unwinnable => prop_assert!(!mates_within(&pos, winner, 3), "{pos}"),
-                Verdict::Undetermined => {}
+            match analyse(&pos, winner, SearchBudget::QUICK) {
+                Winnability::Winnable(line) => prop_assert!(replays_to_mate(&pos, winner, &line)),
+                Winnability::Unwinnable => prop_assert!(!mates_within(&pos, winner, 3), "{pos}"),
+                Winnability::Undetermined => {}
             }
         }
     }

@@ -7,10 +7,9 @@ use std::time::Duration;
 
 use arbiter::api::Limits;
 use arbiter::api::convert::GameRequest;
-use arbiter::chess::Position;
-use arbiter::chess::game::{Game, replay};
 use arbiter::proto::{LegalMovesRequest, LegalMovesResponse, ValidateGameRequest};
 use arbiter::proto::{Notation, ValidateGameResponse};
+use arbiter_chess::{Game, Position, replay};
 use prost::Message;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

@@ -9,10 +9,7 @@
 //! full to the same position.
 #![no_main]
 
-use arbiter::chess::game::{Notation, ReplayOptions, replay};
-use arbiter::chess::san::{self, San};
-use arbiter::chess::uci::UciMove;
-use arbiter::chess::{CastlingMode, Position};
+use arbiter_chess::{CastlingMode, Notation, Position, ReplayOptions, San, UciMove, replay};
 use libfuzzer_sys::fuzz_target;
 
 const MODE: CastlingMode = CastlingMode::Chess960;
@@ -29,7 +26,7 @@ fn check_fens(pos: &Position) {
 fn check_every_move(pos: &Position) {
     assert_eq!(pos.count_legal(), pos.legal_moves().len());
     for &m in pos.legal_moves().iter() {
-        let written = san::san(pos, m);
+        let written = arbiter_chess::san(pos, m);
         let parsed: San = written.parse().expect("canonical SAN parses");
         assert_eq!(parsed.to_move(pos), Ok(m), "{pos} {written}");
         let uci = UciMove::from_move_in(m, MODE);

@@ -2,7 +2,7 @@
 //! a position prints to a FEN that reads back as the same position.
 #![no_main]
 
-use arbiter::chess::Position;
+use arbiter_chess::Position;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -13,8 +13,8 @@ use std::io::BufReader;
 
 use std::collections::VecDeque;
 
-use arbiter::chess::dead::Analysis;
-use arbiter::pgn::{
+use arbiter_chess::Analysis;
+use arbiter_pgn::{
     GameReader, ReaderOptions, Splitter, check_game, check_game_with, parse_game, read_in_pieces,
     write_canonical,
 };
@@ -77,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(verdict2.plies, verdict.plies, "{}", String::from_utf8_lossy(&exported));
         assert_eq!(verdict2.position, verdict.position);
         let sans =
-            |g: &arbiter::pgn::PgnGame| g.mainline.moves.iter().map(|m| m.san).collect::<Vec<_>>();
+            |g: &arbiter_pgn::PgnGame| g.mainline.moves.iter().map(|m| m.san).collect::<Vec<_>>();
         assert_eq!(sans(game2)[..verdict.plies], sans(game)[..verdict.plies]);
         if let Some(game) = report.game {
             reader.recycle(game);

@@ -9,13 +9,10 @@
 //! same position and outcome.
 #![no_main]
 
-use arbiter::chess::dead::Analysis;
-use arbiter::chess::game::{Game, Notation, ReplayOptions, replay};
-use arbiter::chess::perft::perft;
-use arbiter::chess::san::{self, San};
-use arbiter::chess::uci::UciMove;
-use arbiter::chess::unwinnable::{Budget, Verdict};
-use arbiter::chess::{Color, Position};
+use arbiter_chess::{
+    Analysis, Color, Game, Notation, Position, ReplayOptions, San, SearchBudget, UciMove,
+    Winnability, perft, replay,
+};
 use libfuzzer_sys::fuzz_target;
 
 /// Starts rich in castling, en passant, promotions and pins (the standard
@@ -49,7 +46,10 @@ fn replay_text(flags: u8, text: &str) {
         }),
         winnability: flags & 128 != 0,
         // Small budgets: a run stays fast, and soundness does not depend on them.
-        analysis: Analysis { per_ply: Budget { nodes: 100 }, full: Budget { nodes: 2_000 } },
+        analysis: Analysis {
+            per_ply: SearchBudget { nodes: 100 },
+            full: SearchBudget { nodes: 2_000 },
+        },
     };
     let r = replay(Position::default(), &moves, &options);
     match &r.illegal_move {
@@ -62,7 +62,7 @@ fn replay_text(flags: u8, text: &str) {
     }
     // Every helpmate reported replays to that colour's mate.
     for (color, verdict) in Color::ALL.into_iter().zip(r.winnability.iter().flatten()) {
-        if let Verdict::Winnable(line) = verdict {
+        if let Winnability::Winnable(line) = verdict {
             let mut pos = r.position.clone();
             for &m in line {
                 assert!(pos.is_legal(m), "{line:?}");
@@ -88,7 +88,7 @@ const FULLY_CHECKED_PLIES: usize = 4;
 /// position after it prints to a FEN that reads back as the same position.
 fn check_every_move(pos: &Position) {
     for &m in pos.legal_moves().iter() {
-        let written = san::san(pos, m);
+        let written = arbiter_chess::san(pos, m);
         let parsed: San = written.parse().expect("canonical SAN parses");
         assert_eq!(parsed.to_move(pos), Ok(m), "{pos} {written}");
         let text = UciMove::from_move(m).to_string();

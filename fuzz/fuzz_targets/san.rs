@@ -2,8 +2,7 @@
 //! panicking; a move found by it writes back to SAN that finds the same move.
 #![no_main]
 
-use arbiter::chess::Position;
-use arbiter::chess::san::{self, San};
+use arbiter_chess::{Position, San};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -21,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(parsed) = text.parse::<San>()
         && let Ok(m) = parsed.to_move(&pos)
     {
-        let written = san::san(&pos, m);
+        let written = arbiter_chess::san(&pos, m);
         let again: San = written.parse().expect("canonical SAN parses");
         assert_eq!(again.to_move(&pos), Ok(m));
     }

@@ -2,8 +2,7 @@
 //! legal prints back to the same text, or to the canonical castling form.
 #![no_main]
 
-use arbiter::chess::Position;
-use arbiter::chess::uci::UciMove;
+use arbiter_chess::{Position, UciMove};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -4,9 +4,9 @@
 
 use std::fmt;
 
-use crate::chess::game::{MoveTexts, Notation, ReplayOptions};
-use crate::chess::{CastlingMode, Color, Position};
+use crate::api::MoveTexts;
 use crate::proto;
+use arbiter_chess::{CastlingMode, Color, Notation, Position, ReplayOptions};
 
 use super::wire;
 use super::{Limits, RequestError};

@@ -6,9 +6,12 @@
 
 pub mod codec;
 pub mod convert;
+mod move_texts;
 pub mod pgn;
 pub mod service;
 pub mod wire;
+
+pub use move_texts::MoveTexts;
 
 use std::time::Duration;
 
@@ -16,9 +19,8 @@ use tonic::codegen::http;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::chess::FenError;
-use crate::chess::dead::Analysis;
 use crate::status::code_name;
+use arbiter_chess::{Analysis, FenError};
 
 /// Per-request limits, from the server configuration.
 #[derive(Clone, Debug)]
@@ -183,12 +185,15 @@ pub fn size_limit_response<B>(mut response: http::Response<B>) -> http::Response
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::unwinnable::Budget;
+    use arbiter_chess::SearchBudget;
 
     #[test]
     fn budgets_above_the_defaults_are_raised() {
         let with = |per_ply, full| Limits {
-            analysis: Analysis { per_ply: Budget { nodes: per_ply }, full: Budget { nodes: full } },
+            analysis: Analysis {
+                per_ply: SearchBudget { nodes: per_ply },
+                full: SearchBudget { nodes: full },
+            },
             ..Limits::default()
         };
         assert!(!Limits::default().raised_analysis());

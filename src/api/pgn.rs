@@ -5,9 +5,9 @@
 use tonic::Code;
 
 use crate::answer::position_message;
-use crate::pgn::{GameError, GameReport, VariationError, Verdict};
 use crate::proto;
 use crate::status::code_name;
+use arbiter_pgn::{GameError, GameReport, VariationError, Verdict};
 
 /// The code, reason and tag of a game that cannot be read.
 fn error_parts(error: &GameError) -> (Code, &'static str) {
@@ -37,7 +37,7 @@ fn variation_error(error: &VariationError) -> proto::VariationError {
         path: path.clone(),
         index: u32::try_from(*index).unwrap_or(u32::MAX),
         r#move: text.clone(),
-        reason: reason.name().to_owned(),
+        reason: crate::answer::variation_reason_name(*reason).to_owned(),
         message: message.clone(),
     }
 }

@@ -13,16 +13,13 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::admission::Admitted;
 use crate::cache::{ReplayCache, Resumed};
-use crate::chess::dead;
-use crate::chess::game::{Replay, ReplayOptions, replay};
-use crate::chess::perft;
-use crate::chess::uci::UciMove;
-use crate::pgn::{
-    RawGame, ReaderOptions, Splitter, check_game_with, check_read_game, may_analyse_fully,
-};
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::StreamGame;
+use arbiter_chess::{Replay, ReplayOptions, UciMove, divide_until, replay, worth_a_full_look};
+use arbiter_pgn::{
+    RawGame, ReaderOptions, Splitter, check_game_with, check_read_game, may_analyse_fully,
+};
 
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery};
 use super::{Limits, RequestError, wire};
@@ -84,7 +81,7 @@ async fn replay_then<T: Send + 'static>(
     // async worker.
     let analysis = options.flagged.is_some()
         || options.winnability
-        || dead::worth_a_full_look(&start)
+        || worth_a_full_look(&start)
         || limits.raised_analysis();
     run(remaining > limits.blocking_moves || analysis, move || {
         let replay = match (cache, resumed) {
@@ -337,7 +334,7 @@ impl RulesService for Rules {
         let _guard = CancelOnDrop(Arc::clone(&cancelled));
         let work = run(true, move || {
             let stop = || cancelled.load(Ordering::Relaxed) || Instant::now() >= stop_at;
-            perft::divide_until(&start, depth, &stop)
+            divide_until(&start, depth, &stop)
         });
         // The worker stops itself in time, but its answer still has to come
         // back from the blocking pool: a timer here answers in time even for

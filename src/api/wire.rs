@@ -25,13 +25,11 @@ use tonic::codec::{BufferSettings, EncodeBuf};
 
 use super::codec::Encode;
 use crate::answer::winnability_message;
-use crate::chess::Color;
-use crate::chess::fen::MAX_FEN_LEN;
-use crate::chess::game::{LegalMove, MoveTexts, PlyRecord, Replay};
-use crate::chess::outcome::Outcome;
-use crate::chess::san::SanString;
-use crate::chess::uci::UciMove;
+use crate::api::MoveTexts;
 use crate::proto;
+use arbiter_chess::{
+    Color, LegalMove, MAX_FEN_LEN, Outcome, PlyRecord, Replay, SanString, UciMove,
+};
 
 /// The prost side of [`MoveTexts`]: a repeated `string` field decoded into
 /// its one buffer, and written back.
@@ -935,7 +933,7 @@ fn put_legal_move(legal: &LegalMove, out: &mut Writer) {
 /// one-byte varint.
 fn put_draws(
     tag: u8,
-    draws: impl Iterator<Item = crate::chess::outcome::ClaimableDraw>,
+    draws: impl Iterator<Item = arbiter_chess::ClaimableDraw>,
     count: usize,
     out: &mut Writer,
 ) {
@@ -1249,7 +1247,7 @@ mod tests {
     /// random workloads of tests/cache.rs check many more).
     #[test]
     fn answers_are_byte_compatible_with_the_contract() {
-        use crate::chess::game::{ReplayOptions, replay};
+        use arbiter_chess::{ReplayOptions, replay};
         let fools_mate = ["f3", "e5", "g4", "Qh4#", "a3"];
         let with_fens = ReplayOptions { include_fens: true, ..ReplayOptions::default() };
         let later = ReplayOptions { plies_from: 3, skip_legal_moves: true, ..with_fens };
@@ -1257,9 +1255,9 @@ mod tests {
         let flagged = ReplayOptions { flagged: Some(Color::Black), ..verdicts };
         // Knights out and back twice: Ng8 would be the third time.
         let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"];
-        let start = crate::chess::Position::default();
+        let start = arbiter_chess::Position::default();
         // The fifty-move rule a move away, and a mate.
-        let late: crate::chess::Position = "7k/8/6K1/8/8/8/8/R7 w - - 99 80".parse().unwrap();
+        let late: arbiter_chess::Position = "7k/8/6K1/8/8/8/8/R7 w - - 99 80".parse().unwrap();
         for (start, moves, options) in [
             (&start, &fools_mate[..0], ReplayOptions::default()),
             (&start, &fools_mate[..2], with_fens),

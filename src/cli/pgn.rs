@@ -15,11 +15,11 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::remote;
-use crate::chess::dead::Analysis;
 use crate::config::AnalysisArgs;
-use crate::pgn::{
+use arbiter_chess::Analysis;
+use arbiter_pgn::{
     Ending, GameReader, GameReport, Joiner, PgnGame, Piece, PieceGames, PieceReader, RawGame,
-    ReaderOptions, Split, check_game_with, json, write_canonical,
+    ReaderOptions, Split, check_game_with, write_canonical,
 };
 
 /// Arguments of `arbiter pgn`.
@@ -143,7 +143,7 @@ fn answer_of(report: &GameReport, mode: Mode) -> Answer {
     let mut json = Vec::new();
     if mode.json {
         // Writing to a vector does not fail.
-        let _ = json::write_json_fields(report, &mut json);
+        let _ = crate::pgn_json::write_json_fields(report, &mut json);
     }
     let mut canonical = Vec::new();
     if mode.canonical
@@ -462,7 +462,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
 
 /// Reads the inputs in pieces on a thread of their own while `jobs` threads
 /// cut and validate them, each a whole piece at a time (see
-/// [`crate::pgn::PieceReader`]); answers are handed to `take` in input
+/// [`arbiter_pgn::PieceReader`]); answers are handed to `take` in input
 /// order. Returns whether some input could not be read.
 ///
 /// The reading thread only looks for likely game starts, by a byte search:

@@ -24,18 +24,16 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 use tonic::{Code, Status};
 
-use crate::chess::dead::Analysis;
-use crate::chess::game::IllegalMove;
-use crate::chess::illegal::IllegalReason;
-use crate::chess::outcome::{GameResult, Outcome, Termination};
-use crate::chess::san::SanString;
-use crate::chess::{CastlingMode, Color, Position};
-use crate::pgn::{
+use crate::proto::rules_service_client::RulesServiceClient;
+use crate::proto::{self, validate_games_response};
+use arbiter_chess::{
+    Analysis, CastlingMode, Color, GameResult, IllegalMove, IllegalReason, Outcome, Position,
+    SanString, Termination,
+};
+use arbiter_pgn::{
     GameReport, Line, PgnGame, RawGame, VariationError, VariationReason, Verdict,
     check_parsed_with, flagged_side, parse_game, result_consistent, start_position,
 };
-use crate::proto::rules_service_client::RulesServiceClient;
-use crate::proto::{self, validate_games_response};
 
 /// Attempts of a stream before its games are given up (the retry policy's
 /// `maxAttempts`).
@@ -110,7 +108,7 @@ pub struct Job {
     line: usize,
     game: PgnGame,
     /// The start position, or why the game cannot be checked.
-    start: Result<Position, crate::pgn::GameError>,
+    start: Result<Position, arbiter_pgn::GameError>,
     /// The mainline's request first, then one per variation, depth first.
     plan: Vec<Planned>,
     requests: Vec<proto::ValidateGameRequest>,
@@ -161,7 +159,7 @@ pub fn plan(raw: RawGame, analysis: Analysis) -> Result<Job, Box<GameReport>> {
     let game = match game {
         Ok(game) => game,
         Err(bytes) => {
-            let verdict = Err(crate::pgn::GameError::TooLarge { bytes });
+            let verdict = Err(arbiter_pgn::GameError::TooLarge { bytes });
             return Err(Box::new(GameReport { index, line, game: None, verdict }));
         }
     };
@@ -308,7 +306,7 @@ fn fill_line(
 }
 
 /// The variations at every depth below `moves`.
-fn count_variations(moves: &[crate::pgn::MoveNode]) -> usize {
+fn count_variations(moves: &[arbiter_pgn::MoveNode]) -> usize {
     moves.iter().flat_map(|m| m.variations()).map(|line| 1 + count_variations(&line.moves)).sum()
 }
 

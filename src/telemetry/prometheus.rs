@@ -19,11 +19,8 @@ use metrics::{
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 use super::{GameReport, TelemetryError};
-use crate::chess::CastlingMode;
-use crate::chess::game::Notation;
-use crate::chess::illegal::IllegalReason;
-use crate::chess::outcome::Termination;
 use crate::proto;
+use arbiter_chess::{CastlingMode, IllegalReason, Notation, Termination};
 
 /// gRPC calls finished, by `grpc_service`, `grpc_method` and `grpc_code`.
 pub const RPC_HANDLED: &str = "arbiter_grpc_server_handled_total";

@@ -2,8 +2,8 @@
 //! (`examples/load`) use them, each including this file with
 //! `#[path = ...]`: tag pairs and the main line's SAN tokens, nothing more.
 
-use arbiter::chess::{CastlingMode, FenError, Position};
-use arbiter::pgn::{GameReader, ReaderOptions, parse_game};
+use arbiter_chess::{CastlingMode, FenError, Position};
+use arbiter_pgn::{GameReader, ReaderOptions, parse_game};
 
 /// One game of a PGN file: its tags and the SAN tokens of its main line.
 #[derive(Clone, Debug, Default)]

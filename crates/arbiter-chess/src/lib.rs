@@ -1,35 +1,55 @@
-//! The rules core: positions, legal moves, FEN and perft, with no knowledge
-//! of any transport. A Rust program can embed it directly.
+//! The rules of chess for other programs: positions, legal moves, FEN,
+//! SAN and UCI, game replay with every outcome the Laws of Chess name, and
+//! the analysis that proves a position dead or a side unable to mate.
+//!
+//! The crate knows nothing of networks, files or async runtimes: a program
+//! embeds it as it is. Its modules are private; everything public is
+//! re-exported here. The layers, bottom up:
+//!
+//! - board: squares, bitboards, attack tables, positions, legal move
+//!   generation, Zobrist keys, FEN and perft;
+//! - notation: SAN and UCI, read and written, and why a move is illegal;
+//! - rules: a game as it is played (repetitions, claims, game ends), the
+//!   replay of a move list, dead positions and unwinnability.
 //!
 //! ```
-//! use arbiter::chess::{perft, Position};
+//! use arbiter_chess::{Position, perft};
 //! let pos: Position = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 //!     .parse()
 //!     .unwrap();
-//! assert_eq!(perft::perft(&pos, 2), 2_039);
+//! assert_eq!(perft(&pos, 2), 2_039);
 //! ```
 
-pub mod attacks;
-pub mod bitboard;
-pub mod dead;
-pub mod echo;
-pub mod fen;
-pub mod game;
-pub mod illegal;
-mod move_texts;
-pub mod movegen;
-pub mod moves;
-pub mod outcome;
-pub mod perft;
-pub mod position;
-pub mod san;
-pub mod types;
-pub mod uci;
-pub mod unwinnable;
-mod zobrist;
+mod board;
+mod notation;
+mod rules;
 
-pub use bitboard::Bitboard;
-pub use fen::{FenError, ParseFenError, PositionError};
-pub use moves::{MAX_LEGAL_MOVES, Move, MoveKind, MoveList};
-pub use position::{CastlingMode, Position};
-pub use types::{Color, File, Piece, Rank, Role, Square};
+pub use board::attacks;
+pub use board::bitboard::{Bitboard, Squares};
+pub use board::fen::{Fen, FenError, MAX_FEN_LEN, ParseFenError, PositionError, STARTING_FEN};
+pub use board::moves::{MAX_LEGAL_MOVES, Move, MoveKind, MoveList};
+pub use board::perft::{divide, divide_until, perft};
+pub use board::position::{CastlingMode, Position};
+pub use board::types::{Color, File, ParseSquareError, Piece, Rank, Role, Square};
+pub use notation::echo::{ECHO_CHARS, Quoted, echo};
+pub use notation::illegal::{
+    Illegal, IllegalReason, diagnose_castling, diagnose_san, diagnose_uci,
+};
+pub use notation::san::{
+    CastlingSide, ParseSanError, San, SanError, SanString, san, san_with_after,
+};
+pub use notation::uci::{ParseUciError, UciMove};
+pub use rules::dead::{
+    Analysis, CARRIED_PLIES, FIRST_LOOK, FULL_LOOK_PAWN_MOVES, Finding, examine, is_dead,
+    per_ply_gate, worth_a_full_look,
+};
+pub use rules::game::{
+    Extension, Game, IllegalMove, LegalMove, Notation, Played, PlyRecord, Replay, ReplayOptions,
+    Replayed, replay,
+};
+pub use rules::outcome::{
+    ClaimableDraw, DrawClaims, GameResult, Outcome, Termination, is_insufficient_material,
+};
+pub use rules::unwinnable::{
+    SearchBudget, Winnability, analyse, may_be_dead, replays_to_mate, statically_unwinnable,
+};

@@ -11,12 +11,10 @@ use thiserror::Error;
 use super::parse::{Line, PgnGame};
 use super::reader::RawGame;
 pub use super::terms::{ResultToken, VariationError, VariationReason};
-use crate::chess::dead::{self, Analysis};
-use crate::chess::echo;
-use crate::chess::game::{Game, IllegalMove, Notation};
-use crate::chess::illegal::Illegal;
-use crate::chess::outcome::Outcome;
-use crate::chess::{CastlingMode, Color, FenError, Position};
+use arbiter_chess::{
+    Analysis, CastlingMode, Color, FenError, Game, Illegal, IllegalMove, Notation, Outcome,
+    Position, echo, worth_a_full_look,
+};
 
 /// The game a `Variant` tag names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,12 +129,12 @@ fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Game, GameError> {
 /// Whether checking `game` may give a position the full unwinnability
 /// analysis besides its final position's gated look (up to about a second
 /// at the default budget): a game lost on time, for the flag fall, or one
-/// whose set-up start position is past [`dead::worth_a_full_look`]'s
+/// whose set-up start position is past [`worth_a_full_look`]'s
 /// gate. The service checks such games on its blocking pool, as it runs
 /// such `ValidateGame` calls.
 ///
 /// ```
-/// use arbiter::pgn::{may_analyse_fully, parse_game};
+/// use crate::{may_analyse_fully, parse_game};
 /// let on_time = parse_game(b"[Termination \"Time forfeit\"]\n\n1. e4 1-0".to_vec());
 /// assert!(may_analyse_fully(&on_time));
 /// assert!(!may_analyse_fully(&parse_game(b"[Termination \"Normal\"]\n\n1. e4 1-0".to_vec())));
@@ -144,8 +142,7 @@ fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Game, GameError> {
 /// assert!(may_analyse_fully(&parse_game(wall.as_bytes().to_vec())));
 /// ```
 pub fn may_analyse_fully(game: &PgnGame) -> bool {
-    lost_on_time(game)
-        || set_up(game).ok().flatten().is_some_and(|start| dead::worth_a_full_look(&start))
+    lost_on_time(game) || set_up(game).ok().flatten().is_some_and(|start| worth_a_full_look(&start))
 }
 
 /// What validating a readable game found.
@@ -195,8 +192,8 @@ pub struct GameReport {
 /// resignation, a draw an agreement or a claim, `*` unfinished.
 ///
 /// ```
-/// use arbiter::chess::outcome::{GameResult, Outcome, Termination};
-/// use arbiter::pgn::{ResultToken, result_consistent};
+/// use arbiter_chess::{GameResult, Outcome, Termination};
+/// use crate::{ResultToken, result_consistent};
 /// let mate = Outcome::ended(GameResult::BlackWins, Termination::Checkmate);
 /// assert!(result_consistent(Some("0-1"), Some(ResultToken::BlackWins), &mate));
 /// assert!(!result_consistent(Some("1/2-1/2"), None, &mate));
@@ -290,7 +287,7 @@ pub fn check_parsed_with(
     let mut plies = 0;
     let mut illegal_move = None;
     // Move by move as `ValidateGame` replays a list (see
-    // [`crate::chess::game::Replayed::extend`]); the side lines of a move
+    // [`arbiter_chess::Replayed::extend`]); the side lines of a move
     // are checked from the position before it, and only when the move is
     // legal: nothing after the mainline's first illegal move is.
     for (index, node) in mainline.moves.iter_mut().enumerate() {
@@ -310,7 +307,7 @@ pub fn check_parsed_with(
                 plies += 1;
             }
             Err(Illegal { reason, message }) => {
-                let text = echo::field(mv).into_owned();
+                let text = echo(mv).into_owned();
                 illegal_move = Some(IllegalMove { index, text, reason, message });
                 break;
             }
@@ -352,8 +349,8 @@ pub fn check_parsed_with(
 /// mainline move is legal.
 ///
 /// ```
-/// use arbiter::chess::{Color, Position};
-/// use arbiter::pgn::{flagged_side, parse_game};
+/// use arbiter_chess::{Color, Position};
+/// use crate::{flagged_side, parse_game};
 /// let game = parse_game(b"[Termination \"Time forfeit\"]\n\n1. e4 e5 2. Nf3 1-0".to_vec());
 /// assert_eq!(flagged_side(&game, &Position::default()), Some(Color::Black));
 /// let game = parse_game(b"[Termination \"Normal\"]\n\n1. e4 e5 2. Nf3 1-0".to_vec());
@@ -424,9 +421,9 @@ fn check_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::illegal::IllegalReason;
-    use crate::chess::outcome::{GameResult, Outcome, Termination};
-    use crate::pgn::parse::parse_game;
+    use crate::parse::parse_game;
+    use arbiter_chess::IllegalReason;
+    use arbiter_chess::{GameResult, Outcome, Termination};
 
     fn check(text: &str) -> (PgnGame, Result<Verdict, GameError>) {
         let mut game = parse_game(text.as_bytes().to_vec());

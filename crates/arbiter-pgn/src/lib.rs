@@ -1,11 +1,11 @@
 //! PGN: a streaming reader that cuts any `Read` into games in bounded
 //! memory, a parser of one game's tags and movetext (comments, NAGs, nested
 //! variations, clocks), validation of every line through the replay of
-//! [`crate::chess::game`], and the canonical export. No transport, no files:
+//! [`arbiter_chess::game`], and the canonical export. No transport, no files:
 //! callers bring a reader and a writer.
 //!
 //! ```
-//! use arbiter::pgn::{GameReader, ReaderOptions, check_game};
+//! use crate::{GameReader, ReaderOptions, check_game};
 //! let text = "[Event \"x\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
 //! let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
 //! let raw = reader.next_game().unwrap().unwrap();
@@ -18,7 +18,6 @@
 
 mod check;
 mod export;
-pub mod json;
 mod parse;
 mod pieces;
 mod reader;

@@ -11,7 +11,7 @@ pub use super::terms::MAX_VARIATION_DEPTH;
 use super::terms::{
     ResultToken, VariationError, VariationReason, is_delimiter, is_result, skims, starts_token,
 };
-use crate::chess::san::SanString;
+use arbiter_chess::SanString;
 
 /// A stretch of a game's text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -836,7 +836,7 @@ fn attach_comment(line: &mut Line, span: Span) {
 /// Reads one game's text (as [`super::GameReader`] cuts it).
 ///
 /// ```
-/// use arbiter::pgn::parse_game;
+/// use crate::parse_game;
 /// let game = parse_game(b"[White \"A \\\"B\\\"\"]\n\n1. e4!? {good} (1. d4 $1) 1... e5 1-0".to_vec());
 /// assert_eq!(game.tag("White").unwrap(), "A \"B\"");
 /// let e4 = &game.mainline.moves[0];

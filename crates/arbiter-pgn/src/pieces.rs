@@ -236,6 +236,7 @@ pub struct Ending {
 
 /// The games of one piece, cut as if the piece were the whole stream (or,
 /// for a [`Split::Broken`] piece, a stream that stops there).
+#[derive(Debug)]
 pub struct PieceGames<'a> {
     piece: &'a Piece,
     options: ReaderOptions,
@@ -428,7 +429,7 @@ fn read_in_pieces_with<R: BufRead>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pgn::GameReader;
+    use crate::GameReader;
 
     /// The games of `text` read in pieces of about `size` bytes, joined,
     /// and the endings of the pieces split at a line: (clean, not).
@@ -475,7 +476,7 @@ mod tests {
     #[test]
     fn random_texts_join_into_the_games_of_the_whole() {
         let mut endings = [0, 0];
-        for (case, text) in super::super::reader::tests::random_texts(3000).enumerate() {
+        for (case, text) in crate::reader::tests::random_texts(3000).enumerate() {
             let max = [40, 120, 1 << 20][case % 3];
             let options = ReaderOptions { max_game_bytes: max };
             let whole: Vec<RawGame> =

@@ -526,7 +526,7 @@ impl Cutter {
 /// over-size game is skipped as it arrives.
 ///
 /// ```
-/// use arbiter::pgn::{ReaderOptions, Splitter};
+/// use crate::{ReaderOptions, Splitter};
 /// let mut splitter = Splitter::new(ReaderOptions::default());
 /// let mut games = std::collections::VecDeque::new();
 /// splitter.push(b"[Event \"a\"]\n\n1. e4 e", &mut games);
@@ -590,7 +590,7 @@ impl Splitter {
 /// parsed as it is cut (see [`super::parse`]), and handed out read.
 ///
 /// ```
-/// use arbiter::pgn::{GameReader, ReaderOptions};
+/// use crate::{GameReader, ReaderOptions};
 /// let text = "[Event \"a\"]\n\n1. e4 e5 *\n[Event \"b\"]\n1. d4 1-0\n";
 /// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
 /// let first = reader.next_game().unwrap().unwrap();
@@ -636,7 +636,7 @@ impl<R: BufRead> GameReader<R> {
     /// into new ones. Optional; only vectors of ordinary size are kept.
     ///
     /// ```
-    /// use arbiter::pgn::{GameReader, ReaderOptions, check_game};
+    /// use crate::{GameReader, ReaderOptions, check_game};
     /// let text = "[Event \"a\"]\n\n1. e4 e5 *\n[Event \"b\"]\n\n1. d4 d5 *\n";
     /// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
     /// let first = check_game(reader.next_game().unwrap().unwrap());
@@ -795,7 +795,7 @@ pub(super) mod tests {
 
     /// Texts made of PGN's pieces in random order (`count` of them, up to
     /// 60 pieces each, from a fixed seed): what cutting may misread.
-    pub(in crate::pgn) fn random_texts(count: usize) -> impl Iterator<Item = String> {
+    pub(crate) fn random_texts(count: usize) -> impl Iterator<Item = String> {
         const PIECES: &[&str] = &[
             "[Event \"a\"]",
             "[Site \"b\"]",

@@ -1,8 +1,7 @@
 //! The terms the parser and the checker share: result tokens and the
 //! errors of side lines.
 
-use crate::chess::illegal::IllegalReason;
-use crate::chess::outcome::GameResult;
+use arbiter_chess::{GameResult, IllegalReason};
 
 /// Variations nested deeper than this are skipped and reported.
 pub const MAX_VARIATION_DEPTH: usize = 64;
@@ -67,18 +66,6 @@ pub enum VariationReason {
 }
 
 impl VariationReason {
-    /// A stable machine-readable name: the illegal-move reason's contract
-    /// name, or one of the variation's own.
-    pub fn name(self) -> &'static str {
-        match self {
-            VariationReason::Illegal(reason) => {
-                crate::proto::IllegalMoveReason::from(reason).as_str_name()
-            }
-            VariationReason::NoMoveBefore => "VARIATION_WITHOUT_MOVE",
-            VariationReason::TooDeep => "VARIATION_TOO_DEEP",
-        }
-    }
-
     pub(super) fn message(self) -> String {
         match self {
             VariationReason::Illegal(reason) => reason.to_string(),

@@ -3,12 +3,12 @@
 use std::fmt;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not, Sub};
 
-use super::types::{Color, File, Rank, Square};
+use crate::board::types::{Color, File, Rank, Square};
 
 /// A set of squares.
 ///
 /// ```
-/// use arbiter::chess::{Bitboard, Square};
+/// use arbiter_chess::{Bitboard, Square};
 /// let bb = Bitboard::from(Square::A1) | Square::H8;
 /// assert_eq!(bb.count(), 2);
 /// assert!(bb.contains(Square::H8));

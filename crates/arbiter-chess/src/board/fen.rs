@@ -10,10 +10,10 @@ use std::str::FromStr;
 
 use arrayvec::ArrayString;
 
-use super::attacks;
-use super::bitboard::Bitboard;
-use super::position::{CastlingMode, Position};
-use super::types::{Color, File, Piece, Rank, Role, Square};
+use crate::board::attacks;
+use crate::board::bitboard::Bitboard;
+use crate::board::position::{CastlingMode, Position};
+use crate::board::types::{Color, File, Piece, Rank, Role, Square};
 
 /// The standard starting position.
 pub const STARTING_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -118,7 +118,7 @@ impl FromStr for Position {
     /// well-formed one that describes an illegal position.
     ///
     /// ```
-    /// use arbiter::chess::{FenError, Position, PositionError};
+    /// use arbiter_chess::{FenError, Position, PositionError};
     /// let err = "8/8/8/8/8/8/8/8 w - - 0 1".parse::<Position>().unwrap_err();
     /// assert_eq!(err.to_string(), "illegal position: white has no king");
     /// assert!(matches!(err, FenError::Position(PositionError::MissingKing(_))));
@@ -145,7 +145,7 @@ impl Position {
     /// castling right with no rook on its square.
     ///
     /// ```
-    /// use arbiter::chess::{CastlingMode, FenError, Position, PositionError};
+    /// use arbiter_chess::{CastlingMode, FenError, Position, PositionError};
     /// let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
     /// let pos = Position::from_fen(fen, CastlingMode::Chess960).unwrap();
     /// assert_eq!(pos.to_string(), "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9");
@@ -178,7 +178,7 @@ impl Position {
     /// As [`str::parse`], without the two material errors above.
     ///
     /// ```
-    /// use arbiter::chess::Position;
+    /// use arbiter_chess::Position;
     /// // Three light-squared bishops beside eight pawns.
     /// let composed = "4k3/8/8/8/8/8/PPPPPPPP/1B1BKB2 w - - 0 1";
     /// assert!(composed.parse::<Position>().is_err());
@@ -469,7 +469,7 @@ impl Position {
     /// return, so this writes bytes rather than go through `fmt`.
     ///
     /// ```
-    /// use arbiter::chess::{fen::STARTING_FEN, Position};
+    /// use arbiter_chess::{fen::STARTING_FEN, Position};
     /// assert_eq!(Position::default().fen().as_str(), STARTING_FEN);
     /// ```
     pub fn fen(&self) -> Fen {
@@ -480,7 +480,7 @@ impl Position {
     /// castling rook (`HAha`), upper case for white, the h-side first.
     ///
     /// ```
-    /// use arbiter::chess::Position;
+    /// use arbiter_chess::Position;
     /// assert!(Position::default().shredder_fen().ends_with(" w HAha - 0 1"));
     /// ```
     pub fn shredder_fen(&self) -> Fen {
@@ -579,7 +579,7 @@ impl fmt::Display for Position {
     /// Writes the FEN, as [`Position::fen`].
     ///
     /// ```
-    /// use arbiter::chess::{fen::STARTING_FEN, Position};
+    /// use arbiter_chess::{fen::STARTING_FEN, Position};
     /// assert_eq!(Position::default().to_string(), STARTING_FEN);
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

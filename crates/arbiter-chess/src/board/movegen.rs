@@ -9,11 +9,11 @@
 //! pawn's square. Moves reach a `MoveSink` as sets of targets, so counting
 //! (for perft) costs a popcount per piece instead of a list.
 
-use super::attacks;
-use super::bitboard::Bitboard;
-use super::moves::{Move, MoveKind, MoveList};
-use super::position::{Position, castling_squares};
-use super::types::{File, Piece, Rank, Role, Square};
+use crate::board::attacks;
+use crate::board::bitboard::Bitboard;
+use crate::board::moves::{Move, MoveKind, MoveList};
+use crate::board::position::{Position, castling_squares};
+use crate::board::types::{File, Piece, Rank, Role, Square};
 
 /// Receives generated moves as sets. Pawn moves arrive as a set of targets
 /// with the step `delta` (target index minus origin index) they were made by.
@@ -131,7 +131,7 @@ impl Position {
     /// Every legal move.
     ///
     /// ```
-    /// use arbiter::chess::Position;
+    /// use arbiter_chess::Position;
     /// assert_eq!(Position::default().legal_moves().len(), 20);
     /// ```
     #[inline]
@@ -144,7 +144,7 @@ impl Position {
     /// destination square.
     ///
     /// ```
-    /// use arbiter::chess::{Bitboard, Position, Square};
+    /// use arbiter_chess::{Bitboard, Position, Square};
     /// let pos = Position::default();
     /// assert_eq!(pos.legal_moves_filtered(Square::G1.into(), Bitboard::FULL).len(), 2);
     /// ```
@@ -158,7 +158,7 @@ impl Position {
     /// How many legal moves there are, without listing them.
     ///
     /// ```
-    /// use arbiter::chess::Position;
+    /// use arbiter_chess::Position;
     /// assert_eq!(Position::default().count_legal(), 20);
     /// ```
     #[inline(always)]
@@ -172,7 +172,7 @@ impl Position {
     /// piece that has one, which is usually the king.
     ///
     /// ```
-    /// use arbiter::chess::Position;
+    /// use arbiter_chess::Position;
     /// let stalemate: Position = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1".parse().unwrap();
     /// assert!(!stalemate.has_legal_moves());
     /// assert!(Position::default().has_legal_moves());
@@ -186,7 +186,7 @@ impl Position {
     /// Whether `m` is a legal move here.
     ///
     /// ```
-    /// use arbiter::chess::{Move, MoveKind, Position, Square};
+    /// use arbiter_chess::{Move, MoveKind, Position, Square};
     /// let pos = Position::default();
     /// assert!(pos.is_legal(Move::new(Square::E2, Square::E4, MoveKind::Normal)));
     /// assert!(!pos.is_legal(Move::new(Square::E2, Square::E5, MoveKind::Normal)));

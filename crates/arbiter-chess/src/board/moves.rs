@@ -5,7 +5,7 @@ use std::fmt;
 
 use arrayvec::ArrayVec;
 
-use super::types::{File, Role, Square};
+use crate::board::types::{File, Role, Square};
 
 /// What kind of move a [`Move`] is, beyond its squares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,7 +87,7 @@ impl fmt::Display for Move {
     /// castling as the king's two-square step (`e1g1`).
     ///
     /// ```
-    /// use arbiter::chess::{Move, MoveKind, Square};
+    /// use arbiter_chess::{Move, MoveKind, Square};
     /// assert_eq!(Move::new(Square::E1, Square::H1, MoveKind::Castle).to_string(), "e1g1");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

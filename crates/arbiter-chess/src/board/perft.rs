@@ -1,15 +1,15 @@
 //! Perft: counting the leaves of the legal move tree, the standard check of
 //! a move generator against known counts.
 
-use super::moves::Move;
-use super::position::Position;
+use crate::board::moves::Move;
+use crate::board::position::Position;
 
 /// The number of legal move sequences of length `depth` from `pos`.
 /// The last ply is counted in bulk, without playing the moves.
 ///
 /// ```
-/// use arbiter::chess::{perft, Position};
-/// assert_eq!(perft::perft(&Position::default(), 3), 8_902);
+/// use arbiter_chess::{perft, Position};
+/// assert_eq!(perft(&Position::default(), 3), 8_902);
 /// ```
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     #[cfg(target_arch = "x86_64")]
@@ -52,7 +52,7 @@ fn perft_popcnt(pos: &Position, depth: u32) -> u64 {
 /// At depth 0 there are no moves to split by.
 ///
 /// ```
-/// use arbiter::chess::{perft, Position};
+/// use arbiter_chess::{perft, Position};
 /// let split = perft::divide(&Position::default(), 2);
 /// assert_eq!(split.len(), 20);
 /// assert!(split.iter().all(|(_, n)| *n == 20));
@@ -73,10 +73,10 @@ const UNINTERRUPTED_DEPTH: u32 = 3;
 /// deadline or a cancelled request is answered within milliseconds.
 ///
 /// ```
-/// use arbiter::chess::{perft, Position};
+/// use arbiter_chess::{perft, Position};
 /// let split = perft::divide_until(&Position::default(), 3, &|| false).unwrap();
 /// assert_eq!(split.iter().map(|(_, n)| n).sum::<u64>(), 8_902);
-/// assert!(perft::divide_until(&Position::default(), 6, &|| true).is_none());
+/// assert!(divide_until(&Position::default(), 6, &|| true).is_none());
 /// ```
 pub fn divide_until(
     pos: &Position,

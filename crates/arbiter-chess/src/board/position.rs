@@ -1,10 +1,10 @@
 //! A chess position and playing moves on it.
 
-use super::attacks;
-use super::bitboard::Bitboard;
-use super::moves::{Move, MoveKind};
-use super::types::{Color, File, Piece, Rank, Role, Square};
-use super::zobrist;
+use crate::board::attacks;
+use crate::board::bitboard::Bitboard;
+use crate::board::moves::{Move, MoveKind};
+use crate::board::types::{Color, File, Piece, Rank, Role, Square};
+use crate::board::zobrist;
 
 /// Which castling rules a position follows.
 ///
@@ -12,7 +12,7 @@ use super::zobrist;
 /// FEN may give and in how UCI writes castling.
 ///
 /// ```
-/// use arbiter::chess::{position::CastlingMode, Position};
+/// use arbiter_chess::{position::CastlingMode, Position};
 /// let pos = Position::chess960_start(518).unwrap();
 /// assert_eq!(pos.castling_mode(), CastlingMode::Chess960);
 /// assert_eq!(Position::default().castling_mode(), CastlingMode::Standard);
@@ -37,10 +37,10 @@ pub enum CastlingMode {
 /// same representation.
 ///
 /// A `Position` only ever holds a legal position: it is built by parsing a
-/// validated FEN (see [`crate::chess::fen`]) or by playing legal moves.
+/// validated FEN (see [`crate::fen`]) or by playing legal moves.
 ///
 /// ```
-/// use arbiter::chess::{Position, Square};
+/// use arbiter_chess::{Position, Square};
 /// let pos = Position::default();
 /// assert_eq!(pos.legal_moves().len(), 20);
 /// let e4 = pos.legal_moves().into_iter().find(|m| m.to() == Square::E4).unwrap();
@@ -133,7 +133,7 @@ impl Position {
     /// `None` for a number over 959.
     ///
     /// ```
-    /// use arbiter::chess::Position;
+    /// use arbiter_chess::Position;
     /// let pos = Position::chess960_start(0).unwrap();
     /// assert_eq!(pos.to_string(), "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1");
     /// assert_eq!(pos.shredder_fen().as_str(), "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1");
@@ -321,7 +321,7 @@ impl Position {
     /// captured pawn) being empty afterwards. Castling checks with the rook.
     ///
     /// ```
-    /// use arbiter::chess::{uci::UciMove, Position};
+    /// use arbiter_chess::{uci::UciMove, Position};
     /// let pos: Position = "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1".parse().unwrap();
     /// let castle = "e1c1".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
     /// assert!(!pos.gives_check(castle));
@@ -381,7 +381,7 @@ impl Position {
     /// when an en-passant capture is legal.
     ///
     /// ```
-    /// use arbiter::chess::Position;
+    /// use arbiter_chess::Position;
     /// // After 1. e4 no black pawn can capture on e3: same hash as without it.
     /// let a: Position = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1".parse().unwrap();
     /// let b: Position = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".parse().unwrap();
@@ -484,7 +484,7 @@ impl Position {
     /// [`Position::legal_moves`] or a parser that checked it).
     ///
     /// ```
-    /// use arbiter::chess::Position;
+    /// use arbiter_chess::Position;
     /// let pos = Position::default();
     /// let m = pos.legal_moves()[0];
     /// assert_eq!(pos.play(m).turn(), !pos.turn());

@@ -6,7 +6,7 @@ use std::str::FromStr;
 /// One of the two sides.
 ///
 /// ```
-/// use arbiter::chess::Color;
+/// use arbiter_chess::Color;
 /// assert_eq!(!Color::White, Color::Black);
 /// assert_eq!(Color::Black.fold('w', 'b'), 'b');
 /// ```
@@ -67,7 +67,7 @@ impl std::ops::Not for Color {
 /// The kind of a piece, without its colour.
 ///
 /// ```
-/// use arbiter::chess::Role;
+/// use arbiter_chess::Role;
 /// assert_eq!(Role::from_char('n'), Some(Role::Knight));
 /// assert_eq!(Role::Queen.upper_char(), 'Q');
 /// ```
@@ -141,7 +141,7 @@ impl Role {
 /// A piece: a role of a colour.
 ///
 /// ```
-/// use arbiter::chess::{Color, Piece, Role};
+/// use arbiter_chess::{Color, Piece, Role};
 /// let p = Piece::from_char('q').unwrap();
 /// assert_eq!(p, Piece { color: Color::Black, role: Role::Queen });
 /// assert_eq!(p.char(), 'q');
@@ -273,7 +273,7 @@ impl Rank {
 /// A square of the board, `a1` = 0 to `h8` = 63.
 ///
 /// ```
-/// use arbiter::chess::{File, Rank, Square};
+/// use arbiter_chess::{File, Rank, Square};
 /// let sq: Square = "e4".parse().unwrap();
 /// assert_eq!(sq, Square::from_coords(File::E, Rank::Fourth));
 /// assert_eq!(sq.to_string(), "e4");

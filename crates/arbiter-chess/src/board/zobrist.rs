@@ -1,7 +1,7 @@
 //! Zobrist keys for hashing positions, generated at compile time from a fixed
 //! seed so that hashes are stable across builds and runs.
 
-use super::types::{Color, Piece, Square};
+use crate::board::types::{Color, Piece, Square};
 
 /// SplitMix64: small, fast and good enough to fill a key table.
 const fn splitmix(state: u64) -> (u64, u64) {

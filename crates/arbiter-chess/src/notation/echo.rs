@@ -19,12 +19,12 @@ fn head(text: &str) -> (&str, usize) {
 /// [`ECHO_CHARS`] characters, else those characters and `…`.
 ///
 /// ```
-/// use arbiter::chess::echo::{ECHO_CHARS, field};
-/// assert_eq!(field("Nf3"), "Nf3");
+/// use arbiter_chess::{ECHO_CHARS, echo};
+/// assert_eq!(echo("Nf3"), "Nf3");
 /// let long = "x".repeat(10_000);
-/// assert_eq!(field(&long), format!("{}…", "x".repeat(ECHO_CHARS)));
+/// assert_eq!(echo(&long), format!("{}…", "x".repeat(ECHO_CHARS)));
 /// ```
-pub fn field(text: &str) -> Cow<'_, str> {
+pub fn echo(text: &str) -> Cow<'_, str> {
     match head(text) {
         (whole, 0) => Cow::Borrowed(whole),
         (head, _) => Cow::Owned(format!("{head}…")),
@@ -36,7 +36,7 @@ pub fn field(text: &str) -> Cow<'_, str> {
 /// bytes left out are counted.
 ///
 /// ```
-/// use arbiter::chess::echo::Quoted;
+/// use arbiter_chess::echo::Quoted;
 /// assert_eq!(Quoted("e9").to_string(), "\"e9\"");
 /// let long = "\u{1}".repeat(1000);
 /// let quoted = Quoted(&long).to_string();

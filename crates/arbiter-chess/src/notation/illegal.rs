@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-use super::attacks;
-use super::bitboard::Bitboard;
-use super::position::{CastlingMode, Position, castling_squares};
-use super::san::{CastlingSide, San, castling_rooks};
-use super::types::{File, Piece, Rank, Role, Square};
-use super::uci::UciMove;
+use crate::board::attacks;
+use crate::board::bitboard::Bitboard;
+use crate::board::position::{CastlingMode, Position, castling_squares};
+use crate::board::types::{File, Piece, Rank, Role, Square};
+use crate::notation::san::{CastlingSide, San, castling_rooks};
+use crate::notation::uci::UciMove;
 
 /// The rule a rejected move breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -140,7 +140,7 @@ fn describe(piece: Piece) -> String {
 /// Why the UCI move `uci`, which is not legal in `pos`, is illegal.
 ///
 /// ```
-/// use arbiter::chess::{illegal::{diagnose_uci, IllegalReason}, uci::UciMove, Position};
+/// use arbiter_chess::{illegal::{diagnose_uci, IllegalReason}, uci::UciMove, Position};
 /// let pos = Position::default();
 /// let why = diagnose_uci(&pos, &"e2e5".parse::<UciMove>().unwrap());
 /// assert_eq!(why.reason, IllegalReason::CannotMoveThatWay);
@@ -188,7 +188,7 @@ pub fn diagnose_uci(pos: &Position, uci: &UciMove) -> Illegal {
 /// Why the SAN `san`, which names no single legal move in `pos`, is rejected.
 ///
 /// ```
-/// use arbiter::chess::{illegal::{diagnose_san, IllegalReason}, san::San, Position};
+/// use arbiter_chess::{illegal::{diagnose_san, IllegalReason}, san::San, Position};
 /// let pos = Position::default();
 /// let why = diagnose_san(&pos, &"Nd2".parse::<San>().unwrap());
 /// assert_eq!(why.reason, IllegalReason::CaptureOwnPiece);
@@ -199,7 +199,7 @@ pub fn diagnose_san(pos: &Position, san: &San) -> Illegal {
         San::Castle(side) => return diagnose_castling(pos, side),
         San::Normal { role, file, rank, to, promotion, .. } => (role, file, rank, to, promotion),
     };
-    if san.to_move(pos) == Err(super::san::SanError::Ambiguous) {
+    if san.to_move(pos) == Err(crate::notation::san::SanError::Ambiguous) {
         return Illegal::new(
             IllegalReason::AmbiguousSan,
             format!("{san} is ambiguous: more than one {} can move to {to}", role.name()),

@@ -8,10 +8,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::bitboard::Bitboard;
-use super::moves::{Move, MoveKind, MoveList};
-use super::position::Position;
-use super::types::{File, Rank, Role, Square};
+use crate::board::bitboard::Bitboard;
+use crate::board::moves::{Move, MoveKind, MoveList};
+use crate::board::position::Position;
+use crate::board::types::{File, Rank, Role, Square};
 
 /// Which side a castling move goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,7 +65,7 @@ pub enum SanError {
 /// time there).
 ///
 /// ```
-/// use arbiter::chess::{san, uci::UciMove, Position};
+/// use arbiter_chess::{san, uci::UciMove, Position};
 /// let pos = Position::default();
 /// let m = "g1f3".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
 /// let written = san::san(&pos, m);
@@ -94,7 +94,7 @@ impl SanString {
     /// unless it is 1 to 7 ASCII characters with no NUL.
     ///
     /// ```
-    /// use arbiter::chess::san::SanString;
+    /// use arbiter_chess::san::SanString;
     /// assert_eq!(SanString::from_text("exd8=Q+").unwrap(), "exd8=Q+");
     /// assert!(SanString::from_text("Qa1xb2#+").is_none());
     /// assert!(SanString::from_text("").is_none());
@@ -139,7 +139,7 @@ impl SanString {
     /// fixed width and then count only the text.
     ///
     /// ```
-    /// use arbiter::chess::san::SanString;
+    /// use arbiter_chess::san::SanString;
     /// let san = SanString::from_text("Nf3").unwrap();
     /// assert_eq!(&san.padded()[..san.len()], b"Nf3");
     /// ```
@@ -152,7 +152,7 @@ impl SanString {
     /// comparisons, no loop over the bytes and no call.
     ///
     /// ```
-    /// use arbiter::chess::san::SanString;
+    /// use arbiter_chess::san::SanString;
     /// let san = SanString::from_text("Nbd7+").unwrap();
     /// assert!(san.is(b"Nbd7+") && !san.is(b"Nbd7") && !san.is(b"Nbd7#"));
     /// ```
@@ -296,7 +296,7 @@ impl FromStr for San {
     /// [`ParseSanError`] if the text is none of these.
     ///
     /// ```
-    /// use arbiter::chess::san::San;
+    /// use arbiter_chess::san::San;
     /// assert_eq!("Ng1-f3".parse::<San>(), "Ng1f3".parse::<San>());
     /// assert_eq!("0-0".parse::<San>(), "O-O".parse::<San>());
     /// assert!("Nf9".parse::<San>().is_err());
@@ -491,10 +491,10 @@ impl San {
     ///
     /// [`SanError::Illegal`] if no legal move fits, [`SanError::Ambiguous`]
     /// if several do. Why a move is illegal is answered by
-    /// [`crate::chess::illegal::diagnose_san`].
+    /// [`crate::notation::illegal::diagnose_san`].
     ///
     /// ```
-    /// use arbiter::chess::{san::{San, SanError}, Position};
+    /// use arbiter_chess::{san::{San, SanError}, Position};
     /// let pos: Position = "4k3/8/8/8/8/8/8/1N1K1N2 w - - 0 1".parse().unwrap();
     /// let nd2: San = "Nd2".parse().unwrap();
     /// assert_eq!(nd2.to_move(&pos), Err(SanError::Ambiguous));
@@ -716,10 +716,10 @@ pub(crate) fn push_check_mark(after: &Position, san: &mut SanString) -> bool {
 /// Canonical SAN of the legal move `m` in `pos`, with `+` or `#`.
 ///
 /// ```
-/// use arbiter::chess::{san, uci::UciMove, Position};
+/// use arbiter_chess::{san, uci::UciMove, Position};
 /// let pos: Position = "4k3/8/8/8/8/8/8/N3K2N w - - 0 1".parse().unwrap();
 /// let m = "h1g3".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
-/// assert_eq!(san::san(&pos, m).as_str(), "Ng3");
+/// assert_eq!(san(&pos, m).as_str(), "Ng3");
 /// ```
 pub fn san(pos: &Position, m: Move) -> SanString {
     let mut out = san_without_mark(pos, m);
@@ -1063,7 +1063,7 @@ mod tests {
                         }
                     }
                 }
-                let Some(m) = crate::chess::dead::tests::random_move(&pos, &mut rng) else { break };
+                let Some(m) = crate::rules::dead::tests::random_move(&pos, &mut rng) else { break };
                 pos = pos.play(m);
             }
         }

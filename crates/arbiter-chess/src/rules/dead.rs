@@ -25,31 +25,32 @@
 //! gates only decide where to look: a position is called dead only when
 //! the analysis proves that neither side can mate.
 
-use super::attacks;
-use super::bitboard::Bitboard;
-use super::moves::{Move, MoveKind};
-use super::position::Position;
-use super::types::{Color, Piece, Rank, Role};
-use super::unwinnable::{Analyser, Budget, Verdict, replays_to_mate};
+use crate::board::attacks;
+use crate::board::bitboard::Bitboard;
+use crate::board::moves::{Move, MoveKind};
+use crate::board::position::Position;
+use crate::board::types::{Color, Piece, Rank, Role};
+use crate::rules::unwinnable::{Analyser, SearchBudget, Winnability, replays_to_mate};
 
-pub use super::unwinnable::may_be_dead;
+pub use crate::rules::unwinnable::may_be_dead;
 
 /// How much the unwinnability analysis may do for one replay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Analysis {
     /// Per colour, for a ply that passes [`per_ply_gate`].
-    pub per_ply: Budget,
+    pub per_ply: SearchBudget,
     /// Per colour, for the start and final positions, a flag fall and the
     /// verdicts an answer reports.
-    pub full: Budget,
+    pub full: SearchBudget,
 }
 
 impl Analysis {
     /// The static tests alone per ply (locked pawn walls, material: a ply
     /// costs about 50 ns to replay, and a search of even 200 positions in
     /// the few games that reach a blocked structure cost the shared lichess
-    /// games 12% of their replay speed), and [`Budget::FULL`] at the ends.
-    pub const DEFAULT: Analysis = Analysis { per_ply: Budget { nodes: 0 }, full: Budget::FULL };
+    /// games 12% of their replay speed), and [`SearchBudget::FULL`] at the ends.
+    pub const DEFAULT: Analysis =
+        Analysis { per_ply: SearchBudget { nodes: 0 }, full: SearchBudget::FULL };
 }
 
 impl Default for Analysis {
@@ -71,8 +72,8 @@ pub const FULL_LOOK_PAWN_MOVES: u32 = 8;
 /// pass it.
 ///
 /// ```
-/// use arbiter::chess::dead::per_ply_gate;
-/// use arbiter::chess::Position;
+/// use arbiter_chess::dead::per_ply_gate;
+/// use arbiter_chess::Position;
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
 /// assert!(per_ply_gate(&wall));
 /// let rook: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/R3K3 w - - 0 1".parse().unwrap();
@@ -112,8 +113,8 @@ pub fn structure(pos: &Position) -> u64 {
 /// about to be.
 ///
 /// ```
-/// use arbiter::chess::dead::worth_a_full_look;
-/// use arbiter::chess::Position;
+/// use arbiter_chess::dead::worth_a_full_look;
+/// use arbiter_chess::Position;
 /// assert!(!worth_a_full_look(&Position::default()));
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
 /// assert!(worth_a_full_look(&wall));
@@ -126,8 +127,8 @@ pub fn worth_a_full_look(pos: &Position) -> bool {
 /// pins and en passant left out), counted up to a little over `cap`.
 ///
 /// ```
-/// use arbiter::chess::dead::pawn_moves;
-/// use arbiter::chess::Position;
+/// use arbiter_chess::dead::pawn_moves;
+/// use arbiter_chess::Position;
 /// assert_eq!(pawn_moves(&Position::default(), 100), 32);
 /// ```
 pub fn pawn_moves(pos: &Position, cap: u32) -> u32 {
@@ -155,21 +156,21 @@ pub fn pawn_moves(pos: &Position, cap: u32) -> u32 {
 /// The budget per colour of [`is_dead`]'s first look: measured on the
 /// final positions of random games behind [`per_ply_gate`], starting at
 /// 256 and growing fourfold cost less than starting at 128, 1,000 or
-/// [`Budget::QUICK`], or growing two- or eightfold.
-pub const FIRST_LOOK: Budget = Budget { nodes: 256 };
+/// [`SearchBudget::QUICK`], or growing two- or eightfold.
+pub const FIRST_LOOK: SearchBudget = SearchBudget { nodes: 256 };
 
 /// Whether the analysis proves, within `budget` per colour, that neither
 /// side can mate: [`examine`] found the position [`Finding::Dead`].
 ///
 /// ```
-/// use arbiter::chess::dead::is_dead;
-/// use arbiter::chess::unwinnable::Budget;
-/// use arbiter::chess::Position;
+/// use arbiter_chess::dead::is_dead;
+/// use arbiter_chess::unwinnable::SearchBudget;
+/// use arbiter_chess::Position;
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
-/// assert!(is_dead(&wall, Budget::FULL));
-/// assert!(!is_dead(&Position::default(), Budget::FULL));
+/// assert!(is_dead(&wall, SearchBudget::FULL));
+/// assert!(!is_dead(&Position::default(), SearchBudget::FULL));
 /// ```
-pub fn is_dead(pos: &Position, budget: Budget) -> bool {
+pub fn is_dead(pos: &Position, budget: SearchBudget) -> bool {
     examine(pos, budget) == Finding::Dead
 }
 
@@ -207,11 +208,11 @@ impl Finding {
     /// analysed again only when its proof breaks.
     ///
     /// ```
-    /// use arbiter::chess::dead::{examine, Finding};
-    /// use arbiter::chess::unwinnable::{replays_to_mate, Budget};
-    /// use arbiter::chess::{Move, MoveKind, Position, Square};
+    /// use arbiter_chess::dead::{examine, Finding};
+    /// use arbiter_chess::unwinnable::{replays_to_mate, SearchBudget};
+    /// use arbiter_chess::{Move, MoveKind, Position, Square};
     /// let pos: Position = "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101".parse().unwrap();
-    /// let found = examine(&pos, Budget::FULL);
+    /// let found = examine(&pos, SearchBudget::FULL);
     /// let m = Move::new(Square::C3, Square::D3, MoveKind::Normal);
     /// let after = pos.play(m);
     /// let Some(Finding::Alive { winner, line }) = found.after(m, &after) else { panic!() };
@@ -276,22 +277,22 @@ impl Finding {
 /// are first asked with at most [`FIRST_LOOK`] (an ordinary position gives
 /// one up in a few hundred positions visited); then the open questions get
 /// budgets that grow fourfold in turn, each analysis resuming where it
-/// stopped (`unwinnable::Analyser`), until a helpmate, both proofs, or
+/// stopped (`Analyser`), until a helpmate, both proofs, or
 /// `budget`. A live position whose easier helpmate costs `n` positions
 /// so costs a few times `n`, whichever colour has it, where a full
 /// analysis of the other colour first could cost many times more.
 ///
 /// ```
-/// use arbiter::chess::dead::{examine, Finding};
-/// use arbiter::chess::unwinnable::{replays_to_mate, Budget};
-/// use arbiter::chess::Position;
+/// use arbiter_chess::dead::{examine, Finding};
+/// use arbiter_chess::unwinnable::{replays_to_mate, SearchBudget};
+/// use arbiter_chess::Position;
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
-/// assert_eq!(examine(&wall, Budget::FULL), Finding::Dead);
+/// assert_eq!(examine(&wall, SearchBudget::FULL), Finding::Dead);
 /// let start = Position::default();
-/// let Finding::Alive { winner, line } = examine(&start, Budget::FULL) else { panic!() };
+/// let Finding::Alive { winner, line } = examine(&start, SearchBudget::FULL) else { panic!() };
 /// assert!(replays_to_mate(&start, winner, &line));
 /// ```
-pub fn examine(pos: &Position, budget: Budget) -> Finding {
+pub fn examine(pos: &Position, budget: SearchBudget) -> Finding {
     let mut analysers = Color::ALL.map(|color| Analyser::new(pos, color, budget));
     let mut open = [true; 2];
     let mut nodes = budget.nodes.min(FIRST_LOOK.nodes);
@@ -300,10 +301,10 @@ pub fn examine(pos: &Position, budget: Budget) -> Finding {
             if !open[winner.index()] {
                 continue;
             }
-            match analysers[winner.index()].run(Budget { nodes }) {
-                Verdict::Winnable(line) => return Finding::Alive { winner, line },
-                Verdict::Unwinnable => open[winner.index()] = false,
-                Verdict::Undetermined => {}
+            match analysers[winner.index()].run(SearchBudget { nodes }) {
+                Winnability::Winnable(line) => return Finding::Alive { winner, line },
+                Winnability::Unwinnable => open[winner.index()] = false,
+                Winnability::Undetermined => {}
             }
         }
         if open == [false; 2] {
@@ -319,7 +320,7 @@ pub fn examine(pos: &Position, budget: Budget) -> Finding {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::chess::unwinnable::statically_unwinnable;
+    use crate::rules::unwinnable::statically_unwinnable;
 
     #[test]
     fn the_full_gate_counts_pushes_and_captures_of_both_sides() {
@@ -341,9 +342,9 @@ pub(crate) mod tests {
     fn a_helpmate_for_either_side_means_alive() {
         // Black can still mate with the rook even though White cannot.
         let pos: Position = "4k3/8/8/8/8/8/8/r3K3 w - - 0 1".parse().unwrap();
-        assert!(!is_dead(&pos, Budget::FULL));
+        assert!(!is_dead(&pos, SearchBudget::FULL));
         let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 b - - 0 1".parse().unwrap();
-        assert!(is_dead(&wall, Budget::QUICK));
+        assert!(is_dead(&wall, SearchBudget::QUICK));
     }
 
     /// Final positions of random games behind the per-ply gate: each is
@@ -369,7 +370,7 @@ pub(crate) mod tests {
         for fen in LIVE_BLOCKED_ENDINGS {
             let pos: Position = fen.parse().unwrap();
             assert!(per_ply_gate(&pos), "{fen}");
-            assert!(!is_dead(&pos, Budget::FULL), "{fen}");
+            assert!(!is_dead(&pos, SearchBudget::FULL), "{fen}");
         }
         // Dead: a wall the kings cannot pass, a bishop that never gets
         // near the king (proven by the walk, which the growing budgets
@@ -379,10 +380,10 @@ pub(crate) mod tests {
             "8/8/4k3/p1p1p1p1/P1P1P1P1/8/8/1B2K3 w - - 0 1",
         ] {
             let pos: Position = fen.parse().unwrap();
-            assert!(is_dead(&pos, Budget::FULL), "{fen}");
+            assert!(is_dead(&pos, SearchBudget::FULL), "{fen}");
             // With no budget, only the static tests prove anything.
             let statically = Color::ALL.into_iter().all(|c| statically_unwinnable(&pos, c));
-            assert_eq!(is_dead(&pos, Budget { nodes: 0 }), statically, "{fen}");
+            assert_eq!(is_dead(&pos, SearchBudget { nodes: 0 }), statically, "{fen}");
         }
     }
 
@@ -395,7 +396,7 @@ pub(crate) mod tests {
         let (mut carried, mut examined, mut taken_back) = (0, 0, 0);
         for fen in LIVE_BLOCKED_ENDINGS {
             let mut pos: Position = fen.parse().unwrap();
-            let mut finding = examine(&pos, Budget::FULL);
+            let mut finding = examine(&pos, SearchBudget::FULL);
             for _ in 0..60 {
                 let Some(m) = random_move(&pos, &mut rng) else { break };
                 let after = pos.play(m);
@@ -404,7 +405,12 @@ pub(crate) mod tests {
                 finding = match finding.after(m, &after) {
                     Some(Finding::Alive { winner, line }) => {
                         assert!(replays_to_mate(&after, winner, &line), "{}", after.fen());
-                        assert_ne!(examine(&after, Budget::FULL), Finding::Dead, "{}", after.fen());
+                        assert_ne!(
+                            examine(&after, SearchBudget::FULL),
+                            Finding::Dead,
+                            "{}",
+                            after.fen()
+                        );
                         assert!(line.len() <= CARRIED_PLIES);
                         carried += 1;
                         taken_back += usize::from(!line_began_with_m);
@@ -413,7 +419,7 @@ pub(crate) mod tests {
                     Some(other) => panic!("carried {other:?}"),
                     None => {
                         examined += 1;
-                        examine(&after, Budget::FULL)
+                        examine(&after, SearchBudget::FULL)
                     }
                 };
                 pos = after;
@@ -422,7 +428,7 @@ pub(crate) mod tests {
         assert!(carried > 2 * examined && taken_back > 0, "{carried} {examined} {taken_back}");
         // A verdict other than a helpmate is never carried.
         let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
-        let m = Move::new(crate::chess::Square::E1, crate::chess::Square::D1, MoveKind::Normal);
+        let m = Move::new(crate::Square::E1, crate::Square::D1, MoveKind::Normal);
         assert_eq!(Finding::Dead.after(m, &wall.play(m)), None);
         assert_eq!(Finding::Undetermined.after(m, &wall.play(m)), None);
     }

@@ -2,22 +2,20 @@
 //! move checked and written canonically, the final position and the
 //! outcome out.
 
-use super::bitboard::Bitboard;
-use super::dead::{self, Analysis, Finding};
-use super::echo::{self, Quoted};
-use super::fen::Fen;
-use super::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
-use super::moves::{Move, MoveKind};
-use super::outcome::{
+use crate::board::bitboard::Bitboard;
+use crate::board::fen::Fen;
+use crate::board::moves::{Move, MoveKind};
+use crate::board::position::Position;
+use crate::board::types::{Color, Role, Square};
+use crate::notation::echo::{Quoted, echo};
+use crate::notation::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
+use crate::notation::san::{San, SanMove, SanString, push_check_mark, san, san_without_mark};
+use crate::notation::uci::{ParseUciError, UciMove};
+use crate::rules::dead::{self, Analysis, Finding, examine, per_ply_gate};
+use crate::rules::outcome::{
     DrawClaims, GameResult, Outcome, Termination, is_insufficient_material, win_for,
 };
-use super::position::Position;
-use super::san::{San, SanMove, SanString, push_check_mark, san, san_without_mark};
-use super::types::{Color, Role, Square};
-use super::uci::{ParseUciError, UciMove};
-use super::unwinnable::{Verdict, analyse};
-
-pub use super::move_texts::MoveTexts;
+use crate::rules::unwinnable::{Winnability, analyse};
 
 /// How move texts are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -35,8 +33,8 @@ pub enum Notation {
 /// past (positions since the last capture or pawn move, for repetition).
 ///
 /// ```
-/// use arbiter::chess::game::{Game, Notation};
-/// use arbiter::chess::outcome::{GameResult, Termination};
+/// use arbiter_chess::game::{Game, Notation};
+/// use arbiter_chess::outcome::{GameResult, Termination};
 /// let mut game = Game::new(Default::default());
 /// for text in ["f3", "e5", "g4", "Qh4"] {
 ///     game.play_text(text, Notation::San, false).unwrap();
@@ -57,7 +55,7 @@ pub struct Game {
     ended: Option<(GameResult, Termination)>,
     /// The budgets of the dead-position analysis.
     analysis: Analysis,
-    /// The [`dead::structure`] of the last position the per-ply check
+    /// The [`structure`] of the last position the per-ply check
     /// analysed (0: none yet).
     analysed: u64,
 }
@@ -84,9 +82,9 @@ impl Game {
     /// with `analysis.full` (see [`dead`]).
     ///
     /// ```
-    /// use arbiter::chess::dead::Analysis;
-    /// use arbiter::chess::game::Game;
-    /// use arbiter::chess::outcome::Termination;
+    /// use arbiter_chess::dead::Analysis;
+    /// use arbiter_chess::game::Game;
+    /// use arbiter_chess::outcome::Termination;
     /// // A pawn wall that neither king can get through: dead at the start.
     /// let wall = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
     /// let game = Game::with_analysis(wall, Analysis::DEFAULT);
@@ -109,7 +107,7 @@ impl Game {
     }
 
     /// Whether the per-ply check analyses the current position: its pawns
-    /// are all blocked and there is no queen or rook ([`dead::per_ply_gate`]),
+    /// are all blocked and there is no queen or rook ([`per_ply_gate`]),
     /// and its pawns and material differ from the last position it analysed
     /// (an endgame with blocked pawns is analysed once, not at every move of
     /// its pieces). Records the position as analysed.
@@ -117,7 +115,7 @@ impl Game {
     // call saved and restored registers (callgrind, session 13).
     #[inline(always)]
     fn worth_a_quick_look(&mut self) -> bool {
-        if !dead::per_ply_gate(&self.position) {
+        if !per_ply_gate(&self.position) {
             return false;
         }
         let structure = dead::structure(&self.position);
@@ -192,9 +190,9 @@ impl Game {
     /// marked unproven.
     ///
     /// ```
-    /// use arbiter::chess::game::Game;
-    /// use arbiter::chess::outcome::{GameResult, Termination};
-    /// use arbiter::chess::Color;
+    /// use arbiter_chess::game::Game;
+    /// use arbiter_chess::outcome::{GameResult, Termination};
+    /// use arbiter_chess::Color;
     /// // White has a bare king: Black's flag falls, and White cannot mate.
     /// let game = Game::new("8/8/4k3/8/8/4K3/5p2/8 b - - 0 60".parse().unwrap());
     /// let outcome = game.final_outcome_after_flag_fall(true, Color::Black);
@@ -291,8 +289,8 @@ impl Game {
     /// the game by itself.
     ///
     /// ```
-    /// use arbiter::chess::bitboard::Bitboard;
-    /// use arbiter::chess::game::Game;
+    /// use arbiter_chess::bitboard::Bitboard;
+    /// use arbiter_chess::game::Game;
     /// let game = Game::new("7k/8/6K1/8/8/8/8/R7 w - - 99 80".parse().unwrap());
     /// let moves = game.legal_moves(Bitboard::FULL);
     /// let ra8 = moves.iter().find(|m| m.san.as_str() == "Ra8#").unwrap();
@@ -387,7 +385,7 @@ impl Game {
     /// As [`Game::play_text`].
     ///
     /// ```
-    /// use arbiter::chess::game::{Game, Notation};
+    /// use arbiter_chess::game::{Game, Notation};
     /// let (mut quiet, mut loud) = (Game::new(Default::default()), Game::new(Default::default()));
     /// for text in ["f3", "e5", "g4", "Qh4"] {
     ///     let m = quiet.play_text_quietly(text, Notation::Auto).unwrap();
@@ -420,7 +418,7 @@ impl Game {
     /// As [`Game::play_text`].
     ///
     /// ```
-    /// use arbiter::chess::game::Game;
+    /// use arbiter_chess::game::Game;
     /// let mut game = Game::new(Default::default());
     /// let (m, canonical) = game.play_uci("g1f3", false).unwrap();
     /// assert_eq!((m.to_string().as_str(), canonical), ("g1f3", true));
@@ -690,11 +688,13 @@ fn not_canonical(text: &str, canonical: &str) -> Illegal {
 
 /// The outcome of `flagged`'s flag fall (FIDE 6.9), given what the
 /// unwinnability analysis says of the opponent.
-fn flag_fall(flagged: Color, opponent: Verdict) -> Outcome {
+fn flag_fall(flagged: Color, opponent: Winnability) -> Outcome {
     match opponent {
-        Verdict::Unwinnable => Outcome::ended(GameResult::Draw, Termination::TimeoutVsUnwinnable),
-        Verdict::Winnable(_) => Outcome::ended(win_for(flagged), Termination::Timeout),
-        Verdict::Undetermined => {
+        Winnability::Unwinnable => {
+            Outcome::ended(GameResult::Draw, Termination::TimeoutVsUnwinnable)
+        }
+        Winnability::Winnable(_) => Outcome::ended(win_for(flagged), Termination::Timeout),
+        Winnability::Undetermined => {
             Outcome { unproven: true, ..Outcome::ended(win_for(flagged), Termination::Timeout) }
         }
     }
@@ -748,7 +748,7 @@ pub struct PlyRecord {
 pub struct IllegalMove {
     /// Index in the move list, from 0.
     pub index: usize,
-    /// The text as given, cut after [`echo::ECHO_CHARS`] characters.
+    /// The text as given, cut after [`crate::ECHO_CHARS`] characters.
     pub text: String,
     pub reason: IllegalReason,
     pub message: String,
@@ -777,7 +777,7 @@ pub struct Replay {
     pub outcome: Outcome,
     /// Whether each colour (by [`Color::index`]) can still mate in the
     /// final position, when asked for.
-    pub winnability: Option<[Verdict; 2]>,
+    pub winnability: Option<[Winnability; 2]>,
     /// FENs are asked for with Shredder-FEN castling letters.
     pub shredder_fen: bool,
 }
@@ -792,8 +792,8 @@ impl Replay {
 /// Replays `moves` from `start`.
 ///
 /// ```
-/// use arbiter::chess::game::{replay, ReplayOptions};
-/// use arbiter::chess::illegal::IllegalReason;
+/// use arbiter_chess::game::{replay, ReplayOptions};
+/// use arbiter_chess::illegal::IllegalReason;
 /// let r = replay(Default::default(), &["e4", "e5", "Ke3"], &ReplayOptions::default());
 /// assert_eq!(r.plies.len(), 2);
 /// let bad = r.illegal_move.unwrap();
@@ -818,7 +818,7 @@ const NOTATION_AUTO: u8 = 2;
 /// a longer move list by playing only the moves that follow.
 ///
 /// ```
-/// use arbiter::chess::game::{replay, Replayed, ReplayOptions};
+/// use arbiter_chess::game::{replay, Replayed, ReplayOptions};
 /// let options = ReplayOptions::default();
 /// let mut replayed = Replayed::new(Default::default(), options.analysis);
 /// replayed.extend(&["e4", "e5"], &options);
@@ -923,12 +923,8 @@ impl Replayed {
                     }
                 }
                 Err(Illegal { reason, message }) => {
-                    tail.illegal_move = Some(IllegalMove {
-                        index,
-                        text: echo::field(text).into_owned(),
-                        reason,
-                        message,
-                    });
+                    tail.illegal_move =
+                        Some(IllegalMove { index, text: echo(text).into_owned(), reason, message });
                     break;
                 }
             }
@@ -946,7 +942,7 @@ impl Replayed {
     /// alive.
     ///
     /// ```
-    /// use arbiter::chess::game::{replay, Replayed, ReplayOptions};
+    /// use arbiter_chess::game::{replay, Replayed, ReplayOptions};
     /// let options = ReplayOptions::default();
     /// let moves = ["e4", "d5", "exd5", "Qxd5"];
     /// let mut replayed = Replayed::new(Default::default(), options.analysis);
@@ -961,7 +957,7 @@ impl Replayed {
             && !game.is_over()
             && dead::per_ply_gate(&game.position)
         {
-            self.end_look = Some(dead::examine(&game.position, game.analysis.full));
+            self.end_look = Some(examine(&game.position, game.analysis.full));
         }
     }
 

@@ -3,9 +3,9 @@
 //!
 //! The question is cooperative: can `winner` checkmate by *any* series of
 //! legal moves, both sides helping? The answer is one of
-//! [`Verdict::Winnable`] with a helpmate (the proof: legal moves ending in
-//! `winner` mating), [`Verdict::Unwinnable`] (proven) or
-//! [`Verdict::Undetermined`] (the node budget ran out).
+//! [`Winnability::Winnable`] with a helpmate (the proof: legal moves ending in
+//! `winner` mating), [`Winnability::Unwinnable`] (proven) or
+//! [`Winnability::Undetermined`] (the node budget ran out).
 //!
 //! The method follows the idea of M. Ambrona, "A Practical Algorithm for
 //! Chess Unwinnability" (FUN 2022), with its own design:
@@ -34,7 +34,7 @@
 //!    transposition table.
 //! 4. A breadth-first walk over every position reachable from the start,
 //!    pruned where a static test proves the winner cannot mate. A walk that
-//!    runs out of positions proves [`Verdict::Unwinnable`]; one that meets a
+//!    runs out of positions proves [`Winnability::Unwinnable`]; one that meets a
 //!    mate gives a shortest helpmate.
 //!
 //! Play-outs and walk take turns with doubling shares of the budget (the
@@ -42,22 +42,22 @@
 //! walking and a small world little play.
 //!
 //! Every phase counts the positions it visits against one node budget
-//! ([`Budget`]). As in the paper, the clocks and repetitions are not part of
+//! ([`SearchBudget`]). As in the paper, the clocks and repetitions are not part of
 //! the question (the 50- and 75-move rules and fivefold repetition are left
 //! out), and positions are told apart by two independent 64-bit hashes.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::attacks;
-use super::bitboard::Bitboard;
-use super::moves::{Move, MoveKind, MoveList};
-use super::position::Position;
-use super::types::{Color, Piece, Role, Square};
+use crate::board::attacks;
+use crate::board::bitboard::Bitboard;
+use crate::board::moves::{Move, MoveKind, MoveList};
+use crate::board::position::Position;
+use crate::board::types::{Color, Piece, Role, Square};
 
 /// The answer for one colour.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Winnability {
     /// The colour can mate: the moves (from the position analysed, both
     /// sides in turn) end with that colour checkmating.
     Winnable(Vec<Move>),
@@ -67,14 +67,14 @@ pub enum Verdict {
     Undetermined,
 }
 
-impl Verdict {
+impl Winnability {
     /// The name used on the wire and in the CLI: `WINNABLE`, `UNWINNABLE`
     /// or `UNDETERMINED`.
     pub const fn name(&self) -> &'static str {
         match self {
-            Verdict::Winnable(_) => "WINNABLE",
-            Verdict::Unwinnable => "UNWINNABLE",
-            Verdict::Undetermined => "UNDETERMINED",
+            Winnability::Winnable(_) => "WINNABLE",
+            Winnability::Unwinnable => "UNWINNABLE",
+            Winnability::Undetermined => "UNDETERMINED",
         }
     }
 }
@@ -82,45 +82,45 @@ impl Verdict {
 /// How much work one analysis (one position, one colour) may do, in
 /// positions visited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Budget {
-    /// Positions visited before giving up with [`Verdict::Undetermined`].
+pub struct SearchBudget {
+    /// Positions visited before giving up with [`Winnability::Undetermined`].
     pub nodes: u64,
 }
 
-impl Budget {
+impl SearchBudget {
     /// The default for per-ply use (quick mode): a few microseconds for
     /// most positions.
-    pub const QUICK: Budget = Budget { nodes: 2_000 };
+    pub const QUICK: SearchBudget = SearchBudget { nodes: 2_000 };
     /// The default for a final position or a single query (full mode):
     /// about half a second per colour at most on the hardest composed
     /// positions, a few hundred microseconds on ordinary ones.
-    pub const FULL: Budget = Budget { nodes: 1_000_000 };
+    pub const FULL: SearchBudget = SearchBudget { nodes: 1_000_000 };
 }
 
-impl Default for Budget {
-    fn default() -> Budget {
-        Budget::FULL
+impl Default for SearchBudget {
+    fn default() -> SearchBudget {
+        SearchBudget::FULL
     }
 }
 
 /// Whether `winner` can still checkmate in `pos`.
 ///
 /// ```
-/// use arbiter::chess::unwinnable::{analyse, Budget, Verdict};
-/// use arbiter::chess::{Color, Position};
+/// use arbiter_chess::unwinnable::{analyse, SearchBudget, Winnability};
+/// use arbiter_chess::{Color, Position};
 /// // A locked pawn wall: neither king can ever get through.
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
-/// assert_eq!(analyse(&wall, Color::White, Budget::FULL), Verdict::Unwinnable);
+/// assert_eq!(analyse(&wall, Color::White, SearchBudget::FULL), Winnability::Unwinnable);
 /// let start = Position::default();
-/// assert!(matches!(analyse(&start, Color::Black, Budget::FULL), Verdict::Winnable(_)));
+/// assert!(matches!(analyse(&start, Color::Black, SearchBudget::FULL), Winnability::Winnable(_)));
 /// ```
-pub fn analyse(pos: &Position, winner: Color, budget: Budget) -> Verdict {
+pub fn analyse(pos: &Position, winner: Color, budget: SearchBudget) -> Winnability {
     Analyser::new(pos, winner, budget).run(budget)
 }
 
 /// One analysis (one position, one colour) that can be given more budget
 /// and then resumes where it stopped, up to a ceiling fixed at the start:
-/// [`crate::chess::dead::is_dead`] asks both colours with growing budgets,
+/// [`crate::rules::dead::is_dead`] asks both colours with growing budgets,
 /// since a helpmate for either settles its question. Run once with the
 /// ceiling as its budget, it is [`analyse`], step for step.
 pub(crate) struct Analyser {
@@ -129,7 +129,7 @@ pub(crate) struct Analyser {
 
 /// Where an [`Analyser`] stands.
 enum State {
-    Decided(Verdict),
+    Decided(Winnability),
     Open(Box<Open>),
 }
 
@@ -152,12 +152,12 @@ struct Open {
 impl Analyser {
     /// An analysis of whether `winner` can mate in `pos` that will never
     /// visit more than `ceiling` positions. The static tests run here.
-    pub(crate) fn new(pos: &Position, winner: Color, ceiling: Budget) -> Analyser {
+    pub(crate) fn new(pos: &Position, winner: Color, ceiling: SearchBudget) -> Analyser {
         let state = if pos.turn() != winner && pos.is_check() && !pos.has_legal_moves() {
             // Already mated: the empty line is the proof.
-            State::Decided(Verdict::Winnable(Vec::new()))
+            State::Decided(Winnability::Winnable(Vec::new()))
         } else if statically_unwinnable(pos, winner) {
-            State::Decided(Verdict::Unwinnable)
+            State::Decided(Winnability::Unwinnable)
         } else {
             State::Open(Box::new(Open {
                 pos: pos.clone(),
@@ -174,13 +174,13 @@ impl Analyser {
 
     /// Goes on until a verdict or `budget` positions visited in all (at
     /// most the ceiling); an open question stays open for a later call.
-    pub(crate) fn run(&mut self, budget: Budget) -> Verdict {
+    pub(crate) fn run(&mut self, budget: SearchBudget) -> Winnability {
         let open = match &mut self.state {
             State::Decided(verdict) => return verdict.clone(),
             State::Open(open) => open,
         };
         let verdict = open.run(budget.nodes.min(open.ceiling));
-        if verdict != Verdict::Undetermined {
+        if verdict != Winnability::Undetermined {
             self.state = State::Decided(verdict.clone());
         }
         verdict
@@ -188,7 +188,7 @@ impl Analyser {
 }
 
 impl Open {
-    fn run(&mut self, limit: u64) -> Verdict {
+    fn run(&mut self, limit: u64) -> Winnability {
         let (pos, search, walk) = (&self.pos, &mut self.search, &mut self.walk);
         search.limit = limit;
         // Play-outs find most helpmates; the exhaustive walk proves the
@@ -200,13 +200,13 @@ impl Open {
             if !self.walking {
                 let end = *self.end.get_or_insert(search.used + self.share);
                 if let Some(line) = search.playouts(pos, end) {
-                    return Verdict::Winnable(line);
+                    return Winnability::Winnable(line);
                 }
                 if search.used >= end {
                     (self.walking, self.end) = (true, None);
                 }
                 if search.used >= search.limit {
-                    return Verdict::Undetermined;
+                    return Winnability::Undetermined;
                 }
                 continue;
             }
@@ -216,7 +216,7 @@ impl Open {
                     if self.share == 256
                         && let Some(line) = search.mate_in_three(pos)
                     {
-                        return Verdict::Winnable(line);
+                        return Winnability::Winnable(line);
                     }
                     // A walk whose queue outgrows what is left of the
                     // budget will not finish: its shares go to the
@@ -225,7 +225,7 @@ impl Open {
                     if walk.queue.len() as u64 > left.saturating_mul(2) {
                         (self.walking, self.share) = (false, self.share * 2);
                         if search.used >= search.limit {
-                            return Verdict::Undetermined;
+                            return Winnability::Undetermined;
                         }
                         continue;
                     }
@@ -233,29 +233,29 @@ impl Open {
                 }
             };
             match walk.resume(search, end) {
-                Walk::Mate(line) => return Verdict::Winnable(line),
-                Walk::Exhausted => return Verdict::Unwinnable,
+                Walk::Mate(line) => return Winnability::Winnable(line),
+                Walk::Exhausted => return Winnability::Unwinnable,
                 Walk::OutOfBudget => {}
             }
             if search.used >= end {
                 (self.walking, self.end, self.share) = (false, None, self.share * 2);
             }
             if search.used >= search.limit {
-                return Verdict::Undetermined;
+                return Winnability::Undetermined;
             }
         }
     }
 }
 
 /// Whether `line`, played from `start`, is legal move by move and ends
-/// with `winner` checkmating: the check of a [`Verdict::Winnable`]
+/// with `winner` checkmating: the check of a [`Winnability::Winnable`]
 /// helpmate.
 ///
 /// ```
-/// use arbiter::chess::unwinnable::{analyse, replays_to_mate, Budget, Verdict};
-/// use arbiter::chess::{Color, Position};
+/// use arbiter_chess::unwinnable::{analyse, replays_to_mate, SearchBudget, Winnability};
+/// use arbiter_chess::{Color, Position};
 /// let start = Position::default();
-/// let Verdict::Winnable(line) = analyse(&start, Color::Black, Budget::FULL) else { panic!() };
+/// let Winnability::Winnable(line) = analyse(&start, Color::Black, SearchBudget::FULL) else { panic!() };
 /// assert!(replays_to_mate(&start, Color::Black, &line));
 /// assert!(!replays_to_mate(&start, Color::White, &line));
 /// ```
@@ -271,14 +271,14 @@ pub fn replays_to_mate(start: &Position, winner: Color, line: &[Move]) -> bool {
 }
 
 /// A cheap gate for per-ply checks: `false` means `pos` is certainly not
-/// dead beyond what [`crate::chess::outcome::is_insufficient_material`]
+/// dead beyond what [`crate::rules::outcome::is_insufficient_material`]
 /// sees, so the analysis can be skipped. It holds when there are pawns and
 /// none of them can move now (every pawn stands in front of a pawn and has
 /// nothing to capture), the shape of a locked wall.
 ///
 /// ```
-/// use arbiter::chess::unwinnable::may_be_dead;
-/// use arbiter::chess::Position;
+/// use arbiter_chess::unwinnable::may_be_dead;
+/// use arbiter_chess::Position;
 /// assert!(!may_be_dead(&Position::default()));
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
 /// assert!(may_be_dead(&wall));
@@ -311,8 +311,8 @@ fn pawn_captures(pos: &Position, color: Color) -> Bitboard {
 /// good that the winner's pieces cannot get through.
 ///
 /// ```
-/// use arbiter::chess::unwinnable::statically_unwinnable;
-/// use arbiter::chess::{Color, Position};
+/// use arbiter_chess::unwinnable::statically_unwinnable;
+/// use arbiter_chess::{Color, Position};
 /// let kn_k: Position = "4k3/8/8/8/8/8/8/1N2K3 w - - 0 1".parse().unwrap();
 /// assert!(statically_unwinnable(&kn_k, Color::White));
 /// assert!(statically_unwinnable(&kn_k, Color::Black));
@@ -653,7 +653,7 @@ struct Search {
     /// play-out.
     hunt: bool,
     /// Whether the winner has pawns and none of them can move at the
-    /// start (as behind every blocked structure [`crate::chess::dead`]
+    /// start (as behind every blocked structure [`crate::dead`]
     /// analyses).
     stuck: bool,
     /// Positions near the target corner already searched for a mate in
@@ -1160,10 +1160,10 @@ mod tests {
         walled_in(pos, winner, &mut FloodCache::default())
     }
 
-    fn verdict(fen: &str, winner: Color) -> Verdict {
+    fn verdict(fen: &str, winner: Color) -> Winnability {
         let p = pos(fen);
-        let v = analyse(&p, winner, Budget::FULL);
-        if let Verdict::Winnable(line) = &v {
+        let v = analyse(&p, winner, SearchBudget::FULL);
+        if let Winnability::Winnable(line) = &v {
             assert!(replays_to_mate(&p, winner, line), "{fen}: {line:?}");
         }
         v
@@ -1251,13 +1251,13 @@ mod tests {
     fn blockers_make_minor_pieces_winnable() {
         assert!(matches!(
             verdict("k7/8/8/8/8/8/8/1N2K1b1 w - - 0 1", Color::White),
-            Verdict::Winnable(_)
+            Winnability::Winnable(_)
         ));
         // The loser's own knight on g8 makes Bg7 mate. (From far away, a
         // bishop against a knight is often left UNDETERMINED today.)
         assert!(matches!(
             verdict("5Bnk/8/6K1/8/8/8/8/8 w - - 0 1", Color::White),
-            Verdict::Winnable(_)
+            Winnability::Winnable(_)
         ));
     }
 
@@ -1302,8 +1302,8 @@ mod tests {
         // The kings alone behind a wall with a gap at the edge are kept
         // apart by the pawns' attacks; the walk finds every king walk.
         let fen = "8/8/4k3/p1p1p1p1/P1P1P1P1/8/8/1B2K3 w - - 0 1";
-        assert_eq!(verdict(fen, Color::White), Verdict::Unwinnable);
-        assert_eq!(verdict(fen, Color::Black), Verdict::Unwinnable);
+        assert_eq!(verdict(fen, Color::White), Winnability::Unwinnable);
+        assert_eq!(verdict(fen, Color::Black), Winnability::Unwinnable);
     }
 
     #[test]
@@ -1316,16 +1316,16 @@ mod tests {
         // where the exhaustive walk needed about 64,000.
         let kpk = "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101";
         let p = pos(kpk);
-        match analyse(&p, Color::White, Budget { nodes: 1_000 }) {
-            Verdict::Winnable(line) => assert!(replays_to_mate(&p, Color::White, &line)),
+        match analyse(&p, Color::White, SearchBudget { nodes: 1_000 }) {
+            Winnability::Winnable(line) => assert!(replays_to_mate(&p, Color::White, &line)),
             v => panic!("{kpk}: {v:?}"),
         }
         // With a bishop for Black: either side mates within 10,000.
         let kbpk = "8/8/7p/2k1b2P/8/8/6K1/8 w - - 11 101";
         let p = pos(kbpk);
         for winner in Color::ALL {
-            match analyse(&p, winner, Budget { nodes: 10_000 }) {
-                Verdict::Winnable(line) => assert!(replays_to_mate(&p, winner, &line)),
+            match analyse(&p, winner, SearchBudget { nodes: 10_000 }) {
+                Winnability::Winnable(line) => assert!(replays_to_mate(&p, winner, &line)),
                 v => panic!("{kbpk} {winner:?}: {v:?}"),
             }
         }
@@ -1339,28 +1339,28 @@ mod tests {
             "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101",
             "8/8/7p/2k1b2P/8/8/6K1/8 w - - 11 101",
             "5k2/1bB5/6p1/6P1/8/7p/3K3P/8 w - - 28 101",
-            crate::chess::fen::STARTING_FEN,
+            crate::board::fen::STARTING_FEN,
         ] {
             let p = pos(fen);
             for winner in Color::ALL {
-                let whole = analyse(&p, winner, Budget::FULL);
-                let mut analyser = Analyser::new(&p, winner, Budget::FULL);
+                let whole = analyse(&p, winner, SearchBudget::FULL);
+                let mut analyser = Analyser::new(&p, winner, SearchBudget::FULL);
                 let mut nodes = 1;
                 let resumed = loop {
-                    match analyser.run(Budget { nodes }) {
-                        Verdict::Undetermined if nodes < Budget::FULL.nodes => nodes *= 3,
+                    match analyser.run(SearchBudget { nodes }) {
+                        Winnability::Undetermined if nodes < SearchBudget::FULL.nodes => nodes *= 3,
                         v => break v,
                     }
                 };
                 match (&whole, &resumed) {
-                    (Verdict::Winnable(a), Verdict::Winnable(b)) => {
+                    (Winnability::Winnable(a), Winnability::Winnable(b)) => {
                         assert!(replays_to_mate(&p, winner, a), "{fen} {winner:?}");
                         assert!(replays_to_mate(&p, winner, b), "{fen} {winner:?}");
                     }
                     _ => assert_eq!(whole, resumed, "{fen} {winner:?}"),
                 }
                 // A decided analysis keeps its verdict.
-                assert_eq!(analyser.run(Budget { nodes: 1 }), resumed);
+                assert_eq!(analyser.run(SearchBudget { nodes: 1 }), resumed);
             }
         }
     }
@@ -1368,12 +1368,12 @@ mod tests {
     #[test]
     fn ordinary_positions_are_winnable() {
         for fen in [
-            crate::chess::fen::STARTING_FEN,
+            crate::board::fen::STARTING_FEN,
             "8/8/8/1R4B1/4k1p1/2P5/5PKP/8 b - - 1 45",
             "6k1/6pp/8/1p1N4/8/p6P/5PPK/8 b - - 1 45",
         ] {
             for c in Color::ALL {
-                assert!(matches!(verdict(fen, c), Verdict::Winnable(_)), "{fen} {c:?}");
+                assert!(matches!(verdict(fen, c), Winnability::Winnable(_)), "{fen} {c:?}");
             }
         }
     }

@@ -1,0 +1,7 @@
+//! Game rules on top of notation: a game as it is played and replayed, its
+//! outcome and draw claims, dead positions and unwinnability.
+
+pub(crate) mod dead;
+pub(crate) mod game;
+pub(crate) mod outcome;
+pub(crate) mod unwinnable;
