@@ -41,7 +41,7 @@ pub use notation::san::{
 pub use notation::uci::{ParseUciError, UciMove};
 pub use rules::dead::{
     Analysis, CARRIED_PLIES, FIRST_LOOK, FULL_LOOK_PAWN_MOVES, Finding, examine, is_dead,
-    per_ply_gate, worth_a_full_look,
+    pawn_moves, per_ply_gate, worth_a_full_look,
 };
 pub use rules::game::{
     Extension, Game, IllegalMove, LegalMove, Notation, Played, PlyRecord, Replay, ReplayOptions,

@@ -134,7 +134,7 @@ fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Game, GameError> {
 /// such `ValidateGame` calls.
 ///
 /// ```
-/// use crate::{may_analyse_fully, parse_game};
+/// use arbiter_pgn::{may_analyse_fully, parse_game};
 /// let on_time = parse_game(b"[Termination \"Time forfeit\"]\n\n1. e4 1-0".to_vec());
 /// assert!(may_analyse_fully(&on_time));
 /// assert!(!may_analyse_fully(&parse_game(b"[Termination \"Normal\"]\n\n1. e4 1-0".to_vec())));
@@ -193,7 +193,7 @@ pub struct GameReport {
 ///
 /// ```
 /// use arbiter_chess::{GameResult, Outcome, Termination};
-/// use crate::{ResultToken, result_consistent};
+/// use arbiter_pgn::{ResultToken, result_consistent};
 /// let mate = Outcome::ended(GameResult::BlackWins, Termination::Checkmate);
 /// assert!(result_consistent(Some("0-1"), Some(ResultToken::BlackWins), &mate));
 /// assert!(!result_consistent(Some("1/2-1/2"), None, &mate));
@@ -350,7 +350,7 @@ pub fn check_parsed_with(
 ///
 /// ```
 /// use arbiter_chess::{Color, Position};
-/// use crate::{flagged_side, parse_game};
+/// use arbiter_pgn::{flagged_side, parse_game};
 /// let game = parse_game(b"[Termination \"Time forfeit\"]\n\n1. e4 e5 2. Nf3 1-0".to_vec());
 /// assert_eq!(flagged_side(&game, &Position::default()), Some(Color::Black));
 /// let game = parse_game(b"[Termination \"Normal\"]\n\n1. e4 e5 2. Nf3 1-0".to_vec());

@@ -5,7 +5,7 @@
 //! callers bring a reader and a writer.
 //!
 //! ```
-//! use crate::{GameReader, ReaderOptions, check_game};
+//! use arbiter_pgn::{GameReader, ReaderOptions, check_game};
 //! let text = "[Event \"x\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
 //! let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
 //! let raw = reader.next_game().unwrap().unwrap();

@@ -836,7 +836,7 @@ fn attach_comment(line: &mut Line, span: Span) {
 /// Reads one game's text (as [`super::GameReader`] cuts it).
 ///
 /// ```
-/// use crate::parse_game;
+/// use arbiter_pgn::parse_game;
 /// let game = parse_game(b"[White \"A \\\"B\\\"\"]\n\n1. e4!? {good} (1. d4 $1) 1... e5 1-0".to_vec());
 /// assert_eq!(game.tag("White").unwrap(), "A \"B\"");
 /// let e4 = &game.mainline.moves[0];

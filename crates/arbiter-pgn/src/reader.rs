@@ -526,7 +526,7 @@ impl Cutter {
 /// over-size game is skipped as it arrives.
 ///
 /// ```
-/// use crate::{ReaderOptions, Splitter};
+/// use arbiter_pgn::{ReaderOptions, Splitter};
 /// let mut splitter = Splitter::new(ReaderOptions::default());
 /// let mut games = std::collections::VecDeque::new();
 /// splitter.push(b"[Event \"a\"]\n\n1. e4 e", &mut games);
@@ -590,7 +590,7 @@ impl Splitter {
 /// parsed as it is cut (see [`super::parse`]), and handed out read.
 ///
 /// ```
-/// use crate::{GameReader, ReaderOptions};
+/// use arbiter_pgn::{GameReader, ReaderOptions};
 /// let text = "[Event \"a\"]\n\n1. e4 e5 *\n[Event \"b\"]\n1. d4 1-0\n";
 /// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
 /// let first = reader.next_game().unwrap().unwrap();
@@ -636,7 +636,7 @@ impl<R: BufRead> GameReader<R> {
     /// into new ones. Optional; only vectors of ordinary size are kept.
     ///
     /// ```
-    /// use crate::{GameReader, ReaderOptions, check_game};
+    /// use arbiter_pgn::{GameReader, ReaderOptions, check_game};
     /// let text = "[Event \"a\"]\n\n1. e4 e5 *\n[Event \"b\"]\n\n1. d4 d5 *\n";
     /// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
     /// let first = check_game(reader.next_game().unwrap().unwrap());

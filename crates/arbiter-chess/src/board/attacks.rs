@@ -347,7 +347,7 @@ static BETWEEN_AND_LINE: [[[Bitboard; 64]; 64]; 2] = {
 /// Squares a pawn of `color` on `sq` attacks.
 ///
 /// ```
-/// use arbiter_chess::{attacks, Color, Square};
+/// use arbiter_chess::{Color, Square, attacks};
 /// let att = attacks::pawn_attacks(Color::White, Square::E4);
 /// assert!(att.contains(Square::D5) && att.contains(Square::F5) && att.count() == 2);
 /// ```
@@ -359,7 +359,7 @@ pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
 /// Squares a knight on `sq` attacks.
 ///
 /// ```
-/// use arbiter_chess::{attacks, Square};
+/// use arbiter_chess::{Square, attacks};
 /// assert_eq!(attacks::knight_attacks(Square::A1).count(), 2);
 /// ```
 #[inline]
@@ -370,7 +370,7 @@ pub fn knight_attacks(sq: Square) -> Bitboard {
 /// Squares a king on `sq` attacks.
 ///
 /// ```
-/// use arbiter_chess::{attacks, Square};
+/// use arbiter_chess::{Square, attacks};
 /// assert_eq!(attacks::king_attacks(Square::E4).count(), 8);
 /// ```
 #[inline]
@@ -381,7 +381,7 @@ pub fn king_attacks(sq: Square) -> Bitboard {
 /// Squares a rook on `sq` attacks, given the occupied squares.
 ///
 /// ```
-/// use arbiter_chess::{attacks, Bitboard, Square};
+/// use arbiter_chess::{Bitboard, Square, attacks};
 /// let att = attacks::rook_attacks(Square::A1, Bitboard::from(Square::A3));
 /// assert!(att.contains(Square::A3) && !att.contains(Square::A4));
 /// assert_eq!(att.count(), 9);
@@ -394,7 +394,7 @@ pub fn rook_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
 /// Squares a bishop on `sq` attacks, given the occupied squares.
 ///
 /// ```
-/// use arbiter_chess::{attacks, Bitboard, Square};
+/// use arbiter_chess::{Bitboard, Square, attacks};
 /// assert_eq!(attacks::bishop_attacks(Square::A1, Bitboard::EMPTY).count(), 7);
 /// ```
 #[inline]
@@ -405,7 +405,7 @@ pub fn bishop_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
 /// Squares a rook on `sq` attacks on an empty board.
 ///
 /// ```
-/// use arbiter_chess::{attacks, Square};
+/// use arbiter_chess::{Square, attacks};
 /// assert_eq!(attacks::rook_rays(Square::D4).count(), 14);
 /// ```
 #[inline]
@@ -416,7 +416,7 @@ pub fn rook_rays(sq: Square) -> Bitboard {
 /// Squares a bishop on `sq` attacks on an empty board.
 ///
 /// ```
-/// use arbiter_chess::{attacks, Square};
+/// use arbiter_chess::{Square, attacks};
 /// assert_eq!(attacks::bishop_rays(Square::D4).count(), 13);
 /// ```
 #[inline]
@@ -434,7 +434,7 @@ pub fn queen_attacks(sq: Square, occupied: Bitboard) -> Bitboard {
 /// diagonal; empty otherwise.
 ///
 /// ```
-/// use arbiter_chess::{attacks, Square};
+/// use arbiter_chess::{Square, attacks};
 /// assert_eq!(attacks::between(Square::A1, Square::D4).count(), 2);
 /// assert!(attacks::between(Square::A1, Square::B3).is_empty());
 /// ```
@@ -447,7 +447,7 @@ pub fn between(a: Square, b: Square) -> Bitboard {
 /// empty if they share none.
 ///
 /// ```
-/// use arbiter_chess::{attacks, Square};
+/// use arbiter_chess::{Square, attacks};
 /// assert_eq!(attacks::line(Square::B2, Square::C3).count(), 8);
 /// ```
 #[inline]
@@ -462,7 +462,7 @@ pub fn line(a: Square, b: Square) -> Bitboard {
 /// large table's entries are mostly out of cache in a game replay.
 ///
 /// ```
-/// use arbiter_chess::{attacks, Bitboard, Square};
+/// use arbiter_chess::{Bitboard, Square, attacks};
 /// let rooks = Bitboard::from(Square::A1) | Square::H8;
 /// let occupied = rooks | Square::A4;
 /// assert_eq!(attacks::unblocked(rooks, Square::A8, occupied), Bitboard::from(Square::H8));

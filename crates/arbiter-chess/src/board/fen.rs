@@ -469,7 +469,7 @@ impl Position {
     /// return, so this writes bytes rather than go through `fmt`.
     ///
     /// ```
-    /// use arbiter_chess::{fen::STARTING_FEN, Position};
+    /// use arbiter_chess::{Position, STARTING_FEN};
     /// assert_eq!(Position::default().fen().as_str(), STARTING_FEN);
     /// ```
     pub fn fen(&self) -> Fen {
@@ -579,7 +579,7 @@ impl fmt::Display for Position {
     /// Writes the FEN, as [`Position::fen`].
     ///
     /// ```
-    /// use arbiter_chess::{fen::STARTING_FEN, Position};
+    /// use arbiter_chess::{Position, STARTING_FEN};
     /// assert_eq!(Position::default().to_string(), STARTING_FEN);
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

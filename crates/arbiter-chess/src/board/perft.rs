@@ -8,7 +8,7 @@ use crate::board::position::Position;
 /// The last ply is counted in bulk, without playing the moves.
 ///
 /// ```
-/// use arbiter_chess::{perft, Position};
+/// use arbiter_chess::{Position, divide, divide_until, perft};
 /// assert_eq!(perft(&Position::default(), 3), 8_902);
 /// ```
 pub fn perft(pos: &Position, depth: u32) -> u64 {
@@ -52,8 +52,8 @@ fn perft_popcnt(pos: &Position, depth: u32) -> u64 {
 /// At depth 0 there are no moves to split by.
 ///
 /// ```
-/// use arbiter_chess::{perft, Position};
-/// let split = perft::divide(&Position::default(), 2);
+/// use arbiter_chess::{Position, divide, divide_until, perft};
+/// let split = divide(&Position::default(), 2);
 /// assert_eq!(split.len(), 20);
 /// assert!(split.iter().all(|(_, n)| *n == 20));
 /// ```
@@ -73,8 +73,8 @@ const UNINTERRUPTED_DEPTH: u32 = 3;
 /// deadline or a cancelled request is answered within milliseconds.
 ///
 /// ```
-/// use arbiter_chess::{perft, Position};
-/// let split = perft::divide_until(&Position::default(), 3, &|| false).unwrap();
+/// use arbiter_chess::{Position, divide, divide_until, perft};
+/// let split = divide_until(&Position::default(), 3, &|| false).unwrap();
 /// assert_eq!(split.iter().map(|(_, n)| n).sum::<u64>(), 8_902);
 /// assert!(divide_until(&Position::default(), 6, &|| true).is_none());
 /// ```

@@ -12,7 +12,7 @@ use crate::board::zobrist;
 /// FEN may give and in how UCI writes castling.
 ///
 /// ```
-/// use arbiter_chess::{position::CastlingMode, Position};
+/// use arbiter_chess::{CastlingMode, Position};
 /// let pos = Position::chess960_start(518).unwrap();
 /// assert_eq!(pos.castling_mode(), CastlingMode::Chess960);
 /// assert_eq!(Position::default().castling_mode(), CastlingMode::Standard);
@@ -321,7 +321,7 @@ impl Position {
     /// captured pawn) being empty afterwards. Castling checks with the rook.
     ///
     /// ```
-    /// use arbiter_chess::{uci::UciMove, Position};
+    /// use arbiter_chess::{Position, UciMove};
     /// let pos: Position = "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1".parse().unwrap();
     /// let castle = "e1c1".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
     /// assert!(!pos.gives_check(castle));

@@ -36,7 +36,7 @@ pub fn echo(text: &str) -> Cow<'_, str> {
 /// bytes left out are counted.
 ///
 /// ```
-/// use arbiter_chess::echo::Quoted;
+/// use arbiter_chess::Quoted;
 /// assert_eq!(Quoted("e9").to_string(), "\"e9\"");
 /// let long = "\u{1}".repeat(1000);
 /// let quoted = Quoted(&long).to_string();

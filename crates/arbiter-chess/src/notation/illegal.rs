@@ -140,7 +140,7 @@ fn describe(piece: Piece) -> String {
 /// Why the UCI move `uci`, which is not legal in `pos`, is illegal.
 ///
 /// ```
-/// use arbiter_chess::{illegal::{diagnose_uci, IllegalReason}, uci::UciMove, Position};
+/// use arbiter_chess::{IllegalReason, Position, UciMove, diagnose_uci};
 /// let pos = Position::default();
 /// let why = diagnose_uci(&pos, &"e2e5".parse::<UciMove>().unwrap());
 /// assert_eq!(why.reason, IllegalReason::CannotMoveThatWay);
@@ -188,7 +188,7 @@ pub fn diagnose_uci(pos: &Position, uci: &UciMove) -> Illegal {
 /// Why the SAN `san`, which names no single legal move in `pos`, is rejected.
 ///
 /// ```
-/// use arbiter_chess::{illegal::{diagnose_san, IllegalReason}, san::San, Position};
+/// use arbiter_chess::{IllegalReason, Position, San, diagnose_san};
 /// let pos = Position::default();
 /// let why = diagnose_san(&pos, &"Nd2".parse::<San>().unwrap());
 /// assert_eq!(why.reason, IllegalReason::CaptureOwnPiece);

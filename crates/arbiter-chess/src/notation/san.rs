@@ -65,10 +65,10 @@ pub enum SanError {
 /// time there).
 ///
 /// ```
-/// use arbiter_chess::{san, uci::UciMove, Position};
+/// use arbiter_chess::{Position, UciMove, san};
 /// let pos = Position::default();
 /// let m = "g1f3".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
-/// let written = san::san(&pos, m);
+/// let written = san(&pos, m);
 /// assert_eq!((written.as_str(), written.len()), ("Nf3", 3));
 /// assert_eq!(written, "Nf3");
 /// ```
@@ -94,7 +94,7 @@ impl SanString {
     /// unless it is 1 to 7 ASCII characters with no NUL.
     ///
     /// ```
-    /// use arbiter_chess::san::SanString;
+    /// use arbiter_chess::SanString;
     /// assert_eq!(SanString::from_text("exd8=Q+").unwrap(), "exd8=Q+");
     /// assert!(SanString::from_text("Qa1xb2#+").is_none());
     /// assert!(SanString::from_text("").is_none());
@@ -139,7 +139,7 @@ impl SanString {
     /// fixed width and then count only the text.
     ///
     /// ```
-    /// use arbiter_chess::san::SanString;
+    /// use arbiter_chess::SanString;
     /// let san = SanString::from_text("Nf3").unwrap();
     /// assert_eq!(&san.padded()[..san.len()], b"Nf3");
     /// ```
@@ -152,7 +152,7 @@ impl SanString {
     /// comparisons, no loop over the bytes and no call.
     ///
     /// ```
-    /// use arbiter_chess::san::SanString;
+    /// use arbiter_chess::SanString;
     /// let san = SanString::from_text("Nbd7+").unwrap();
     /// assert!(san.is(b"Nbd7+") && !san.is(b"Nbd7") && !san.is(b"Nbd7#"));
     /// ```
@@ -296,7 +296,7 @@ impl FromStr for San {
     /// [`ParseSanError`] if the text is none of these.
     ///
     /// ```
-    /// use arbiter_chess::san::San;
+    /// use arbiter_chess::San;
     /// assert_eq!("Ng1-f3".parse::<San>(), "Ng1f3".parse::<San>());
     /// assert_eq!("0-0".parse::<San>(), "O-O".parse::<San>());
     /// assert!("Nf9".parse::<San>().is_err());
@@ -494,7 +494,7 @@ impl San {
     /// [`crate::notation::illegal::diagnose_san`].
     ///
     /// ```
-    /// use arbiter_chess::{san::{San, SanError}, Position};
+    /// use arbiter_chess::{Position, San, SanError};
     /// let pos: Position = "4k3/8/8/8/8/8/8/1N1K1N2 w - - 0 1".parse().unwrap();
     /// let nd2: San = "Nd2".parse().unwrap();
     /// assert_eq!(nd2.to_move(&pos), Err(SanError::Ambiguous));
@@ -716,7 +716,7 @@ pub(crate) fn push_check_mark(after: &Position, san: &mut SanString) -> bool {
 /// Canonical SAN of the legal move `m` in `pos`, with `+` or `#`.
 ///
 /// ```
-/// use arbiter_chess::{san, uci::UciMove, Position};
+/// use arbiter_chess::{Position, UciMove, san};
 /// let pos: Position = "4k3/8/8/8/8/8/8/N3K2N w - - 0 1".parse().unwrap();
 /// let m = "h1g3".parse::<UciMove>().unwrap().to_move(&pos).unwrap();
 /// assert_eq!(san(&pos, m).as_str(), "Ng3");

@@ -15,7 +15,7 @@ use crate::notation::san::SanMove;
 /// A move as UCI writes it, not yet checked against a position.
 ///
 /// ```
-/// use arbiter_chess::{uci::UciMove, Role, Square};
+/// use arbiter_chess::{Role, Square, UciMove};
 /// let m: UciMove = "e7e8q".parse().unwrap();
 /// assert_eq!((m.from, m.to, m.promotion), (Square::E7, Square::E8, Some(Role::Queen)));
 /// assert_eq!(m.to_string(), "e7e8q");
@@ -76,7 +76,7 @@ impl UciMove {
     /// in Chess960 (`UCI_Chess960`), where the king may not move at all.
     ///
     /// ```
-    /// use arbiter_chess::{uci::UciMove, CastlingMode, Move, MoveKind, Square};
+    /// use arbiter_chess::{CastlingMode, Move, MoveKind, Square, UciMove};
     /// let castle = Move::new(Square::E1, Square::H1, MoveKind::Castle);
     /// assert_eq!(UciMove::from_move_in(castle, CastlingMode::Standard).to_string(), "e1g1");
     /// assert_eq!(UciMove::from_move_in(castle, CastlingMode::Chess960).to_string(), "e1h1");
@@ -97,7 +97,7 @@ impl UciMove {
     /// [`crate::notation::illegal::diagnose_uci`].
     ///
     /// ```
-    /// use arbiter_chess::{uci::UciMove, Position};
+    /// use arbiter_chess::{Position, UciMove};
     /// let pos = Position::default();
     /// assert!("g1f3".parse::<UciMove>().unwrap().to_move(&pos).is_some());
     /// assert!("g1g3".parse::<UciMove>().unwrap().to_move(&pos).is_none());
@@ -163,7 +163,7 @@ impl UciMove {
     /// The text, without allocating: `e2e4` or `e7e8q`.
     ///
     /// ```
-    /// use arbiter_chess::uci::UciMove;
+    /// use arbiter_chess::UciMove;
     /// let m: UciMove = "e7e8q".parse().unwrap();
     /// assert_eq!(m.to_array_string().as_str(), "e7e8q");
     /// ```
@@ -179,7 +179,7 @@ impl UciMove {
     /// for writers of bytes.
     ///
     /// ```
-    /// use arbiter_chess::uci::UciMove;
+    /// use arbiter_chess::UciMove;
     /// let m: UciMove = "e7e8q".parse().unwrap();
     /// assert_eq!(&m.ascii()[..m.text_len()], b"e7e8q");
     /// ```

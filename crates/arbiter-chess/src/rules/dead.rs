@@ -72,7 +72,7 @@ pub const FULL_LOOK_PAWN_MOVES: u32 = 8;
 /// pass it.
 ///
 /// ```
-/// use arbiter_chess::dead::per_ply_gate;
+/// use arbiter_chess::per_ply_gate;
 /// use arbiter_chess::Position;
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
 /// assert!(per_ply_gate(&wall));
@@ -113,7 +113,7 @@ pub fn structure(pos: &Position) -> u64 {
 /// about to be.
 ///
 /// ```
-/// use arbiter_chess::dead::worth_a_full_look;
+/// use arbiter_chess::worth_a_full_look;
 /// use arbiter_chess::Position;
 /// assert!(!worth_a_full_look(&Position::default()));
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
@@ -127,7 +127,7 @@ pub fn worth_a_full_look(pos: &Position) -> bool {
 /// pins and en passant left out), counted up to a little over `cap`.
 ///
 /// ```
-/// use arbiter_chess::dead::pawn_moves;
+/// use arbiter_chess::pawn_moves;
 /// use arbiter_chess::Position;
 /// assert_eq!(pawn_moves(&Position::default(), 100), 32);
 /// ```
@@ -163,8 +163,8 @@ pub const FIRST_LOOK: SearchBudget = SearchBudget { nodes: 256 };
 /// side can mate: [`examine`] found the position [`Finding::Dead`].
 ///
 /// ```
-/// use arbiter_chess::dead::is_dead;
-/// use arbiter_chess::unwinnable::SearchBudget;
+/// use arbiter_chess::is_dead;
+/// use arbiter_chess::SearchBudget;
 /// use arbiter_chess::Position;
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
 /// assert!(is_dead(&wall, SearchBudget::FULL));
@@ -208,8 +208,8 @@ impl Finding {
     /// analysed again only when its proof breaks.
     ///
     /// ```
-    /// use arbiter_chess::dead::{examine, Finding};
-    /// use arbiter_chess::unwinnable::{replays_to_mate, SearchBudget};
+    /// use arbiter_chess::{examine, Finding};
+    /// use arbiter_chess::{replays_to_mate, SearchBudget};
     /// use arbiter_chess::{Move, MoveKind, Position, Square};
     /// let pos: Position = "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101".parse().unwrap();
     /// let found = examine(&pos, SearchBudget::FULL);
@@ -283,8 +283,8 @@ impl Finding {
 /// analysis of the other colour first could cost many times more.
 ///
 /// ```
-/// use arbiter_chess::dead::{examine, Finding};
-/// use arbiter_chess::unwinnable::{replays_to_mate, SearchBudget};
+/// use arbiter_chess::{examine, Finding};
+/// use arbiter_chess::{replays_to_mate, SearchBudget};
 /// use arbiter_chess::Position;
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
 /// assert_eq!(examine(&wall, SearchBudget::FULL), Finding::Dead);

@@ -33,8 +33,8 @@ pub enum Notation {
 /// past (positions since the last capture or pawn move, for repetition).
 ///
 /// ```
-/// use arbiter_chess::game::{Game, Notation};
-/// use arbiter_chess::outcome::{GameResult, Termination};
+/// use arbiter_chess::{Game, Notation};
+/// use arbiter_chess::{GameResult, Termination};
 /// let mut game = Game::new(Default::default());
 /// for text in ["f3", "e5", "g4", "Qh4"] {
 ///     game.play_text(text, Notation::San, false).unwrap();
@@ -82,9 +82,9 @@ impl Game {
     /// with `analysis.full` (see [`dead`]).
     ///
     /// ```
-    /// use arbiter_chess::dead::Analysis;
-    /// use arbiter_chess::game::Game;
-    /// use arbiter_chess::outcome::Termination;
+    /// use arbiter_chess::Analysis;
+    /// use arbiter_chess::Game;
+    /// use arbiter_chess::Termination;
     /// // A pawn wall that neither king can get through: dead at the start.
     /// let wall = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
     /// let game = Game::with_analysis(wall, Analysis::DEFAULT);
@@ -190,8 +190,8 @@ impl Game {
     /// marked unproven.
     ///
     /// ```
-    /// use arbiter_chess::game::Game;
-    /// use arbiter_chess::outcome::{GameResult, Termination};
+    /// use arbiter_chess::Game;
+    /// use arbiter_chess::{GameResult, Termination};
     /// use arbiter_chess::Color;
     /// // White has a bare king: Black's flag falls, and White cannot mate.
     /// let game = Game::new("8/8/4k3/8/8/4K3/5p2/8 b - - 0 60".parse().unwrap());
@@ -289,8 +289,8 @@ impl Game {
     /// the game by itself.
     ///
     /// ```
-    /// use arbiter_chess::bitboard::Bitboard;
-    /// use arbiter_chess::game::Game;
+    /// use arbiter_chess::Bitboard;
+    /// use arbiter_chess::Game;
     /// let game = Game::new("7k/8/6K1/8/8/8/8/R7 w - - 99 80".parse().unwrap());
     /// let moves = game.legal_moves(Bitboard::FULL);
     /// let ra8 = moves.iter().find(|m| m.san.as_str() == "Ra8#").unwrap();
@@ -385,7 +385,7 @@ impl Game {
     /// As [`Game::play_text`].
     ///
     /// ```
-    /// use arbiter_chess::game::{Game, Notation};
+    /// use arbiter_chess::{Game, Notation};
     /// let (mut quiet, mut loud) = (Game::new(Default::default()), Game::new(Default::default()));
     /// for text in ["f3", "e5", "g4", "Qh4"] {
     ///     let m = quiet.play_text_quietly(text, Notation::Auto).unwrap();
@@ -418,7 +418,7 @@ impl Game {
     /// As [`Game::play_text`].
     ///
     /// ```
-    /// use arbiter_chess::game::Game;
+    /// use arbiter_chess::Game;
     /// let mut game = Game::new(Default::default());
     /// let (m, canonical) = game.play_uci("g1f3", false).unwrap();
     /// assert_eq!((m.to_string().as_str(), canonical), ("g1f3", true));
@@ -792,8 +792,8 @@ impl Replay {
 /// Replays `moves` from `start`.
 ///
 /// ```
-/// use arbiter_chess::game::{replay, ReplayOptions};
-/// use arbiter_chess::illegal::IllegalReason;
+/// use arbiter_chess::{replay, ReplayOptions};
+/// use arbiter_chess::IllegalReason;
 /// let r = replay(Default::default(), &["e4", "e5", "Ke3"], &ReplayOptions::default());
 /// assert_eq!(r.plies.len(), 2);
 /// let bad = r.illegal_move.unwrap();
@@ -818,7 +818,7 @@ const NOTATION_AUTO: u8 = 2;
 /// a longer move list by playing only the moves that follow.
 ///
 /// ```
-/// use arbiter_chess::game::{replay, Replayed, ReplayOptions};
+/// use arbiter_chess::{replay, Replayed, ReplayOptions};
 /// let options = ReplayOptions::default();
 /// let mut replayed = Replayed::new(Default::default(), options.analysis);
 /// replayed.extend(&["e4", "e5"], &options);
@@ -942,7 +942,7 @@ impl Replayed {
     /// alive.
     ///
     /// ```
-    /// use arbiter_chess::game::{replay, Replayed, ReplayOptions};
+    /// use arbiter_chess::{replay, Replayed, ReplayOptions};
     /// let options = ReplayOptions::default();
     /// let moves = ["e4", "d5", "exd5", "Qxd5"];
     /// let mut replayed = Replayed::new(Default::default(), options.analysis);

@@ -81,7 +81,7 @@ pub enum ClaimableDraw {
 /// legal move) by stating that move (FIDE 9.2.1, 9.3.1).
 ///
 /// ```
-/// use arbiter_chess::outcome::{ClaimableDraw, DrawClaims};
+/// use arbiter_chess::{ClaimableDraw, DrawClaims};
 /// let claims = DrawClaims { fifty_move: true, threefold: false };
 /// assert_eq!(claims.iter().collect::<Vec<_>>(), [ClaimableDraw::FiftyMoveRule]);
 /// assert_eq!(DrawClaims::NONE.iter().count(), 0);
@@ -117,7 +117,7 @@ impl DrawClaims {
 /// The state of a game.
 ///
 /// ```
-/// use arbiter_chess::outcome::{GameResult, Outcome};
+/// use arbiter_chess::{GameResult, Outcome};
 /// assert_eq!(Outcome::ONGOING.result, GameResult::Ongoing);
 /// assert_eq!(Outcome::ONGOING.to_string(), "*");
 /// ```
@@ -180,7 +180,7 @@ impl fmt::Display for Outcome {
 /// piece against a bare king, or bishops of one square colour only.
 ///
 /// ```
-/// use arbiter_chess::{outcome::is_insufficient_material, Position};
+/// use arbiter_chess::{Position, is_insufficient_material};
 /// let kbk: Position = "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1".parse().unwrap();
 /// assert!(is_insufficient_material(&kbk));
 /// assert!(!is_insufficient_material(&Position::default()));

@@ -106,7 +106,7 @@ impl Default for SearchBudget {
 /// Whether `winner` can still checkmate in `pos`.
 ///
 /// ```
-/// use arbiter_chess::unwinnable::{analyse, SearchBudget, Winnability};
+/// use arbiter_chess::{analyse, SearchBudget, Winnability};
 /// use arbiter_chess::{Color, Position};
 /// // A locked pawn wall: neither king can ever get through.
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
@@ -252,7 +252,7 @@ impl Open {
 /// helpmate.
 ///
 /// ```
-/// use arbiter_chess::unwinnable::{analyse, replays_to_mate, SearchBudget, Winnability};
+/// use arbiter_chess::{analyse, replays_to_mate, SearchBudget, Winnability};
 /// use arbiter_chess::{Color, Position};
 /// let start = Position::default();
 /// let Winnability::Winnable(line) = analyse(&start, Color::Black, SearchBudget::FULL) else { panic!() };
@@ -277,7 +277,7 @@ pub fn replays_to_mate(start: &Position, winner: Color, line: &[Move]) -> bool {
 /// nothing to capture), the shape of a locked wall.
 ///
 /// ```
-/// use arbiter_chess::unwinnable::may_be_dead;
+/// use arbiter_chess::may_be_dead;
 /// use arbiter_chess::Position;
 /// assert!(!may_be_dead(&Position::default()));
 /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K3 w - - 0 1".parse().unwrap();
@@ -311,7 +311,7 @@ fn pawn_captures(pos: &Position, color: Color) -> Bitboard {
 /// good that the winner's pieces cannot get through.
 ///
 /// ```
-/// use arbiter_chess::unwinnable::statically_unwinnable;
+/// use arbiter_chess::statically_unwinnable;
 /// use arbiter_chess::{Color, Position};
 /// let kn_k: Position = "4k3/8/8/8/8/8/8/1N2K3 w - - 0 1".parse().unwrap();
 /// assert!(statically_unwinnable(&kn_k, Color::White));
