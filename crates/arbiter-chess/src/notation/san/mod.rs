@@ -1,0 +1,5 @@
+//! Standard Algebraic Notation, being split into reading and writing.
+
+mod read;
+
+pub use read::*;
