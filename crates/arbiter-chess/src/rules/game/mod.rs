@@ -8,7 +8,7 @@ mod replay;
 
 pub use reading::Notation;
 pub use replay::{
-    Extension, IllegalMove, LegalMove, PlyRecord, Replay, ReplayOptions, Replayed, replay,
+    IllegalMove, LegalMove, PlyRecord, Replay, ReplayOptions, ReplayTail, Replayer, replay,
 };
 
 use crate::board::bitboard::Bitboard;
@@ -127,7 +127,7 @@ impl Game {
     /// Whether the final position of a game that has moved, past the
     /// per-ply gate, is proven dead by the full analysis, or by `known`
     /// (what an earlier look at this position found, or one carried over
-    /// to it: see [`Replayed::look_at_end`]).
+    /// to it: see [`Replayer::look_at_end`]).
     fn final_look_finds_dead(&self, known: Option<&Finding>) -> bool {
         dead::per_ply_gate(&self.position)
             && match known {

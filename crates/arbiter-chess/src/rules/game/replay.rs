@@ -110,12 +110,12 @@ impl Replay {
 /// assert_eq!(r.legal_moves.len(), 29);
 /// ```
 pub fn replay<S: AsRef<str>>(start: Position, moves: &[S], options: &ReplayOptions) -> Replay {
-    let mut replayed = Replayed::new(start, options.analysis);
-    let tail = replayed.extend(moves, options);
-    replayed.answer(tail, options)
+    let mut replayer = Replayer::new(start, options.analysis);
+    let tail = replayer.extend(moves, options);
+    replayer.answer(tail, options)
 }
 
-/// [`Notation`]s as numbers, for [`Replayed::extend_in`] (an enum cannot
+/// [`Notation`]s as numbers, for [`Replayer::extend_in`] (an enum cannot
 /// be a const parameter).
 const NOTATION_SAN: u8 = 0;
 const NOTATION_UCI: u8 = 1;
@@ -126,44 +126,45 @@ const NOTATION_AUTO: u8 = 2;
 /// a longer move list by playing only the moves that follow.
 ///
 /// ```
-/// use arbiter_chess::{replay, Replayed, ReplayOptions};
+/// use arbiter_chess::{replay, Replayer, ReplayOptions};
 /// let options = ReplayOptions::default();
-/// let mut replayed = Replayed::new(Default::default(), options.analysis);
-/// replayed.extend(&["e4", "e5"], &options);
-/// let tail = replayed.extend(&["Nf3"], &options);
-/// assert_eq!(replayed.answer(tail, &options), replay(Default::default(), &["e4", "e5", "Nf3"], &options));
+/// let mut replayer = Replayer::new(Default::default(), options.analysis);
+/// replayer.extend(&["e4", "e5"], &options);
+/// let tail = replayer.extend(&["Nf3"], &options);
+/// assert_eq!(replayer.answer(tail, &options), replay(Default::default(), &["e4", "e5", "Nf3"], &options));
 /// ```
 #[derive(Clone, Debug)]
-pub struct Replayed {
+pub struct Replayer {
     game: Game,
     plies: Vec<Played>,
     /// The full dead-position analysis's finding on the current position,
-    /// once [`Replayed::look_at_end`] has looked (or a helpmate found
+    /// once [`Replayer::look_at_end`] has looked (or a helpmate found
     /// earlier was carried over to it by [`Finding::after`]).
     end_look: Option<Finding>,
 }
 
-/// What [`Replayed::extend`] found beyond the moves already played: the
+/// What [`Replayer::extend`] found beyond the moves already played: the
 /// first illegal move, and the FENs the options ask for.
 #[derive(Clone, Debug, Default)]
-pub struct Extension {
+pub struct ReplayTail {
     illegal_move: Option<IllegalMove>,
     /// FENs after the plies from `max(plies_from, first new ply)` on.
     fens: Vec<Fen>,
 }
 
-impl Extension {
-    /// The first illegal move of the extension, if any.
+impl ReplayTail {
+    /// The first illegal move among those [`Replayer::extend`] played, if
+    /// any.
     pub fn illegal_move(&self) -> Option<&IllegalMove> {
         self.illegal_move.as_ref()
     }
 }
 
-impl Replayed {
+impl Replayer {
     /// Nothing played yet from `start`, with the dead-position analysis
     /// of `analysis` (see [`Game::with_analysis`]).
-    pub fn new(start: Position, analysis: Analysis) -> Replayed {
-        Replayed { game: Game::with_analysis(start, analysis), plies: Vec::new(), end_look: None }
+    pub fn new(start: Position, analysis: Analysis) -> Replayer {
+        Replayer { game: Game::with_analysis(start, analysis), plies: Vec::new(), end_look: None }
     }
 
     /// The game as it stands.
@@ -178,7 +179,7 @@ impl Replayed {
 
     /// Plays `moves`, the texts that follow the ones already played, up to
     /// the first illegal one (whose index counts from the start of the game).
-    pub fn extend<S: AsRef<str>>(&mut self, moves: &[S], options: &ReplayOptions) -> Extension {
+    pub fn extend<S: AsRef<str>>(&mut self, moves: &[S], options: &ReplayOptions) -> ReplayTail {
         // A loop of its own for each notation, which reads the moves
         // without the others' code in its way (callgrind, session 14).
         match options.notation {
@@ -188,19 +189,19 @@ impl Replayed {
         }
     }
 
-    /// [`Replayed::extend`] in the notation numbered `NOTATION`.
+    /// [`Replayer::extend`] in the notation numbered `NOTATION`.
     #[inline(never)]
     fn extend_in<S: AsRef<str>, const NOTATION: u8>(
         &mut self,
         moves: &[S],
         options: &ReplayOptions,
-    ) -> Extension {
+    ) -> ReplayTail {
         let notation = match NOTATION {
             NOTATION_SAN => Notation::San,
             NOTATION_UCI => Notation::Uci,
             _ => Notation::Auto,
         };
-        let mut tail = Extension::default();
+        let mut tail = ReplayTail::default();
         self.plies.reserve(moves.len());
         for text in moves {
             let text = text.as_ref();
@@ -250,13 +251,13 @@ impl Replayed {
     /// alive.
     ///
     /// ```
-    /// use arbiter_chess::{replay, Replayed, ReplayOptions};
+    /// use arbiter_chess::{replay, Replayer, ReplayOptions};
     /// let options = ReplayOptions::default();
     /// let moves = ["e4", "d5", "exd5", "Qxd5"];
-    /// let mut replayed = Replayed::new(Default::default(), options.analysis);
-    /// replayed.extend(&moves, &options);
-    /// replayed.look_at_end();
-    /// assert_eq!(replayed.answer(Default::default(), &options), replay(Default::default(), &moves, &options));
+    /// let mut replayer = Replayer::new(Default::default(), options.analysis);
+    /// replayer.extend(&moves, &options);
+    /// replayer.look_at_end();
+    /// assert_eq!(replayer.answer(Default::default(), &options), replay(Default::default(), &moves, &options));
     /// ```
     pub fn look_at_end(&mut self) {
         let game = &self.game;
@@ -269,9 +270,10 @@ impl Replayed {
         }
     }
 
-    /// The answer for the whole game, given what the last extension found.
-    /// With `include_fens`, that extension must have played every ply from
-    /// `plies_from` on (the FENs of earlier extensions are not kept).
+    /// The answer for the whole game, given the tail the last
+    /// [`Replayer::extend`] returned. With `include_fens`, that call must
+    /// have played every ply from `plies_from` on (the FENs of earlier calls
+    /// are not kept).
     ///
     /// The final position gets the full dead-position analysis (see
     /// [`dead`]); then a flag fall of `options.flagged` after the last move,
@@ -281,20 +283,20 @@ impl Replayed {
     /// # Panics
     ///
     /// If FENs are asked for plies that `tail` did not play.
-    pub fn answer(&self, tail: Extension, options: &ReplayOptions) -> Replay {
+    pub fn answer(&self, tail: ReplayTail, options: &ReplayOptions) -> Replay {
         self.answer_with(tail, options, |game| game.legal_moves(Bitboard::FULL))
     }
 
-    /// [`Replayed::answer`], with the final position's legal moves from
+    /// [`Replayer::answer`], with the final position's legal moves from
     /// `list` when the answer has them (not skipped, game not over): for a
     /// caller that keeps them.
     pub fn answer_with(
         &self,
-        tail: Extension,
+        tail: ReplayTail,
         options: &ReplayOptions,
         list: impl FnOnce(&Game) -> Vec<LegalMove>,
     ) -> Replay {
-        let Extension { illegal_move, fens } = tail;
+        let ReplayTail { illegal_move, fens } = tail;
         let returned = self.plies.get(options.plies_from..).unwrap_or_default();
         let mut fens = fens.into_iter();
         let plies = returned
@@ -365,7 +367,7 @@ mod tests {
         for fen in dead::tests::LIVE_BLOCKED_ENDINGS {
             let start: Position = fen.parse().unwrap();
             let options = ReplayOptions::default();
-            let mut kept = Replayed::new(start.clone(), options.analysis);
+            let mut kept = Replayer::new(start.clone(), options.analysis);
             let mut game = Game::new(start.clone());
             let mut moves = Vec::new();
             for _ in 0..40 {
@@ -378,7 +380,7 @@ mod tests {
                 }
                 kept.look_at_end();
                 for repeat in [false, true] {
-                    let tail = if repeat { Extension::default() } else { tail.clone() };
+                    let tail = if repeat { ReplayTail::default() } else { tail.clone() };
                     let fresh = replay(start.clone(), &moves, &options);
                     assert_eq!(kept.answer(tail, &options), fresh, "{moves:?}");
                 }
