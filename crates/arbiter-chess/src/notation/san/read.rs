@@ -58,7 +58,7 @@ impl FromStr for San {
     /// assert!("Nf9".parse::<San>().is_err());
     /// ```
     // Inlined into the replay, as `San::find` is: the parsed SAN went
-    // through memory between the calls (callgrind, session 13).
+    // through memory between the calls.
     #[inline(always)]
     fn from_str(text: &str) -> Result<San, ParseSanError> {
         match San::read_common(text.as_bytes()) {

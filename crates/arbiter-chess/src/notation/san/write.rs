@@ -16,8 +16,7 @@ use crate::board::types::{Role, Square};
 /// It is built in a register and stored with one write. A string pushed
 /// byte by byte and then copied as a word (as a returned `ArrayString` is)
 /// stalls the processor on every move: the word's load cannot be forwarded
-/// from the byte stores still in flight (perf put a tenth of a SAN ply's
-/// time there).
+/// from the byte stores still in flight.
 ///
 /// ```
 /// use arbiter_chess::{Position, UciMove, san};

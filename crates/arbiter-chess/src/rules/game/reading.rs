@@ -192,7 +192,7 @@ impl Game {
 }
 
 /// `text` read as UCI.
-// Inlined, the error apart: a call a UCI ply for a few dozen instructions.
+// Inlined, the error apart: a call a UCI ply, for little work.
 #[inline(always)]
 fn read_uci(text: &str) -> Result<UciMove, Illegal> {
     text.parse().map_err(|e| unparseable_uci(text, e))

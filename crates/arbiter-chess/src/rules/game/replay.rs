@@ -181,7 +181,7 @@ impl Replayer {
     /// the first illegal one (whose index counts from the start of the game).
     pub fn extend<S: AsRef<str>>(&mut self, moves: &[S], options: &ReplayOptions) -> ReplayTail {
         // A loop of its own for each notation, which reads the moves
-        // without the others' code in its way (callgrind, session 14).
+        // without the others' code in its way.
         match options.notation {
             Notation::San => self.extend_in::<S, NOTATION_SAN>(moves, options),
             Notation::Uci => self.extend_in::<S, NOTATION_UCI>(moves, options),

@@ -98,12 +98,13 @@ pub struct SearchBudget {
 }
 
 impl SearchBudget {
-    /// The default for per-ply use (quick mode): a few microseconds for
-    /// most positions.
+    /// The default for per-ply use (quick mode): small, as it may be spent
+    /// at every ply.
     pub const QUICK: SearchBudget = SearchBudget { nodes: 2_000 };
     /// The default for a final position or a single query (full mode):
-    /// about half a second per colour at most on the hardest composed
-    /// positions, a few hundred microseconds on ordinary ones.
+    /// large, as it is spent once per colour and the hardest composed
+    /// positions need it; ordinary ones are decided with a small part of
+    /// it.
     pub const FULL: SearchBudget = SearchBudget { nodes: 1_000_000 };
 }
 
@@ -355,7 +356,7 @@ mod tests {
             Winnability::Winnable(_)
         ));
         // The loser's own knight on g8 makes Bg7 mate. (From far away, a
-        // bishop against a knight is often left UNDETERMINED today.)
+        // bishop against a knight is often left UNDETERMINED.)
         assert!(matches!(
             verdict("5Bnk/8/6K1/8/8/8/8/8 w - - 0 1", Color::White),
             Winnability::Winnable(_)

@@ -42,7 +42,7 @@ pub(super) struct Search {
     /// play-out.
     hunt: bool,
     /// Whether the winner has pawns and none of them can move at the
-    /// start (as behind every blocked structure [`crate::dead`]
+    /// start (as behind every blocked structure [`crate::rules::dead`]
     /// analyses).
     stuck: bool,
     /// Positions near the target corner already searched for a mate in
@@ -380,8 +380,8 @@ fn mating_move(pos: &Position, moves: &MoveList) -> Option<Move> {
 /// Which moves of the side to move check the other king, worked out once
 /// for a position: a play-out asks it of every move of every position of
 /// the winner's, and most moves are plain moves whose answer is then two
-/// bit tests ([`Position::gives_check`] costs about a hundred
-/// instructions a move).
+/// bit tests (where [`Position::gives_check`] works it out afresh for each
+/// move).
 struct Checks {
     /// The king in question.
     king: Square,
@@ -510,8 +510,8 @@ mod tests {
         // the other's, and the winner's king must take the enemy pawn
         // before its own can promote (White's shortest helpmate here is
         // 19 plies). Play-outs that hunt the pawn and then bring the king
-        // back to help the queen find it within a few hundred positions,
-        // where the exhaustive walk needed about 64,000.
+        // back to help the queen find it within the small budget below,
+        // far less than the exhaustive walk needs.
         let kpk = "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101";
         let p = pos(kpk);
         match analyse(&p, Color::White, SearchBudget { nodes: 1_000 }) {
