@@ -1,9 +1,10 @@
 //! Standard Algebraic Notation: reading the forms people write (leniently,
 //! never guessing) and writing the one canonical form.
 //!
-//! Reading is split in two: [`San::from_str`] checks syntax only
-//! ([`ParseSanError`]); [`San::to_move`] finds the move in a position and
-//! fails with [`SanError::Illegal`] or [`SanError::Ambiguous`].
+//! Reading is split in two: [`San::from_str`](std::str::FromStr::from_str)
+//! checks syntax only ([`ParseSanError`]); [`San::to_move`] finds the move
+//! in a position and fails with [`SanError::Illegal`] or
+//! [`SanError::Ambiguous`].
 //!
 //! The parts: `read` (text to [`San`] to the legal move), `write` (a legal
 //! move to its canonical [`SanString`]), and here the types they share,

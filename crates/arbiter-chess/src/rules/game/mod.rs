@@ -49,7 +49,7 @@ pub struct Game {
     ended: Option<(GameResult, Termination)>,
     /// The budgets of the dead-position analysis.
     analysis: Analysis,
-    /// The [`structure`] of the last position the per-ply check
+    /// The [`dead::structure`] of the last position the per-ply check
     /// analysed (0: none yet).
     analysed: u64,
 }
@@ -73,7 +73,7 @@ impl Game {
 
     /// A game starting from `start`, whose plies get the dead-position
     /// analysis with `analysis.per_ply` and whose start position gets it
-    /// with `analysis.full` (see [`dead`]).
+    /// with `analysis.full` (see [`Analysis`]).
     ///
     /// ```
     /// use arbiter_chess::Analysis;
@@ -161,7 +161,7 @@ impl Game {
     /// gives it: [`Game::outcome`], and when the game goes on and
     /// `moved` (the start position had its look when the game began), the
     /// final position given the full dead-position analysis behind the
-    /// per-ply gate ([`dead`]).
+    /// per-ply gate ([`per_ply_gate`]).
     pub fn final_outcome(&self, moved: bool) -> Outcome {
         self.final_outcome_known(moved, None)
     }

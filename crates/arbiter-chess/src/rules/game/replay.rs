@@ -276,8 +276,8 @@ impl Replayer {
     /// are not kept).
     ///
     /// The final position gets the full dead-position analysis (see
-    /// [`dead`]); then a flag fall of `options.flagged` after the last move,
-    /// when every move was legal and the game goes on, ends it (FIDE 6.9):
+    /// [`Analysis`]); then a flag fall of `options.flagged` after the last
+    /// move, when every move was legal and the game goes on, ends it (FIDE 6.9):
     /// the opponent wins, unless the analysis proves that they cannot mate.
     ///
     /// # Panics
