@@ -3,7 +3,7 @@
 //!
 //! A live game re-sends its whole move list after every move; without help
 //! each request replays the game from the start. The cache keeps, for a
-//! recently answered move list, the [`Replayed`] game after its legal prefix
+//! recently answered move list, the [`Replayer`] of its legal prefix
 //! (position, repetition history, clocks, and every accepted move with its
 //! SAN), keyed by everything that decides that state: the start position,
 //! the notation, strict mode and the move texts. A request looks for the
@@ -23,7 +23,7 @@
 //!   several clients following one game); they are never carried over to a
 //!   longer list;
 //! - the final position's dead-position analysis is kept with the entry
-//!   (what it found, with its helpmate: [`Replayed::look_at_end`]), so a
+//!   (what it found, with its helpmate: [`Replayer::look_at_end`]), so a
 //!   repeat does not analyse again, and the next move answers from the
 //!   helpmate carried over to it while the line holds; a helpmate proves a
 //!   position alive, as a new analysis would find.
@@ -58,7 +58,7 @@ use crate::telemetry::prometheus::{
     CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES, CACHE_NOT_KEPT,
 };
 use arbiter_chess::{
-    Bitboard, Extension, LegalMove, Notation, Position, Replay, ReplayOptions, Replayed,
+    Bitboard, LegalMove, Notation, Position, Replay, ReplayOptions, ReplayTail, Replayer,
 };
 
 /// Legal prefixes shorter than this are not kept: they replay in about the
@@ -274,7 +274,7 @@ impl ReplayCache {
             // unwinnability analysis, work for where `finish` runs.
             Found::Fresh => (
                 Entry {
-                    replayed: Replayed::new(start.clone(), options.analysis),
+                    replayed: Replayer::new(start.clone(), options.analysis),
                     legal_moves: None,
                 },
                 None,
@@ -351,7 +351,7 @@ impl ReplayCache {
     /// keeps them with a copy of the entry, under `key`.
     fn answer_repeat(&self, entry: &Entry, key: Key, options: &ReplayOptions) -> Replay {
         let mut listed = None;
-        let answer = entry.replayed.answer_with(Extension::default(), options, |game| {
+        let answer = entry.replayed.answer_with(ReplayTail::default(), options, |game| {
             entry.legal_moves.clone().unwrap_or_else(|| {
                 let legal_moves = game.legal_moves(Bitboard::FULL);
                 listed = Some(legal_moves.clone());
@@ -443,7 +443,7 @@ impl ReplayCache {
 /// position's legal moves with their SAN once a repeat asked for them.
 #[derive(Clone, Debug)]
 struct Entry {
-    replayed: Replayed,
+    replayed: Replayer,
     legal_moves: Option<Vec<LegalMove>>,
 }
 

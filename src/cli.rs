@@ -13,7 +13,7 @@ use crate::config::{AnalysisArgs, ServeConfig};
 use crate::report::{GameJson, Messages};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
-    CastlingMode, Color, Notation, Position, ReplayOptions, Replayed, SearchBudget, UciMove,
+    CastlingMode, Color, Notation, Position, ReplayOptions, Replayer, SearchBudget, UciMove,
     Winnability, analyse, divide, perft,
 };
 
@@ -362,7 +362,7 @@ fn write_game<S: AsRef<str>>(
     moves: &[S],
     options: &ReplayOptions,
 ) -> io::Result<()> {
-    let mut replayed = Replayed::new(start, options.analysis);
+    let mut replayed = Replayer::new(start, options.analysis);
     let tail = replayed.extend(moves, options);
     if options.include_fens || options.plies_from > 0 {
         let replay = replayed.answer(tail, options);

@@ -404,7 +404,7 @@ mod tests {
 
     use super::*;
     use arbiter_chess::Position;
-    use arbiter_chess::{Game, ReplayOptions, Replayed, replay};
+    use arbiter_chess::{Game, ReplayOptions, Replayer, replay};
 
     fn json_of(moves: &[&str], options: &ReplayOptions) -> String {
         let replay = replay(Position::default(), moves, options);
@@ -485,7 +485,7 @@ mod tests {
             let mut expected = Vec::new();
             GameJson::new(&full, &messages).write_json(&mut expected).unwrap();
 
-            let mut replayed = Replayed::new(start, options.analysis);
+            let mut replayed = Replayer::new(start, options.analysis);
             let tail = replayed.extend(&moves, &options);
             let none = ReplayOptions { plies_from: usize::MAX, ..options };
             let rest = replayed.answer(tail, &none);

@@ -10,7 +10,7 @@
 mod common;
 
 use arbiter_chess::{
-    Analysis, Color, Game, GameResult, Position, ReplayOptions, Replayed, SearchBudget,
+    Analysis, Color, Game, GameResult, Position, ReplayOptions, Replayer, SearchBudget,
     Termination, replay,
 };
 
@@ -76,7 +76,7 @@ fn a_flag_fall_against_a_colour_that_cannot_mate_is_a_draw() {
         .collect();
     let outcomes = common::parallel_map(&cases, |(_, fen, flagged)| {
         let options = ReplayOptions { flagged: Some(*flagged), ..ReplayOptions::default() };
-        let replayed = Replayed::new(position(fen), options.analysis);
+        let replayed = Replayer::new(position(fen), options.analysis);
         replayed.answer(Default::default(), &options).outcome
     });
     let (mut unwinnable, mut drawn) = (0, 0);

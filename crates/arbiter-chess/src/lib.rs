@@ -44,8 +44,8 @@ pub use rules::dead::{
     pawn_moves, per_ply_gate, worth_a_full_look,
 };
 pub use rules::game::{
-    Extension, Game, IllegalMove, LegalMove, Notation, Played, PlyRecord, Replay, ReplayOptions,
-    Replayed, replay,
+    Game, IllegalMove, LegalMove, Notation, Played, PlyRecord, Replay, ReplayOptions, ReplayTail,
+    Replayer, replay,
 };
 pub use rules::outcome::{
     ClaimableDraw, DrawClaims, GameResult, Outcome, Termination, is_insufficient_material,

@@ -287,7 +287,7 @@ pub fn check_parsed_with(
     let mut plies = 0;
     let mut illegal_move = None;
     // Move by move as `ValidateGame` replays a list (see
-    // [`arbiter_chess::Replayed::extend`]); the side lines of a move
+    // [`arbiter_chess::Replayer::extend`]); the side lines of a move
     // are checked from the position before it, and only when the move is
     // legal: nothing after the mainline's first illegal move is.
     for (index, node) in mainline.moves.iter_mut().enumerate() {

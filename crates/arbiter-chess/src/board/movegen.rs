@@ -200,7 +200,7 @@ impl Position {
     /// the generator for one target square, without listing moves. Pawns
     /// count with pushes, double steps, captures and en passant.
     // Inlined: each caller knows the role or the from-square, and the call
-    // itself cost a tenth of a UCI ply (callgrind).
+    // itself was a sizeable part of a UCI ply.
     #[inline(always)]
     pub(crate) fn movers_to(&self, role: Role, from: Bitboard, to: Square) -> Bitboard {
         let us = self.turn;

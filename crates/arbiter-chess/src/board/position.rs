@@ -37,7 +37,8 @@ pub enum CastlingMode {
 /// same representation.
 ///
 /// A `Position` only ever holds a legal position: it is built by parsing a
-/// validated FEN (see [`crate::fen`]) or by playing legal moves.
+/// validated FEN (see [`FenError`](crate::FenError) for what is refused)
+/// or by playing legal moves.
 ///
 /// ```
 /// use arbiter_chess::{Position, Square};

@@ -43,7 +43,7 @@ impl FromStr for UciMove {
     ///
     /// [`ParseUciError`] if the text is not of that form.
     // Inlined: a call a UCI ply, and its result packed into a register and
-    // out again, for three dozen instructions of work.
+    // out again, for little work.
     #[inline(always)]
     fn from_str(s: &str) -> Result<UciMove, ParseUciError> {
         let square = Square::from_name;
@@ -107,10 +107,9 @@ impl UciMove {
     }
 
     /// As [`UciMove::to_move`], with the role of the piece that moves.
-    // Inlined, with castling apart: the whole of it, with the legal move
-    // list castling is looked for in, took 134 instructions a ply in a
-    // call that saved and restored six registers and an 800-byte frame
-    // (callgrind, session 14).
+    // Inlined, with castling apart: as a call, it saved and restored
+    // registers and set up a frame big enough for the legal move list
+    // castling is looked for in, every ply, for little work.
     #[inline(always)]
     pub(crate) fn find(&self, pos: &Position) -> Option<(Move, Role)> {
         let role = pos.role_at(self.from)?;

@@ -8,20 +8,20 @@
 //!   with the per-ply budget (by default its static tests alone: locked
 //!   walls and material), once per pawn structure and material
 //!   ([`structure`]): an endgame behind blocked pawns is analysed when it
-//!   arises, not at every move of its pieces. 37 of the 28,538 plies of the
-//!   shared lichess games pass the gate, in 8 structures.
+//!   arises, not at every move of its pieces. Very few plies of real games
+//!   pass the gate.
 //! - **The start position** of a request, past the wide gate
 //!   [`worth_a_full_look`] (pawns on the board and at most
 //!   [`FULL_LOOK_PAWN_MOVES`] pawn moves for both sides), gets the full
 //!   analysis: composed positions come in this way, and the gate lets
-//!   through 453 of the 470 dead positions among CHA's hard test vectors.
+//!   through nearly all the dead positions among CHA's hard test vectors.
 //! - **The final position** of a game that has moved, past
 //!   [`per_ply_gate`], gets the full analysis too.
 //!
 //! The wide gate stays off the final positions of move lists: about half
 //! of the positions of ordinary games pass it, and the analysis, quick as
-//! it is to find a helpmate in most (a median of 12 µs over 30,000 lichess
-//! positions), costs more than replaying the whole game on average. The
+//! it is to find a helpmate in most, costs more than replaying the whole
+//! game on average. The
 //! gates only decide where to look: a position is called dead only when
 //! the analysis proves that neither side can mate.
 
@@ -46,9 +46,9 @@ pub struct Analysis {
 
 impl Analysis {
     /// The static tests alone per ply (locked pawn walls, material: a ply
-    /// costs about 50 ns to replay, and a search of even 200 positions in
-    /// the few games that reach a blocked structure cost the shared lichess
-    /// games 12% of their replay speed), and [`SearchBudget::FULL`] at the ends.
+    /// is so cheap to replay that even a small search in the few games that
+    /// reach a blocked structure slows a whole collection of games down),
+    /// and [`SearchBudget::FULL`] at the ends.
     pub const DEFAULT: Analysis =
         Analysis { per_ply: SearchBudget { nodes: 0 }, full: SearchBudget::FULL };
 }
@@ -61,15 +61,14 @@ impl Default for Analysis {
 
 /// The most pawn moves (pushes and captures of both sides, whoever is to
 /// move) a position may have for [`worth_a_full_look`] to let it through:
-/// dead positions with more are rare (17 of CHA's 470), ordinary ones
-/// common.
+/// dead positions with more are rare among CHA's test vectors, ordinary
+/// ones common.
 pub const FULL_LOOK_PAWN_MOVES: u32 = 8;
 
 /// The gate of the per-ply check: pawns on the board, all of them blocked
 /// with nothing to capture ([`may_be_dead`]), and no queen or rook (with
 /// which a real game is next to never dead). It keeps the analysis off
-/// nearly every ply: 37 of the 28,538 plies of the shared lichess games
-/// pass it.
+/// nearly every ply of real games.
 ///
 /// ```
 /// use arbiter_chess::per_ply_gate;
@@ -187,8 +186,8 @@ pub enum Finding {
 }
 
 /// The longest helpmate [`Finding::after`] carries over (the line grows by
-/// three plies a move): checking one costs a few microseconds, a new
-/// analysis of the blocked endings of random games a few hundred.
+/// three plies a move): checking one costs far less than a new analysis of
+/// the blocked endings of random games.
 pub const CARRIED_PLIES: usize = 128;
 
 impl Finding {

@@ -1,0 +1,394 @@
+//! Replaying a game: a start position and a list of move texts in, every
+//! move checked and written canonically, the final position and the
+//! outcome out.
+
+use super::{Game, Notation, Played, flag_fall};
+use crate::board::bitboard::Bitboard;
+use crate::board::fen::Fen;
+use crate::board::position::Position;
+use crate::board::types::{Color, Square};
+use crate::notation::echo::echo;
+use crate::notation::illegal::{Illegal, IllegalReason};
+use crate::notation::san::SanString;
+use crate::notation::uci::UciMove;
+use crate::rules::dead::{self, Analysis, Finding, examine};
+use crate::rules::outcome::{DrawClaims, Outcome};
+use crate::rules::unwinnable::{Winnability, analyse};
+
+/// What to replay and what to return.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplayOptions {
+    pub notation: Notation,
+    /// Accept only canonical SAN or exact UCI.
+    pub strict: bool,
+    /// Return the FEN after every returned ply.
+    pub include_fens: bool,
+    /// Leave out the legal moves of the final position.
+    pub skip_legal_moves: bool,
+    /// Return plies from this index on (earlier ones are still checked).
+    pub plies_from: usize,
+    /// Write the FENs with Shredder-FEN castling letters (`HAha`) instead
+    /// of X-FEN (`KQkq`).
+    pub shredder_fen: bool,
+    /// List only the legal moves from this square.
+    pub legal_moves_from: Option<Square>,
+    /// The side whose flag fell after the last move (FIDE 6.9).
+    pub flagged: Option<Color>,
+    /// Report both colours' verdicts on the final position.
+    pub winnability: bool,
+    /// The budgets of the unwinnability analysis.
+    pub analysis: Analysis,
+}
+
+/// One accepted move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlyRecord {
+    pub san: SanString,
+    pub uci: UciMove,
+    /// Boxed: most answers have no FENs, and a record without one stays
+    /// small to build and read.
+    pub fen_after: Option<Box<Fen>>,
+    pub canonical_input: bool,
+}
+
+/// The first rejected move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IllegalMove {
+    /// Index in the move list, from 0.
+    pub index: usize,
+    /// The text as given, cut after [`crate::ECHO_CHARS`] characters.
+    pub text: String,
+    pub reason: IllegalReason,
+    pub message: String,
+}
+
+/// A legal move of the final position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LegalMove {
+    pub uci: UciMove,
+    pub san: SanString,
+    /// The draws its player could claim by stating it.
+    pub claims: DrawClaims,
+}
+
+/// The answer for a replayed game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// Accepted moves from `plies_from` on.
+    pub plies: Vec<PlyRecord>,
+    /// The first rejected move; the moves after it are not looked at.
+    pub illegal_move: Option<IllegalMove>,
+    /// The position after the last accepted move.
+    pub position: Position,
+    /// Its legal moves (none once the game is over, or when skipped).
+    pub legal_moves: Vec<LegalMove>,
+    pub outcome: Outcome,
+    /// Whether each colour (by [`Color::index`]) can still mate in the
+    /// final position, when asked for.
+    pub winnability: Option<[Winnability; 2]>,
+    /// FENs are asked for with Shredder-FEN castling letters.
+    pub shredder_fen: bool,
+}
+
+impl Replay {
+    /// The FEN of the final position, in the castling notation asked for.
+    pub fn position_fen(&self) -> Fen {
+        if self.shredder_fen { self.position.shredder_fen() } else { self.position.fen() }
+    }
+}
+
+/// Replays `moves` from `start`.
+///
+/// ```
+/// use arbiter_chess::{replay, ReplayOptions};
+/// use arbiter_chess::IllegalReason;
+/// let r = replay(Default::default(), &["e4", "e5", "Ke3"], &ReplayOptions::default());
+/// assert_eq!(r.plies.len(), 2);
+/// let bad = r.illegal_move.unwrap();
+/// assert_eq!((bad.index, bad.reason), (2, IllegalReason::NoPiece));
+/// assert_eq!(bad.message, "no white king can move to e3");
+/// assert_eq!(r.legal_moves.len(), 29);
+/// ```
+pub fn replay<S: AsRef<str>>(start: Position, moves: &[S], options: &ReplayOptions) -> Replay {
+    let mut replayer = Replayer::new(start, options.analysis);
+    let tail = replayer.extend(moves, options);
+    replayer.answer(tail, options)
+}
+
+/// [`Notation`]s as numbers, for [`Replayer::extend_in`] (an enum cannot
+/// be a const parameter).
+const NOTATION_SAN: u8 = 0;
+const NOTATION_UCI: u8 = 1;
+const NOTATION_AUTO: u8 = 2;
+
+/// A replay that can be taken further: the game so far and every move
+/// accepted on the way. A caller that keeps it (the service's cache) checks
+/// a longer move list by playing only the moves that follow.
+///
+/// ```
+/// use arbiter_chess::{replay, Replayer, ReplayOptions};
+/// let options = ReplayOptions::default();
+/// let mut replayer = Replayer::new(Default::default(), options.analysis);
+/// replayer.extend(&["e4", "e5"], &options);
+/// let tail = replayer.extend(&["Nf3"], &options);
+/// assert_eq!(replayer.answer(tail, &options), replay(Default::default(), &["e4", "e5", "Nf3"], &options));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Replayer {
+    game: Game,
+    plies: Vec<Played>,
+    /// The full dead-position analysis's finding on the current position,
+    /// once [`Replayer::look_at_end`] has looked (or a helpmate found
+    /// earlier was carried over to it by [`Finding::after`]).
+    end_look: Option<Finding>,
+}
+
+/// What [`Replayer::extend`] found beyond the moves already played: the
+/// first illegal move, and the FENs the options ask for.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayTail {
+    illegal_move: Option<IllegalMove>,
+    /// FENs after the plies from `max(plies_from, first new ply)` on.
+    fens: Vec<Fen>,
+}
+
+impl ReplayTail {
+    /// The first illegal move among those [`Replayer::extend`] played, if
+    /// any.
+    pub fn illegal_move(&self) -> Option<&IllegalMove> {
+        self.illegal_move.as_ref()
+    }
+}
+
+impl Replayer {
+    /// Nothing played yet from `start`, with the dead-position analysis
+    /// of `analysis` (see [`Game::with_analysis`]).
+    pub fn new(start: Position, analysis: Analysis) -> Replayer {
+        Replayer { game: Game::with_analysis(start, analysis), plies: Vec::new(), end_look: None }
+    }
+
+    /// The game as it stands.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The moves accepted so far, in order.
+    pub fn plies(&self) -> &[Played] {
+        &self.plies
+    }
+
+    /// Plays `moves`, the texts that follow the ones already played, up to
+    /// the first illegal one (whose index counts from the start of the game).
+    pub fn extend<S: AsRef<str>>(&mut self, moves: &[S], options: &ReplayOptions) -> ReplayTail {
+        // A loop of its own for each notation, which reads the moves
+        // without the others' code in its way.
+        match options.notation {
+            Notation::San => self.extend_in::<S, NOTATION_SAN>(moves, options),
+            Notation::Uci => self.extend_in::<S, NOTATION_UCI>(moves, options),
+            Notation::Auto => self.extend_in::<S, NOTATION_AUTO>(moves, options),
+        }
+    }
+
+    /// [`Replayer::extend`] in the notation numbered `NOTATION`.
+    #[inline(never)]
+    fn extend_in<S: AsRef<str>, const NOTATION: u8>(
+        &mut self,
+        moves: &[S],
+        options: &ReplayOptions,
+    ) -> ReplayTail {
+        let notation = match NOTATION {
+            NOTATION_SAN => Notation::San,
+            NOTATION_UCI => Notation::Uci,
+            _ => Notation::Auto,
+        };
+        let mut tail = ReplayTail::default();
+        self.plies.reserve(moves.len());
+        for text in moves {
+            let text = text.as_ref();
+            let index = self.plies.len();
+            match self.game.play_text(text, notation, options.strict) {
+                Ok(played) => {
+                    self.plies.push(played);
+                    // Looked at before taking: most replays carry nothing,
+                    // and taking moves the whole option every ply.
+                    if self.end_look.is_some()
+                        && let Some(finding) = self.end_look.take()
+                    {
+                        // Only the final look asks, and only behind the
+                        // per-ply gate: a proof is carried while it may
+                        // be asked for.
+                        let position = self.game.position();
+                        self.end_look = dead::per_ply_gate(position)
+                            .then(|| finding.after(played.mv, position))
+                            .flatten();
+                    }
+                    if options.include_fens && index >= options.plies_from {
+                        let position = self.game.position();
+                        tail.fens.push(if options.shredder_fen {
+                            position.shredder_fen()
+                        } else {
+                            position.fen()
+                        });
+                    }
+                }
+                Err(Illegal { reason, message }) => {
+                    tail.illegal_move =
+                        Some(IllegalMove { index, text: echo(text).into_owned(), reason, message });
+                    break;
+                }
+            }
+        }
+        tail
+    }
+
+    /// Gives the final position the full dead-position analysis that an
+    /// answer would, and keeps what it found (with its helpmate), unless
+    /// that is known already: a caller that keeps the replay (the
+    /// service's cache) answers a repeat of the list without analysing
+    /// again, and the next move's answer from the helpmate carried over
+    /// ([`Finding::after`]) while it holds. Answers do not change: the
+    /// analysis is a function of the position, and a helpmate proves it
+    /// alive.
+    ///
+    /// ```
+    /// use arbiter_chess::{replay, Replayer, ReplayOptions};
+    /// let options = ReplayOptions::default();
+    /// let moves = ["e4", "d5", "exd5", "Qxd5"];
+    /// let mut replayer = Replayer::new(Default::default(), options.analysis);
+    /// replayer.extend(&moves, &options);
+    /// replayer.look_at_end();
+    /// assert_eq!(replayer.answer(Default::default(), &options), replay(Default::default(), &moves, &options));
+    /// ```
+    pub fn look_at_end(&mut self) {
+        let game = &self.game;
+        if self.end_look.is_none()
+            && !self.plies.is_empty()
+            && !game.is_over()
+            && dead::per_ply_gate(&game.position)
+        {
+            self.end_look = Some(examine(&game.position, game.analysis.full));
+        }
+    }
+
+    /// The answer for the whole game, given the tail the last
+    /// [`Replayer::extend`] returned. With `include_fens`, that call must
+    /// have played every ply from `plies_from` on (the FENs of earlier calls
+    /// are not kept).
+    ///
+    /// The final position gets the full dead-position analysis (see
+    /// [`Analysis`]); then a flag fall of `options.flagged` after the last
+    /// move, when every move was legal and the game goes on, ends it (FIDE 6.9):
+    /// the opponent wins, unless the analysis proves that they cannot mate.
+    ///
+    /// # Panics
+    ///
+    /// If FENs are asked for plies that `tail` did not play.
+    pub fn answer(&self, tail: ReplayTail, options: &ReplayOptions) -> Replay {
+        self.answer_with(tail, options, |game| game.legal_moves(Bitboard::FULL))
+    }
+
+    /// [`Replayer::answer`], with the final position's legal moves from
+    /// `list` when the answer has them (not skipped, game not over): for a
+    /// caller that keeps them.
+    pub fn answer_with(
+        &self,
+        tail: ReplayTail,
+        options: &ReplayOptions,
+        list: impl FnOnce(&Game) -> Vec<LegalMove>,
+    ) -> Replay {
+        let ReplayTail { illegal_move, fens } = tail;
+        let returned = self.plies.get(options.plies_from..).unwrap_or_default();
+        let mut fens = fens.into_iter();
+        let plies = returned
+            .iter()
+            .map(|played| PlyRecord {
+                san: played.san,
+                uci: UciMove::from_move_in(played.mv, self.game.position.castling_mode()),
+                fen_after: options
+                    .include_fens
+                    .then(|| Box::new(fens.next().expect("the FEN of every returned ply"))),
+                canonical_input: played.canonical_input,
+            })
+            .collect();
+        let game = &self.game;
+        let full = game.analysis.full;
+        let mut outcome = game.final_outcome_known(!self.plies.is_empty(), self.end_look.as_ref());
+        let winnability =
+            options.winnability.then(|| Color::ALL.map(|c| analyse(&game.position, c, full)));
+        if let Some(flagged) = options.flagged
+            && illegal_move.is_none()
+            && !outcome.is_over()
+        {
+            let opponent = !flagged;
+            let verdict = match &winnability {
+                Some(verdicts) => verdicts[opponent.index()].clone(),
+                None => analyse(&game.position, opponent, full),
+            };
+            outcome = flag_fall(flagged, verdict);
+        }
+        let legal_moves = if options.skip_legal_moves || outcome.is_over() {
+            Vec::new()
+        } else if let Some(from) = options.legal_moves_from {
+            game.legal_moves(Bitboard::from(from))
+        } else {
+            list(game)
+        };
+        Replay {
+            plies,
+            illegal_move,
+            position: game.position.clone(),
+            legal_moves,
+            outcome,
+            winnability,
+            shredder_fen: options.shredder_fen,
+        }
+    }
+
+    /// A rough count of the bytes this replay holds, for bounded caches.
+    pub fn heap_bytes(&self) -> usize {
+        self.game.history.heap_bytes()
+            + self.plies.capacity() * std::mem::size_of::<Played>()
+            + self.end_look.as_ref().map_or(0, Finding::heap_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A blocked ending sent move by move, as a live game is: the replay
+    /// kept between requests, extended by each move and given the final
+    /// look, answers as a replay from the start every time, and carries
+    /// the final look's helpmate over most moves rather than analyse.
+    #[test]
+    fn a_kept_final_look_answers_as_a_full_replay() {
+        let mut rng = 0x2545_f491_4f6c_dd1d;
+        let (mut carried, mut gated) = (0, 0);
+        for fen in dead::tests::LIVE_BLOCKED_ENDINGS {
+            let start: Position = fen.parse().unwrap();
+            let options = ReplayOptions::default();
+            let mut kept = Replayer::new(start.clone(), options.analysis);
+            let mut game = Game::new(start.clone());
+            let mut moves = Vec::new();
+            for _ in 0..40 {
+                let Some(m) = dead::tests::random_move(game.position(), &mut rng) else { break };
+                moves.push(game.play(m).to_string());
+                let tail = kept.extend(&moves[moves.len() - 1..], &options);
+                if dead::per_ply_gate(game.position()) && !game.is_over() {
+                    gated += 1;
+                    carried += usize::from(kept.end_look.is_some());
+                }
+                kept.look_at_end();
+                for repeat in [false, true] {
+                    let tail = if repeat { ReplayTail::default() } else { tail.clone() };
+                    let fresh = replay(start.clone(), &moves, &options);
+                    assert_eq!(kept.answer(tail, &options), fresh, "{moves:?}");
+                }
+                if game.is_over() {
+                    break;
+                }
+            }
+        }
+        assert!(carried * 2 > gated, "{carried} of {gated}");
+    }
+}

@@ -1,0 +1,531 @@
+//! The search phases of the unwinnability analysis: guided play-outs
+//! towards a mate, and a short full-width search for a mate within three
+//! plies, sharing one count of the positions visited.
+
+use super::hasher::{KeyMap, KeySet};
+use super::pawn_captures;
+use super::static_proofs::material_cannot_mate;
+use crate::board::attacks;
+use crate::board::bitboard::Bitboard;
+use crate::board::moves::{Move, MoveKind, MoveList};
+use crate::board::position::Position;
+use crate::board::types::{Color, Piece, Role, Square};
+
+/// The state shared by the phases of one analysis.
+pub(super) struct Search {
+    pub(super) winner: Color,
+    /// Positions visited so far, by every phase.
+    pub(super) used: u64,
+    /// The whole budget.
+    pub(super) limit: u64,
+    /// Seed of the play-outs' random tie-break (fixed: answers are
+    /// reproducible).
+    rng: u64,
+    /// How much randomness the current play-out adds to the scores.
+    noise: u64,
+    /// Play-outs run so far.
+    round: usize,
+    /// The corners where a mate can happen with the winner's material: a
+    /// lone bishop's colour decides it.
+    corners: Bitboard,
+    /// The corner the losing king heads for in the current play-out.
+    target: Square,
+    /// Whether the current play-out has the loser give its pieces away to
+    /// the winner's king (they could interpose or take the checking piece)
+    /// rather than gather them round its own king as blockers.
+    sacrifice: bool,
+    /// Whether the loser's pieces gather next to the target corner (where
+    /// the king will be mated) rather than next to the king itself.
+    corner_blockers: bool,
+    /// Whether the winning king goes for the loser's pawns (which may be
+    /// all that keeps the winner's pawns from promoting) in the current
+    /// play-out.
+    hunt: bool,
+    /// Whether the winner has pawns and none of them can move at the
+    /// start (as behind every blocked structure [`crate::rules::dead`]
+    /// analyses).
+    stuck: bool,
+    /// Positions near the target corner already searched for a mate in
+    /// two moves.
+    finished: KeySet<u64>,
+}
+
+impl Search {
+    pub(super) fn new(start: &Position, winner: Color, limit: u64) -> Search {
+        let ours = start.by_color(winner) - start.by_role(Role::King);
+        let bishops = start.by_role(Role::Bishop);
+        let pawns = start.pieces(Piece { color: winner, role: Role::Pawn });
+        let mut corners = Bitboard::EMPTY;
+        for corner in [Square::A1, Square::H1, Square::A8, Square::H8] {
+            corners = corners.with(corner);
+        }
+        // With bishops of one square colour only (and no pawn to promote),
+        // the checked king stands on that colour: a corner of it.
+        if ours.any() && ours == ours & bishops {
+            if ours == ours & Bitboard::LIGHT_SQUARES {
+                corners &= Bitboard::LIGHT_SQUARES;
+            } else if ours == ours & Bitboard::DARK_SQUARES {
+                corners &= Bitboard::DARK_SQUARES;
+            }
+        }
+        Search {
+            winner,
+            used: 0,
+            limit,
+            rng: 0x9e37_79b9_7f4a_7c15,
+            noise: 12,
+            round: 0,
+            corners,
+            target: Square::A1,
+            sacrifice: false,
+            corner_blockers: false,
+            hunt: false,
+            stuck: pawns.any()
+                && (pawns.shift(winner.fold(8, -8)) - start.occupied()).is_empty()
+                && pawn_captures(start, winner).is_empty(),
+            finished: KeySet::default(),
+        }
+    }
+
+    /// Counts a visited position; `false` once `limit` is spent.
+    fn spend(&mut self, limit: u64) -> bool {
+        self.used += 1;
+        self.used <= limit.min(self.limit)
+    }
+
+    fn random(&mut self) -> u64 {
+        // xorshift64*: fast, and good enough for breaking ties.
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A mate by the winner within three plies, full width.
+    pub(super) fn mate_in_three(&mut self, pos: &Position) -> Option<Vec<Move>> {
+        let mut seen: KeyMap<u64, u8> = KeyMap::default();
+        let plies: &[u8] = if pos.turn() == self.winner { &[1, 3] } else { &[2] };
+        for &depth in plies {
+            let mut line = Vec::new();
+            if self.helpmate(pos, depth, &mut seen, &mut line) {
+                line.reverse();
+                return Some(line);
+            }
+        }
+        None
+    }
+
+    /// Depth-first search for a mate by the winner in exactly `depth`
+    /// plies (odd when the winner moves first). `line` receives the moves
+    /// in reverse order.
+    fn helpmate(
+        &mut self,
+        pos: &Position,
+        depth: u8,
+        seen: &mut KeyMap<u64, u8>,
+        line: &mut Vec<Move>,
+    ) -> bool {
+        if !self.spend(self.limit) {
+            return false;
+        }
+        if depth == 1 {
+            return match self.mate_in_one(pos) {
+                Some(m) => {
+                    line.push(m);
+                    true
+                }
+                None => false,
+            };
+        }
+        let key = pos.zobrist();
+        if seen.get(&key).is_some_and(|&d| d >= depth) {
+            return false;
+        }
+        for m in pos.legal_moves() {
+            let next = pos.play(m);
+            if material_cannot_mate(&next, self.winner) {
+                continue;
+            }
+            if self.helpmate(&next, depth - 1, seen, line) {
+                line.push(m);
+                return true;
+            }
+        }
+        seen.insert(key, depth);
+        false
+    }
+
+    /// A move of the winner (to move in `pos`) that mates.
+    fn mate_in_one(&mut self, pos: &Position) -> Option<Move> {
+        if pos.turn() != self.winner {
+            return None;
+        }
+        mating_move(pos, &pos.legal_moves())
+    }
+
+    /// A winner's move, a reply and a mating move, from `pos` with the
+    /// winner to move and `moves` its legal moves.
+    fn mate_in_two_moves(
+        &mut self,
+        pos: &Position,
+        moves: &MoveList,
+        limit: u64,
+    ) -> Option<[Move; 3]> {
+        for &first in moves {
+            let after = pos.play(first);
+            if material_cannot_mate(&after, self.winner) {
+                continue;
+            }
+            for reply in after.legal_moves() {
+                if !self.spend(limit) {
+                    return None;
+                }
+                let next = after.play(reply);
+                if let Some(mate) = mating_move(&next, &next.legal_moves()) {
+                    return Some([first, reply, mate]);
+                }
+            }
+        }
+        None
+    }
+
+    /// Guided random play-outs until one mates or `limit` positions have
+    /// been visited in all.
+    pub(super) fn playouts(&mut self, start: &Position, limit: u64) -> Option<Vec<Move>> {
+        const LENGTH: usize = 80;
+        // Mostly guided, now and then nearly random: the guide finds most
+        // helpmates fast, randomness those that need odd-looking moves.
+        const NOISE: [u64; 4] = [12, 12, 40, 400];
+        let loser_king = start.king_of(!self.winner);
+        let winner_pawns = start.pieces(Piece { color: self.winner, role: Role::Pawn });
+        while self.used < limit.min(self.limit) {
+            self.noise = NOISE[self.round % NOISE.len()];
+            // The nearest suitable corner first, then any of them.
+            self.target = if self.round < 2 {
+                self.corners
+                    .into_iter()
+                    .min_by_key(|&c| distance(c, loser_king))
+                    .unwrap_or(Square::A1)
+            } else {
+                let n = self.corners.count().max(1);
+                let k = (self.random() % u64::from(n)) as usize;
+                self.corners.into_iter().nth(k).unwrap_or(Square::A1)
+            };
+            self.sacrifice = self.round % 3 == 2;
+            self.corner_blockers = self.round % 2 == 1;
+            // When none of the winner's pawns can move, taking the pawns
+            // that block them may be its only way to mate: it hunts in two
+            // play-outs of five rather than one.
+            self.hunt =
+                winner_pawns.any() && (self.round % 5 == 4 || (self.stuck && self.round % 5 == 1));
+            self.round += 1;
+            let mut pos = start.clone();
+            // Every other play-out is long: a composed position may need
+            // hundreds of plies of pawns unlocked one by one.
+            let length = if self.round.is_multiple_of(2) { 8 * LENGTH } else { LENGTH };
+            let mut line = Vec::with_capacity(length);
+            for _ in 0..length {
+                if !self.spend(limit) {
+                    return None;
+                }
+                let moves = pos.legal_moves();
+                if pos.turn() == self.winner
+                    && let Some(m) = mating_move(&pos, &moves)
+                {
+                    line.push(m);
+                    return Some(line);
+                }
+                // Near its corner, the losing king may be one winner's
+                // move and one reply away from a mate the guide would not
+                // find: look at every such pair, once per position (not in
+                // the first play-outs, which find the easy helpmates
+                // cheaply).
+                if self.used > 20_000
+                    && pos.turn() == self.winner
+                    && distance(pos.king_of(!self.winner), self.target) <= 1
+                    && self.finished.insert(pos.zobrist())
+                    && let Some(end) = self.mate_in_two_moves(&pos, &moves, limit)
+                {
+                    line.extend(end);
+                    return Some(line);
+                }
+                let Some(m) = self.pick(&pos, &moves) else {
+                    break;
+                };
+                pos.play_unchecked(m);
+                line.push(m);
+                if material_cannot_mate(&pos, self.winner) {
+                    break;
+                }
+            }
+        }
+        None
+    }
+
+    /// The next move of a play-out: the best by [`Search::score`] after a
+    /// random tie-break.
+    fn pick(&mut self, pos: &Position, moves: &MoveList) -> Option<Move> {
+        let mut best = None;
+        let mut best_score = i32::MIN;
+        for &m in moves {
+            let noise = (self.random() % self.noise) as i32;
+            let score = self.score(pos, m) + noise;
+            if score > best_score {
+                best_score = score;
+                best = Some(m);
+            }
+        }
+        best
+    }
+
+    /// How much a move helps the winner mate: the winner's pieces head for
+    /// the losing king, its pawns for promotion; the losing king heads for
+    /// the target corner, its pieces gather round it as blockers, and the
+    /// loser takes none of the winner's material.
+    fn score(&self, pos: &Position, m: Move) -> i32 {
+        let us = pos.turn();
+        let loser_king = pos.king_of(!self.winner);
+        let (from, to) = (m.from(), m.to());
+        let role = pos.role_at(from).unwrap_or(Role::Pawn);
+        let capture = pos.by_color(!us).contains(to) && m.kind() != MoveKind::Castle;
+        if us == self.winner {
+            let mut score = match m.kind() {
+                MoveKind::Promotion(Role::Queen) => 60,
+                MoveKind::Promotion(_) => 10,
+                _ => 0,
+            };
+            score += match role {
+                Role::Pawn => 12,
+                Role::King => {
+                    // Off to take the loser's pawns that block its own,
+                    // while there are any; then, as in other play-outs,
+                    // close to the losing king, but not next to it: two
+                    // squares away.
+                    let prey = pos.pieces(Piece { color: !self.winner, role: Role::Pawn });
+                    let near = |sq: Square| prey.into_iter().map(|p| distance(sq, p)).min();
+                    match (near(from), near(to)) {
+                        (Some(a), Some(b)) if self.hunt => 6 * (a - b),
+                        _ => {
+                            4 * ((distance(from, loser_king) - 2).abs()
+                                - (distance(to, loser_king) - 2).abs())
+                        }
+                    }
+                }
+                _ => 6 * (distance(from, loser_king) - distance(to, loser_king)),
+            };
+            if capture {
+                score += if self.sacrifice || self.hunt { 30 } else { 3 };
+            }
+            // A piece next to the losing king with nothing guarding it
+            // gets taken (often the king's only move): mates need it
+            // guarded.
+            if !matches!(role, Role::King | Role::Pawn)
+                && attacks::king_attacks(loser_king).contains(to)
+                && (pos.attackers_to(to, us, pos.occupied().without(from)).without(from)).is_empty()
+            {
+                score -= 20;
+            }
+            score
+        } else {
+            let target = self.target;
+            let mut score = match role {
+                Role::King => 6 * (distance(from, target) - distance(to, target)),
+                Role::Pawn => match m.kind() {
+                    // A promoted piece makes a blocker; when heavy pieces
+                    // are given away, a minor one that cannot interpose
+                    // as easily.
+                    MoveKind::Promotion(Role::Knight | Role::Bishop) => 10,
+                    MoveKind::Promotion(_) if self.sacrifice => 0,
+                    MoveKind::Promotion(_) => 10,
+                    _ => 4,
+                },
+                // The loser's pieces make good blockers next to their king
+                // or the corner; queens and rooks, which would interpose
+                // or take the checking piece, may be given away to the
+                // winning king instead.
+                Role::Queen | Role::Rook if self.sacrifice => {
+                    let king = pos.king_of(self.winner);
+                    3 * (distance(from, king) - distance(to, king))
+                }
+                // Next to the corner the king heads for.
+                _ if self.corner_blockers => {
+                    3 * ((distance(from, target) - 1).abs() - (distance(to, target) - 1).abs())
+                }
+                _ => 3 * (distance(from, loser_king) - distance(to, loser_king)),
+            };
+            if capture {
+                score -= 40;
+            }
+            // A piece offered to a pawn of the winner frees that pawn.
+            let winner_pawns = pos.pieces(Piece { color: self.winner, role: Role::Pawn });
+            if role != Role::King && (attacks::pawn_attacks(!self.winner, to) & winner_pawns).any()
+            {
+                score += 8;
+            }
+            score
+        }
+    }
+}
+
+/// A move among `moves` (the legal moves in `pos`) that checkmates.
+fn mating_move(pos: &Position, moves: &MoveList) -> Option<Move> {
+    let checks = Checks::new(pos);
+    moves
+        .iter()
+        .copied()
+        .filter(|&m| checks.given_by(pos, m))
+        .find(|&m| !pos.play(m).has_legal_moves())
+}
+
+/// Which moves of the side to move check the other king, worked out once
+/// for a position: a play-out asks it of every move of every position of
+/// the winner's, and most moves are plain moves whose answer is then two
+/// bit tests (where [`Position::gives_check`] works it out afresh for each
+/// move).
+struct Checks {
+    /// The king in question.
+    king: Square,
+    /// By role, the squares from which a piece of that role would check it
+    /// (none for the king).
+    squares: [Bitboard; 6],
+    /// The mover's pieces that alone stand between one of its sliders and
+    /// the king: moving one off that line uncovers a check.
+    discoverers: Bitboard,
+}
+
+impl Checks {
+    fn new(pos: &Position) -> Checks {
+        let us = pos.turn();
+        let king = pos.king_of(!us);
+        let occupied = pos.occupied();
+        let ours = pos.by_color(us);
+        let queens = pos.by_role(Role::Queen);
+        let (diagonal, straight) =
+            (attacks::bishop_attacks(king, occupied), attacks::rook_attacks(king, occupied));
+        let mut squares = [Bitboard::EMPTY; 6];
+        squares[Role::Pawn.index()] = attacks::pawn_attacks(!us, king);
+        squares[Role::Knight.index()] = attacks::knight_attacks(king);
+        squares[Role::Bishop.index()] = diagonal;
+        squares[Role::Rook.index()] = straight;
+        squares[Role::Queen.index()] = diagonal | straight;
+        let snipers = ours
+            & ((attacks::bishop_rays(king) & (pos.by_role(Role::Bishop) | queens))
+                | (attacks::rook_rays(king) & (pos.by_role(Role::Rook) | queens)));
+        let mut discoverers = Bitboard::EMPTY;
+        for sniper in snipers {
+            let blockers = attacks::between(sniper, king) & occupied;
+            if blockers.more_than_one() {
+                continue;
+            }
+            discoverers |= blockers & ours;
+        }
+        Checks { king, squares, discoverers }
+    }
+
+    /// Whether the legal move `m` checks: as [`Position::gives_check`].
+    /// A plain move checks from its destination, or uncovers a check by
+    /// leaving the line of a slider (it cannot open its own line: a slider
+    /// that moves away from the king along it was checking already). The
+    /// rest (castling, en passant, promotion) ask the position.
+    fn given_by(&self, pos: &Position, m: Move) -> bool {
+        if m.kind() != MoveKind::Normal {
+            return pos.gives_check(m);
+        }
+        let (from, to) = (m.from(), m.to());
+        let role = pos.role_at(from).unwrap_or(Role::King);
+        self.squares[role.index()].contains(to)
+            || (self.discoverers.contains(from) && !attacks::aligned(from, to, self.king))
+    }
+}
+
+/// King-step distance between two squares.
+fn distance(a: Square, b: Square) -> i32 {
+    // Squares count from a1 along the ranks: the file in the low 3 bits. A
+    // play-out asks this of nearly every move it scores.
+    let (a, b) = (a.index() as i32, b.index() as i32);
+    let (df, dr) = ((a & 7) - (b & 7), (a >> 3) - (b >> 3));
+    df.abs().max(dr.abs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::unwinnable::{SearchBudget, Winnability, analyse, replays_to_mate};
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen_lenient_material(fen).unwrap()
+    }
+
+    /// The check test of the play-outs against the position's own, on every
+    /// legal move of the positions of seeded random games from starts rich
+    /// in pins, uncovered checks, promotions and en passant.
+    #[test]
+    fn checks_worked_out_once_agree_with_the_position() {
+        let starts = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "4k3/8/2P5/1B6/4N3/8/4R3/R3K2B w Q - 0 1",
+        ];
+        let (mut rng, mut checks, mut uncovered, mut moves_seen) =
+            (0x9e37_79b9_7f4a_7c15_u64, 0, 0, 0);
+        for start in starts {
+            for _ in 0..40 {
+                let mut p = pos(start);
+                for _ in 0..120 {
+                    let moves = p.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let worked_out = Checks::new(&p);
+                    for &m in &moves {
+                        let expected = p.gives_check(m);
+                        assert_eq!(worked_out.given_by(&p, m), expected, "{} {m}", p.fen());
+                        checks += usize::from(expected);
+                        let role = p.role_at(m.from()).unwrap();
+                        uncovered += usize::from(
+                            expected
+                                && m.kind() == MoveKind::Normal
+                                && !worked_out.squares[role.index()].contains(m.to()),
+                        );
+                        moves_seen += 1;
+                    }
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    p.play_unchecked(moves[(rng % moves.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(
+            moves_seen > 100_000 && checks > 2_000 && uncovered > 100,
+            "{moves_seen} moves, {checks} checks, {uncovered} uncovered"
+        );
+    }
+
+    #[test]
+    fn blocked_pawn_endings_are_proven_alive_cheaply() {
+        // Final positions of random games: each side's pawn is blocked by
+        // the other's, and the winner's king must take the enemy pawn
+        // before its own can promote (White's shortest helpmate here is
+        // 19 plies). Play-outs that hunt the pawn and then bring the king
+        // back to help the queen find it within the small budget below,
+        // far less than the exhaustive walk needs.
+        let kpk = "8/2k5/7p/7P/8/2K5/8/8 w - - 14 101";
+        let p = pos(kpk);
+        match analyse(&p, Color::White, SearchBudget { nodes: 1_000 }) {
+            Winnability::Winnable(line) => assert!(replays_to_mate(&p, Color::White, &line)),
+            v => panic!("{kpk}: {v:?}"),
+        }
+        // With a bishop for Black: either side mates within 10,000.
+        let kbpk = "8/8/7p/2k1b2P/8/8/6K1/8 w - - 11 101";
+        let p = pos(kbpk);
+        for winner in Color::ALL {
+            match analyse(&p, winner, SearchBudget { nodes: 10_000 }) {
+                Winnability::Winnable(line) => assert!(replays_to_mate(&p, winner, &line)),
+                v => panic!("{kbpk} {winner:?}: {v:?}"),
+            }
+        }
+    }
+}
