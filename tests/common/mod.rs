@@ -1,10 +1,15 @@
 //! Helpers for the data-driven tests: finding the shared third-party test
 //! data, reading its perft files, and spreading work over threads; and for
 //! the tests that play random games or compare with shakmaty: start
-//! positions, and our FEN read by shakmaty.
+//! positions, and our FEN read by shakmaty. Its submodules: the games of a
+//! PGN file ([`pgn`]), a throw-away PKI for TLS ([`pki`]) and a server in the
+//! test process ([`server`]).
 //!
-//! Each test that includes this module uses only part of it, hence
-//! `#[allow(dead_code)]` on its `mod common;`.
+//! Declared once, in `tests/tests.rs`; the suites use `crate::common::...`.
+
+pub mod pgn;
+pub mod pki;
+pub mod server;
 
 use std::env;
 use std::error::Error;

@@ -1,6 +1,6 @@
 //! The games of a PGN file as the real-games tests and the load generator
-//! (`examples/load`) use them, each including this file with
-//! `#[path = ...]`: tag pairs and the main line's SAN tokens, nothing more.
+//! (`examples/load`, which includes this file with `#[path = ...]`) use
+//! them: tag pairs and the main line's SAN tokens, nothing more.
 
 use arbiter_chess::{CastlingMode, FenError, Position};
 use arbiter_pgn::{GameReader, ReaderOptions, parse_game};

@@ -1,7 +1,6 @@
 //! A throw-away PKI for the TLS tests: a CA made at run time, server and
 //! client certificates it signs, written as PEM files under the test target
 //! directory, and tonic channels that trust the CA.
-//! Included with `#[path = "common/pki.rs"] mod pki;`.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,7 @@
 //! A real `arbiter serve` in the test process: [`server::serve`] on
 //! ephemeral ports of 127.0.0.1 (gRPC and metrics), configured by the same
-//! flags as the binary.
-//! Included by the tests that talk to the server with
-//! `#[path = "common/server.rs"] mod test_server;`.
+//! flags as the binary. `tests/metrics.rs`, a binary of its own, includes
+//! this file with `#[path = "common/server.rs"] mod test_server;`.
 
 use std::net::SocketAddr;
 

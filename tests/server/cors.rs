@@ -11,10 +11,7 @@ use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-#[allow(dead_code)]
-#[path = "common/server.rs"]
-mod test_server;
-use test_server::TestServer;
+use crate::common::server::{self as test_server, TestServer};
 
 const LISTED: &str = "https://play.example,http://127.0.0.1:8080";
 

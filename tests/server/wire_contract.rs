@@ -4,7 +4,7 @@
 //! generated (prost) message reads it. A field added to the contract that
 //! the hand-written decoder skips, or a field whose type changed, fails
 //! here. (The answers it writes are held to the generated code byte for
-//! byte by the unit tests in `api::wire` and by tests/cache.rs.)
+//! byte by the unit tests in `api::wire` and by tests/server/cache.rs.)
 
 use arbiter::api::wire;
 use arbiter::proto;

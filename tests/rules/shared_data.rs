@@ -7,16 +7,15 @@
 //! and then a missing directory fails. `ARBITER_PERFT_NODES` bounds the perft
 //! work of each perft test.
 
-#[allow(dead_code)]
-mod common;
-
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::{self, Write as _};
 use std::mem;
 use std::time::Instant;
 
 use arbiter_chess::{CastlingMode, Color, FenError, Position, PositionError, perft};
-use common::{PerftCase, TestResult};
+
+use crate::common;
+use crate::common::{PerftCase, TestResult};
 
 /// Failures listed in a panic message; the rest are only counted.
 const MAX_REPORTED: usize = 20;

@@ -21,11 +21,7 @@ use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
 use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
 use tonic_reflection::pb::v1::{ServerReflectionRequest, ServerReflectionResponse};
 
-// Shared by several suites; this one needs no metrics address.
-#[allow(dead_code)]
-#[path = "common/server.rs"]
-mod test_server;
-use test_server::TestServer;
+use crate::common::server::{self as test_server, TestServer};
 
 /// Calls in the burst, and the budget they meet.
 const BURST: usize = 3_000;

@@ -2,14 +2,13 @@
 //! UCI readers or [`Game::play_text`] panic; and every legal move's SAN
 //! (and UCI, and the lenient variants of SAN) reads back as that move.
 
-#[allow(dead_code)]
-mod common;
-
 use arbiter_chess::{Game, IllegalReason, Move, MoveKind, Notation, Position, Role, San, UciMove};
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom as _;
 use rand::{Rng, SeedableRng};
+
+use crate::common;
 
 /// Start positions for random play besides [`common::RANDOM_PLAY_STARTS`],
 /// rich in castling, en passant, promotions and ambiguous piece moves.

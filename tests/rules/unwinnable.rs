@@ -7,14 +7,13 @@
 //! labelled vector must agree with CHA's label (UNDETERMINED is allowed and
 //! counted). The data tests skip without `ARBITER_TEST_DATA`.
 
-#[allow(dead_code)]
-mod common;
-
 use arbiter_chess::{Color, Move, Position, SearchBudget, Winnability, analyse, replays_to_mate};
 use proptest::prelude::*;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove as ShakmatyUci;
 use shakmaty::{CastlingMode, Chess, PositionError};
+
+use crate::common;
 
 /// The check of `replays_to_mate` with shakmaty, an independent
 /// implementation of the rules.

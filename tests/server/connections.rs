@@ -17,10 +17,7 @@ use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
-#[allow(dead_code)]
-#[path = "common/server.rs"]
-mod test_server;
-use test_server::TestServer;
+use crate::common::server::TestServer;
 
 /// How soon a new client must be served whatever idle sockets are open.
 const SERVED_WITHIN: Duration = Duration::from_secs(15);

@@ -7,25 +7,22 @@
 //!
 //! Without the shared data the tests skip (see `tests/common/mod.rs`).
 
-#[allow(dead_code)]
-mod common;
-#[path = "common/pgn.rs"]
-mod pgn;
-
 use std::fmt::Write as _;
 use std::time::Instant;
 
 use arbiter_chess::{
     Game, GameResult, IllegalReason, Notation, ReplayOptions, Termination, replay,
 };
-use common::TestResult;
-use pgn::{PgnGame, parse_pgn};
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom as _;
 use rand::{Rng, SeedableRng};
 use shakmaty::san::{San as ShakSan, SanPlus};
 use shakmaty::uci::UciMove as ShakUci;
 use shakmaty::{CastlingMode, Chess, Position as _, Role as ShakRole, fen::Fen};
+
+use crate::common;
+use crate::common::TestResult;
+use crate::common::pgn::{PgnGame, parse_pgn};
 
 const PGN_FILES: [&str; 2] = ["pgn/scalachess/FWWRC.pgn", "pgn/shakmaty/lichess_db_1000k.pgn"];
 

@@ -10,9 +10,6 @@
 //! - the command line: compressed inputs, order with several jobs, JSON
 //!   lines, the summary, exit statuses.
 
-#[allow(dead_code)]
-mod common;
-
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -22,13 +19,15 @@ use arbiter_pgn::{
     GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with, read_in_pieces,
     write_canonical,
 };
-use common::TestResult;
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom as _;
 use rand::{Rng, SeedableRng};
 use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _, fen::Fen};
+
+use crate::common;
+use crate::common::TestResult;
 
 /// Reads and checks every game of `text`.
 fn reports(text: &[u8]) -> Vec<GameReport> {

@@ -6,20 +6,13 @@
 //! ends the run with exit status 2; over mutual TLS with `--tls-ca`,
 //! `--tls-cert`, `--tls-key` and `--tls-domain`.
 
-#[allow(dead_code)]
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-#[allow(dead_code)]
-#[path = "common/pki.rs"]
-mod pki;
-#[allow(dead_code)]
-#[path = "common/server.rs"]
-mod test_server;
-use test_server::TestServer;
+use crate::common;
+use crate::common::pki;
+use crate::common::server::{self as test_server, TestServer};
 
 fn scratch(name: &str) -> PathBuf {
     let dir =

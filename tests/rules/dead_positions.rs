@@ -6,13 +6,12 @@
 //! against a colour that can); recall has the goals of issue 19 (90%).
 //! The data tests skip without `ARBITER_TEST_DATA`.
 
-#[allow(dead_code)]
-mod common;
-
 use arbiter_chess::{
     Analysis, Color, Game, GameResult, Position, ReplayOptions, Replayer, SearchBudget,
     Termination, replay,
 };
+
+use crate::common;
 
 /// CHA's labelled vectors: `(white can mate, black can mate, FEN)`.
 fn vectors() -> Option<Vec<(bool, bool, String)>> {

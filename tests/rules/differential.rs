@@ -3,16 +3,14 @@
 //! identical perft(2) counts. Play favours the rare moves — promotions, en
 //! passant, castling — so that every rule is exercised many times.
 
-#[allow(dead_code)]
-mod common;
-
 use std::collections::BTreeSet;
 
 use arbiter_chess::{MoveKind, Position, Role, perft};
-use common::{RANDOM_PLAY_STARTS as STARTS, shakmaty_position};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::{CastlingMode, Position as _, fen::Fen};
+
+use crate::common::{RANDOM_PLAY_STARTS as STARTS, shakmaty_position};
 
 const POSITIONS: usize = 20_000;
 

@@ -18,14 +18,8 @@ use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
-#[path = "common/pki.rs"]
-mod pki;
-// Shared by the socket tests; each uses part of it.
-#[allow(dead_code)]
-#[path = "common/server.rs"]
-mod test_server;
-use pki::{Ca, Pem, scratch_dir, tls_channel, write};
-use test_server::TestServer;
+use crate::common::pki::{Ca, Pem, scratch_dir, tls_channel, write};
+use crate::common::server::{self as test_server, TestServer};
 
 /// A server on TLS with a fresh CA's certificate; with `mutual`, it also
 /// asks clients for a certificate from that CA.

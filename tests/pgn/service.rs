@@ -5,9 +5,6 @@
 //! as the server was given it, and the shared PGN files answered as the
 //! local reader answers them.
 
-#[allow(dead_code)]
-mod common;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -17,10 +14,8 @@ use arbiter_pgn::{GameReader, ReaderOptions, check_game};
 use tokio_stream::StreamExt;
 use tonic::Code;
 
-#[allow(dead_code)]
-#[path = "common/server.rs"]
-mod test_server;
-use test_server::TestServer;
+use crate::common;
+use crate::common::server::TestServer;
 
 /// Sends `text` in chunks of `size` bytes; the answers, or the status that
 /// ended the stream.

@@ -16,9 +16,6 @@
 //! forth) and some to run the half-move clock out (quiet piece moves
 //! preferred), so that every termination and claim occurs many times.
 
-#[allow(dead_code)]
-mod common;
-
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::thread;
@@ -28,7 +25,6 @@ use arbiter_chess::{
     Game, GameResult, IllegalReason, Notation, Outcome, Position, Termination,
     is_insufficient_material,
 };
-use common::shakmaty_position;
 use rand::rngs::SmallRng;
 use rand::seq::IndexedRandom as _;
 use rand::{Rng, SeedableRng};
@@ -37,6 +33,8 @@ use shakmaty::san::SanPlus;
 use shakmaty::{
     Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position as _, Role, Square,
 };
+
+use crate::common::shakmaty_position;
 
 /// Positions a confirming walk over a dead position visits at most.
 const DEAD_WALK_LIMIT: usize = 200_000;

@@ -41,7 +41,7 @@ fn names(draws: impl Iterator<Item = ClaimableDraw>) -> Vec<String> {
 
 #[test]
 fn move_claims_match_python_chess() {
-    let text = include_str!("fixtures/claims.jsonl");
+    let text = include_str!("../fixtures/claims.jsonl");
     let options = ReplayOptions { notation: Notation::Uci, ..ReplayOptions::default() };
     let (mut positions, mut threefold, mut fifty) = (0, 0, 0);
     for (line, json) in text.lines().enumerate() {

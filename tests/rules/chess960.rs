@@ -7,12 +7,6 @@
 //! The data-driven parts read `ARBITER_TEST_DATA` and skip without it;
 //! `ARBITER_PERFT_NODES` bounds the perft work beyond depth 4.
 
-#[allow(dead_code)]
-mod common;
-#[allow(dead_code)]
-#[path = "common/pgn.rs"]
-mod pgn;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
@@ -20,11 +14,14 @@ use arbiter_chess::{
     Bitboard, CastlingMode, IllegalReason, MoveKind, Notation, Position, ReplayOptions, Role,
     UciMove, perft, replay, san,
 };
-use common::TestResult;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::fen::Fen;
 use shakmaty::{EnPassantMode, Position as _};
+
+use crate::common;
+use crate::common::TestResult;
+use crate::common::pgn;
 
 fn chess960(fen: &str) -> Position {
     Position::from_fen(fen, CastlingMode::Chess960)

@@ -15,11 +15,7 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_types::StatusExt;
 
-// Each test binary uses part of the shared server (this one not its metrics).
-#[allow(dead_code)]
-#[path = "common/server.rs"]
-mod test_server;
-use test_server::TestServer;
+use crate::common::server::{self as test_server, TestServer};
 
 /// A Chess960 position where white may castle both ways: king b1, rooks a1
 /// and g1.

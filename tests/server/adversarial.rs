@@ -29,11 +29,7 @@ use tonic_health::pb::health_client::HealthClient;
 use tonic_prost::{ProstCodec, ProstDecoder};
 use tonic_types::StatusExt;
 
-// Shared by the socket tests; each uses part of it.
-#[allow(dead_code)]
-#[path = "common/server.rs"]
-mod test_server;
-use test_server::TestServer;
+use crate::common::server::{self as test_server, TestServer};
 
 /// The most an attack may take, loaded 2-core machines included.
 const PATIENCE: Duration = Duration::from_secs(60);

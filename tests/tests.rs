@@ -1,0 +1,58 @@
+//! The integration tests of the `arbiter` package, in one binary: one link
+//! instead of one per suite. The suites are grouped by subject; run one
+//! group or one suite with a filter, e.g. `cargo test --test tests rules::`
+//! or `cargo test --test tests server::tls::`.
+//!
+//! `tests/metrics.rs` is a binary of its own: the metrics recorder is
+//! process-wide, and the calls of the suites here would move its counters.
+//!
+//! The suites over third-party vectors read `ARBITER_TEST_DATA` and skip
+//! without it (see `common`).
+
+mod common;
+
+/// The rules core (`arbiter-chess`) through its public API: move generation
+/// and perft, notation, FEN, outcomes and claims, dead positions, Chess960,
+/// and differential tests against shakmaty and python-chess.
+mod rules {
+    mod chess960;
+    mod claims;
+    mod dead_positions;
+    mod differential;
+    mod fen_props;
+    mod notation;
+    mod notation_props;
+    mod perft;
+    mod real_games;
+    mod replay_differential;
+    mod shared_data;
+    mod unwinnable;
+}
+
+/// PGN: the reader, checker and export (`arbiter-pgn`), the `arbiter pgn`
+/// command, locally and against a server, and the `ValidatePgn` RPC.
+mod pgn {
+    mod reader;
+    mod remote;
+    mod service;
+}
+
+/// The gRPC service: every RPC over a real socket, hostile clients,
+/// connection limits, overload, CORS, TLS, traces, the replay cache and the
+/// hand-written wire code.
+mod server {
+    mod adversarial;
+    mod cache;
+    mod connections;
+    mod cors;
+    mod overload;
+    mod service;
+    mod tls;
+    mod tracing;
+    mod wire_contract;
+}
+
+/// The `arbiter` binary's other commands, run as a user would run them.
+mod cli {
+    mod commands;
+}
