@@ -2,9 +2,9 @@
 //! DEADLINE_EXCEEDED, shed, cancelled and illegal-move calls, the counters, histograms and
 //! gauges carry the expected values and labels, and no request text.
 //!
-//! The metrics recorder is process-wide, so this binary has one test: no
-//! other test's calls can move its counters. It still asserts on
-//! differences between two scrapes.
+//! The metrics recorder is process-wide, so these tests have a binary of
+//! their own: no other suite's calls can move their counters. They assert on
+//! differences between two scrapes, since each other's calls share it.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
