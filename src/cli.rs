@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
+use crate::answer::json::{GameJson, Messages};
 use crate::config::{AnalysisArgs, ServeConfig};
-use crate::report::{GameJson, Messages};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
     CastlingMode, Color, Notation, Position, ReplayOptions, Replayed, SearchBudget, UciMove,

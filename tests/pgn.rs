@@ -661,7 +661,7 @@ fn a_game_of_many_tags_is_read_in_one_piece() {
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0].game.as_ref().unwrap().tags().count(), 20_000);
     let mut json = Vec::new();
-    arbiter::pgn_json::write_json(&reports[0], &mut json).unwrap();
+    arbiter::answer::pgn_json::write_json(&reports[0], &mut json).unwrap();
     let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert_eq!(value["tags"].as_object().unwrap().len(), 20_000);
 }

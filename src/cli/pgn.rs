@@ -143,7 +143,7 @@ fn answer_of(report: &GameReport, mode: Mode) -> Answer {
     let mut json = Vec::new();
     if mode.json {
         // Writing to a vector does not fail.
-        let _ = crate::pgn_json::write_json_fields(report, &mut json);
+        let _ = crate::answer::pgn_json::write_json_fields(report, &mut json);
     }
     let mut canonical = Vec::new();
     if mode.canonical

@@ -2,6 +2,9 @@
 //! positions and outcomes. The service sends them and the command line
 //! writes their JSON form, so both say the same thing the same way.
 
+pub mod json;
+pub mod pgn_json;
+
 use crate::proto;
 use arbiter_chess::{
     CastlingMode, ClaimableDraw, Color, GameResult, IllegalMove, IllegalReason, LegalMove, Outcome,
