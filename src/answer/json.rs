@@ -8,6 +8,11 @@
 //! and written by hand: their texts (SAN, UCI, FEN) are ASCII that JSON
 //! never escapes, and going through serde for them cost about as much as
 //! the replay itself.
+//!
+//! The same answer's other forms: the generated messages this is built
+//! from ([`super`]), the PGN JSON line in the same shape
+//! ([`super::pgn_json`]), and the wire bytes the server writes
+//! ([`crate::api::wire::GameAnswer`]).
 
 use std::io;
 use std::mem::MaybeUninit;

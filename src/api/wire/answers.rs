@@ -2,6 +2,10 @@
 //! [`StreamAnswer`] write `ValidateGameResponse` and
 //! `ValidateGamesResponse` straight from the replay, without a `String`
 //! for every ply and legal move.
+//!
+//! The same answer's other forms sit in [`crate::answer`]: the generated
+//! messages (which these bytes equal, byte for byte), the proto3 JSON of
+//! `arbiter validate` and the JSON line of `arbiter pgn --json`.
 
 use prost::bytes::BufMut;
 use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len, message};
@@ -31,6 +35,13 @@ const _: fn(proto::Position) = |proto::Position {
                                     legal_moves: _,
                                     winnability: _,
                                 }| {};
+const _: fn(proto::Outcome) = |proto::Outcome {
+                                   result: _,
+                                   termination: _,
+                                   claimable_draws: _,
+                                   pgn_result: _,
+                                   unproven: _,
+                               }| {};
 const _: fn(proto::ValidateGamesResponse) = |proto::ValidateGamesResponse { id: _, result: _ }| {};
 
 /// `arbiter.v1.ValidateGameResponse`, written straight from the replay
@@ -400,7 +411,7 @@ pub struct StreamAnswer {
     pub result: GameResult,
 }
 
-/// The `result` of a [`ValidateGamesResponse`].
+/// The `result` of a [`StreamAnswer`] (`ValidateGamesResponse`).
 // Games are the common case; boxing them would cost an allocation each.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
