@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 
 use arbiter_chess::{Analysis, IllegalReason, Move, Position, san};
 use arbiter_pgn::{
-    GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with, read_in_pieces,
+    GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with, read_in_chunks,
     write_canonical,
 };
 use common::TestResult;
@@ -44,7 +44,7 @@ fn reports(text: &[u8]) -> Vec<GameReport> {
 fn assert_fast_paths_agree(text: &[u8], label: &str) {
     let whole: Vec<_> =
         GameReader::new(text, ReaderOptions::default()).map(Result::unwrap).collect();
-    let only = read_in_pieces(text, ReaderOptions::default(), 4 << 10).unwrap();
+    let only = read_in_chunks(text, ReaderOptions::default(), 4 << 10).unwrap();
     let cut = |g: &arbiter_pgn::RawGame| (g.index, g.line, g.text.clone());
     assert_eq!(
         whole.iter().map(cut).collect::<Vec<_>>(),

@@ -28,7 +28,7 @@ pub use check::{
     check_game, check_game_with, check_parsed, check_parsed_with, check_read_game, flagged_side,
     may_analyse_fully, result_consistent, start_position, variant_of,
 };
-pub use chunks::{Ending, Joiner, Piece, PieceGames, PieceReader, Split, read_in_pieces};
+pub use chunks::{Chunk, ChunkGames, ChunkReader, Ending, Joiner, Split, read_in_chunks};
 pub use export::write_canonical;
 pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, parse_game};
 pub use reader::{GameReader, RawGame, ReaderOptions, Splitter};
