@@ -34,8 +34,7 @@
 //! without an entry). Games sent once each, as a pipeline re-verifying
 //! finished games sends them, take no entry then: a full cache that takes
 //! an entry for every such list and evicts another costs the miss more in
-//! memory traffic than the replay itself (validate calls on distinct games
-//! 30-32 µs of server CPU without insertion against 45 µs with). A live
+//! memory traffic than the replay itself. A live
 //! game is kept from its second request on, a repeated list from its
 //! second sending.
 //!
@@ -69,10 +68,10 @@ pub const MIN_PLIES: usize = 8;
 /// list, then one move shorter, and so on. A live game usually extends the
 /// previous request by one or two plies, but behind a proxy that spreads a
 /// game's calls over replicas a replica sees it again only every few plies.
-/// The probes share their hashing (see [`BLOCKS`]), so more of them cost
-/// little beyond a lookup each; with 4 the hit rate behind a round-robin
-/// proxy over 3 replicas fell from 78% to 59% (`.ci/scale-proof.py`), and
-/// every such miss replays a whole game.
+/// The probes share their hashing (see `BLOCKS`), so more of them cost
+/// little beyond a lookup each, while fewer lose many of the hits behind a
+/// round-robin proxy over a few replicas (`.ci/scale-proof.py` measures
+/// it), and every such miss replays a whole game.
 pub const PROBES: usize = 8;
 
 /// How a prefix's hash takes its moves: in whole blocks of 64, then whole

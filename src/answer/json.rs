@@ -189,8 +189,8 @@ impl<'a> GameJson<'a> {
 /// `"name":value` after a comma, unless `value` is `None`.
 fn write_field(out: &mut Vec<u8>, name: &str, value: Option<&impl Serialize>) -> io::Result<()> {
     let Some(value) = value else { return Ok(()) };
-    // Not `write!`: its formatting machinery cost more than the rest of
-    // the field's prefix (callgrind, session 14).
+    // Not `write!`: its formatting machinery costs more than the rest of
+    // the field's prefix.
     for part in [&b",\""[..], name.as_bytes(), b"\":"] {
         out.extend_from_slice(part);
     }

@@ -107,10 +107,11 @@ fn find_split(text: &[u8], from: usize) -> Search {
     Search::From(text.len().saturating_sub(1).max(from.saturating_sub(1)))
 }
 
-/// Splits a stream into [`Chunk`]s of about [`CHUNK_BYTES`], each ending
-/// where a game most likely begins; where none does within the game size
-/// limit past that, at a line end (or anywhere, on a line longer than the
-/// limit). A chunk holds at most that and the input's last read.
+/// Splits a stream into [`Chunk`]s of about `CHUNK_BYTES` (or the size given
+/// to [`ChunkReader::with_size`]), each ending where a game most likely
+/// begins; where none does within the game size limit past that, at a line
+/// end (or anywhere, on a line longer than the limit). A chunk holds at
+/// most that and the input's last read.
 #[derive(Debug)]
 pub struct ChunkReader<R> {
     input: R,

@@ -1,7 +1,7 @@
 //! PGN: a streaming reader that cuts any `Read` into games in bounded
 //! memory, a parser of one game's tags and movetext (comments, NAGs, nested
 //! variations, clocks), validation of every line through the replay of
-//! [`arbiter_chess::game`], and the canonical export. No transport, no files:
+//! [`arbiter_chess`], and the canonical export. No transport, no files:
 //! callers bring a reader and a writer.
 //!
 //! ```

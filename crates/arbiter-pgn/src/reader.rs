@@ -588,7 +588,8 @@ impl Splitter {
 }
 
 /// Reads games one by one from a PGN stream, in one pass: each game is
-/// parsed as it is cut (see [`super::parse`]), and handed out read.
+/// parsed as it is cut (see [`parse_game`](crate::parse_game)), and handed
+/// out read.
 ///
 /// ```
 /// use arbiter_pgn::{GameReader, ReaderOptions};
