@@ -27,7 +27,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use arbiter::api::Limits;
-use arbiter::api::codec::Encode;
+use arbiter::api::codec::{Decode, Encode};
 use arbiter::api::service::Rules;
 use arbiter::cache::ReplayCache;
 use arbiter::proto::{self, rules_service_server::RulesService};
@@ -76,7 +76,7 @@ fn random_game(rng: &mut SmallRng, plies: usize) -> Vec<String> {
 /// The work of one call beyond the transport: decode, replay, build, encode.
 #[inline(never)]
 fn answer(rules: &Rules, runtime: &tokio::runtime::Runtime, request: &[u8]) -> Vec<u8> {
-    let request = prost::Message::decode(request).expect("a valid request");
+    let request = Decode::decode(request).expect("a valid request");
     let response =
         runtime.block_on(rules.validate_game(tonic::Request::new(request))).expect("an answer");
     let mut bytes = Vec::new();

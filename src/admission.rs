@@ -14,8 +14,8 @@
 //! first poll, not when the connection reads the request: the wait in the
 //! run queue before it is seen by no layer. A unary call answered inline
 //! then runs to its end within that same poll once its request body is
-//! there. A permit taken inside the handler, as it used to be, was never
-//! held while anything else ran, so unary calls were never shed; one taken
+//! there. A permit taken inside the handler would never be held while
+//! anything else ran, so unary calls would never be shed; one taken
 //! at the first poll (tower's `GlobalConcurrencyLimitLayer` with
 //! `LoadShedLayer`) is held across other work only while a request body is
 //! still unread, which has little to do with how long the queue is.
@@ -176,7 +176,7 @@ where
             Ok(permits) => {
                 // A stream's handler only sets the stream up, and a unary call
                 // alone has nothing to queue behind: giving up the worker
-                // would only wake another one (~20 µs at p50, idle).
+                // would only wake another one.
                 let yield_first = !stream && self.budgets.unary.others_in_flight();
                 request.extensions_mut().insert(Admitted(Instant::now()));
                 let call = self.inner.call(request);

@@ -34,8 +34,7 @@
 //! without an entry). Games sent once each, as a pipeline re-verifying
 //! finished games sends them, take no entry then: a full cache that takes
 //! an entry for every such list and evicts another costs the miss more in
-//! memory traffic than the replay itself (validate calls on distinct games
-//! 30-32 µs of server CPU without insertion against 45 µs with). A live
+//! memory traffic than the replay itself. A live
 //! game is kept from its second request on, a repeated list from its
 //! second sending.
 //!
@@ -69,10 +68,10 @@ pub const MIN_PLIES: usize = 8;
 /// list, then one move shorter, and so on. A live game usually extends the
 /// previous request by one or two plies, but behind a proxy that spreads a
 /// game's calls over replicas a replica sees it again only every few plies.
-/// The probes share their hashing (see [`BLOCKS`]), so more of them cost
-/// little beyond a lookup each; with 4 the hit rate behind a round-robin
-/// proxy over 3 replicas fell from 78% to 59% (`.ci/scale-proof.py`), and
-/// every such miss replays a whole game.
+/// The probes share their hashing (see `BLOCKS`), so more of them cost
+/// little beyond a lookup each, while fewer lose many of the hits behind a
+/// round-robin proxy over a few replicas (`.ci/scale-proof.py` measures
+/// it), and every such miss replays a whole game.
 pub const PROBES: usize = 8;
 
 /// How a prefix's hash takes its moves: in whole blocks of 64, then whole
@@ -204,8 +203,8 @@ impl ReplayCache {
     /// Replays `moves` from `start` as [`arbiter_chess::replay`] does,
     /// resuming from the longest cached prefix when there is one.
     pub fn replay(&self, start: Position, moves: MoveTexts, options: &ReplayOptions) -> Replay {
-        let resumed = self.resume(start, &moves, options);
-        self.finish(resumed, moves, options)
+        let prefix = self.resume(start, &moves, options);
+        self.finish(prefix, moves, options)
     }
 
     /// The first half of [`ReplayCache::replay`], cheap enough for any
@@ -215,7 +214,12 @@ impl ReplayCache {
     /// cached whole (a retry, a second client of the same game) is shared
     /// rather than taken, so that repeats sent at the same time all find
     /// it.
-    pub fn resume(&self, start: Position, moves: &MoveTexts, options: &ReplayOptions) -> Resumed {
+    pub fn resume(
+        &self,
+        start: Position,
+        moves: &MoveTexts,
+        options: &ReplayOptions,
+    ) -> CachedPrefix {
         let id = GameId { start: &start, notation: options.notation, strict: options.strict };
         // FENs are not cached: with them, only a prefix that ends before the
         // first returned ply may be resumed.
@@ -251,15 +255,20 @@ impl ReplayCache {
                 Found::Fresh
             }
         };
-        Resumed { start, found, hashes }
+        CachedPrefix { start, found, hashes }
     }
 
     /// The second half of [`ReplayCache::replay`]: plays the moves that
-    /// remain after `resumed` (which [`ReplayCache::resume`] gave for the
+    /// remain after `prefix` (which [`ReplayCache::resume`] gave for the
     /// same `moves` and `options`), answers, and keeps the longer state,
     /// with `moves` (cut to the legal prefix) as its key.
-    pub fn finish(&self, resumed: Resumed, moves: MoveTexts, options: &ReplayOptions) -> Replay {
-        let Resumed { start, found, hashes } = resumed;
+    pub fn finish(
+        &self,
+        prefix: CachedPrefix,
+        moves: MoveTexts,
+        options: &ReplayOptions,
+    ) -> Replay {
+        let CachedPrefix { start, found, hashes } = prefix;
         let (Entry { mut replayed, legal_moves }, key) = match found {
             Found::Shared(entry) => {
                 let &(len, hash) = hashes.last().expect("a shared entry was looked up");
@@ -454,17 +463,19 @@ impl Entry {
     }
 }
 
-/// A replay taken out of the cache (or begun afresh) by
-/// [`ReplayCache::resume`], to be finished by [`ReplayCache::finish`].
+/// The longest cached prefix of a move list that [`ReplayCache::resume`]
+/// found (taken out of the cache, or shared when it is the whole list; or
+/// none, and the replay starts afresh), with the start position and the
+/// prefixes probed, to be finished by [`ReplayCache::finish`].
 #[derive(Debug)]
-pub struct Resumed {
+pub struct CachedPrefix {
     start: Position,
     found: Found,
     /// The prefix lengths `resume` looked up, with their hashes.
     hashes: PrefixHashes,
 }
 
-impl Resumed {
+impl CachedPrefix {
     /// How many moves are already played.
     pub fn plies_done(&self) -> usize {
         match &self.found {
@@ -676,8 +687,8 @@ mod tests {
         let first = cache.resume(Position::default(), &texts(GAME), &options);
         let second = cache.resume(Position::default(), &texts(GAME), &options);
         assert_eq!((first.plies_done(), second.plies_done()), (GAME.len(), GAME.len()));
-        for resumed in [first, second] {
-            let answer = cache.finish(resumed, texts(GAME), &options);
+        for prefix in [first, second] {
+            let answer = cache.finish(prefix, texts(GAME), &options);
             assert_eq!(answer, replay(Position::default(), GAME, &options));
         }
         let stats = cache.stats();

@@ -209,10 +209,11 @@ pub enum CorsOrigins {
     List(Vec<String>),
 }
 
-/// Default budget of unary calls in flight per async worker thread.
-/// Measured on one worker at twice its capacity, 32 kept the p99 of admitted
-/// calls to tens of ms where 64 and more let it reach hundreds (README,
-/// "Overload").
+/// Default budget of unary calls in flight per async worker thread: enough
+/// to keep the worker busy, few enough that under overload an admitted call
+/// does not wait long behind the others (larger budgets let the tail latency
+/// of admitted calls grow many times over; the README's "Overload" section
+/// has the measurements).
 const UNARY_CALLS_PER_WORKER: usize = 32;
 
 /// Connections open at once on the metrics port; a new one closes the one
@@ -283,7 +284,7 @@ impl ServeConfig {
 
     /// `--max-unary-calls`, or its default for a runtime of `workers` async
     /// worker threads: the queue an admitted call may find ahead of it is
-    /// then about 32 calls' work per worker (~2 ms of 80-ply games), whatever
+    /// then about `UNARY_CALLS_PER_WORKER` calls' work per worker, whatever
     /// the size of the machine.
     pub fn max_unary_calls(&self, workers: usize) -> usize {
         self.max_unary_calls.map_or(UNARY_CALLS_PER_WORKER * workers.max(1), |n| n as usize)

@@ -1,20 +1,25 @@
 //! Arbiter applies the Laws of Chess for other programs: it checks moves,
 //! writes them in canonical notation and reports the state of the game.
 //!
+//! This crate is the service and the command line. The rules core is
+//! [`arbiter_chess`] (board, notation, game rules, unwinnability) and the
+//! PGN reader [`arbiter_pgn`] (reader, checker, export): crates of their
+//! own, which know nothing of networks and can be embedded on their own.
+//!
 //! # Layout
 //!
-//! - [`chess`]: the rules core — squares and bitboards, compile-time attack
-//!   tables, positions, legal move generation, FEN and perft. It knows
-//!   nothing of networks and can be embedded on its own.
 //! - [`proto`]: the generated `arbiter.v1` contract: messages and client,
-//!   and the server, generated apart to read and write `api::wire`'s
+//!   and the server, generated apart to read and write [`api::wire`]'s
 //!   messages for the game calls.
 //! - [`api`]: requests converted into the core's queries, the messages the
-//!   server reads and writes by hand, the service (`ValidatePgn`'s answers
-//!   from [`pgn`]'s reports), and the one mapping from request errors to
-//!   gRPC statuses.
+//!   server reads and writes by hand ([`api::wire`]) and their codec, the
+//!   service (`ValidatePgn`'s answers from [`arbiter_pgn`]'s reports), and
+//!   the one mapping from request errors to gRPC statuses.
 //! - [`answer`]: the core's answers (plies, illegal moves, positions,
-//!   outcomes) as contract messages, for the service and the command line.
+//!   outcomes) as contract messages, and beside them their other forms:
+//!   the proto3 JSON that `arbiter validate` prints ([`answer::json`]) and
+//!   the JSON line of `arbiter pgn --json` ([`answer::pgn_json`]); the
+//!   wire bytes of the game calls are [`api::wire`]'s.
 //! - [`status`]: the names of gRPC status codes, for metrics and JSON.
 //! - [`cache`]: the bounded cache of replay state that lets a request
 //!   extending a recently seen move list replay only the new moves.
@@ -29,10 +34,6 @@
 //! - [`metrics_endpoint`]: the `/metrics` HTTP endpoint on its own port.
 //! - [`config`]: typed server configuration from flags and environment.
 //! - [`tls`]: the TLS and mutual-TLS files of the server, checked at start-up.
-//! - [`pgn`]: the PGN reader (streaming, game by game, each game parsed as
-//!   it is cut; from a `Read` or from pieces pushed), the validation of
-//!   every game's lines through the replay, and the canonical export.
-//! - [`report`]: the proto3 JSON form of a response, for the command line.
 //! - [`cli`]: the `arbiter` command line, with the client that sends a PGN
 //!   archive's games to a running server (`arbiter pgn --remote`).
 
@@ -44,9 +45,7 @@ pub mod cli;
 pub mod config;
 pub mod listener;
 pub mod metrics_endpoint;
-pub mod pgn_json;
 pub mod proto;
-pub mod report;
 pub mod server;
 pub mod status;
 pub mod telemetry;

@@ -2,8 +2,8 @@
 //! (bounded memory), read through a small buffer so that lines cross its
 //! refills; every readable game's canonical export reads back to the same
 //! mainline, plies and final position; the push-based `Splitter` (fed in
-//! pieces of 7 bytes) and the reading in pieces of `arbiter pgn --jobs N`
-//! (pieces of 1 to 64 bytes, joined) cut the same games as `GameReader`, a
+//! pieces of 7 bytes) and the reading in chunks of `arbiter pgn --jobs N`
+//! (chunks of 1 to 64 bytes, joined) cut the same games as `GameReader`, a
 //! game read while it was cut is the game its text reads as, and checking
 //! without the mainline's SAN gives the same verdict; games read into the
 //! vectors of games handed back read as their texts do.
@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use arbiter_chess::Analysis;
 use arbiter_pgn::{
-    GameReader, ReaderOptions, Splitter, check_game, check_game_with, parse_game, read_in_pieces,
+    GameReader, ReaderOptions, Splitter, check_game, check_game_with, parse_game, read_in_chunks,
     write_canonical,
 };
 use libfuzzer_sys::fuzz_target;
@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
     }
     splitter.finish(&mut pushed);
     let size = 1 + data.first().map_or(0, |&b| usize::from(b % 64));
-    let mut pieces = read_in_pieces(data, options, size).expect("from memory").into_iter();
+    let mut chunked = read_in_chunks(data, options, size).expect("from memory").into_iter();
     let mut cut = 0;
     // Every game is handed back once checked: the next are read into its
     // vectors, and must read as their texts do.
@@ -41,12 +41,12 @@ fuzz_target!(|data: &[u8]| {
     while let Some(raw) = reader.next_game().expect("reading from memory does not fail") {
         let same = pushed.pop_front().expect("the splitter cut as many games");
         assert_eq!((same.index, same.line, &same.text), (raw.index, raw.line, &raw.text));
-        // Read in pieces, then checked without the mainline's SAN (as
+        // Read in chunks, then checked without the mainline's SAN (as
         // `arbiter pgn` does): the same game, the same verdict.
-        let piece = pieces.next().expect("as many games read in pieces");
-        assert_eq!((piece.line, &piece.text), (raw.line, &raw.text));
+        let from_chunks = chunked.next().expect("as many games read in chunks");
+        assert_eq!((from_chunks.line, &from_chunks.text), (raw.line, &raw.text));
         assert_eq!(
-            check_game_with(piece, false, Analysis::DEFAULT).verdict,
+            check_game_with(from_chunks, false, Analysis::DEFAULT).verdict,
             check_game(raw.clone()).verdict
         );
         cut += 1;
@@ -84,5 +84,5 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     assert!(pushed.is_empty(), "the splitter cut more games than the {cut} read");
-    assert!(pieces.next().is_none(), "in pieces: more games");
+    assert!(chunked.next().is_none(), "in chunks: more games");
 });

@@ -11,7 +11,7 @@
 use std::sync::OnceLock;
 
 use arbiter::api::Limits;
-use arbiter::api::codec::ArbiterCodec;
+use arbiter::api::codec::{ArbiterCodec, Decode};
 use arbiter::api::service::Rules;
 use arbiter::api::wire;
 use arbiter::cache::ReplayCache;
@@ -19,7 +19,6 @@ use arbiter::proto::{self, rules_service_server::RulesService};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use libfuzzer_sys::fuzz_target;
-use prost::Message;
 use tonic::codec::{Codec, Streaming};
 use tonic::{Code, Request, Response, Status};
 

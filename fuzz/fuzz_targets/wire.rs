@@ -2,6 +2,7 @@
 //! any bytes decode with both or with neither, and to the same message.
 #![no_main]
 
+use arbiter::api::codec::Decode;
 use arbiter::api::wire;
 use arbiter::proto;
 use libfuzzer_sys::fuzz_target;
@@ -10,7 +11,7 @@ use prost::Message;
 /// `data` read as `W` by hand and as `P` by prost: the same outcome.
 fn same<W, P>(data: &[u8])
 where
-    W: Message + Default + PartialEq + std::fmt::Debug + From<P>,
+    W: Decode + PartialEq + std::fmt::Debug + From<P>,
     P: Message + Default + std::fmt::Debug,
 {
     match (W::decode(data), P::decode(data)) {

@@ -1,11 +1,13 @@
 //! The protobuf codec of the service: prost's, except that a request that
 //! fails to decode (say, invalid UTF-8 in a string field) is the caller's
 //! fault and is answered INVALID_ARGUMENT, not tonic-prost's INTERNAL, and that
-//! what it writes is any [`Encode`] message: prost's, and the answers that
-//! [`super::wire`] writes straight from the rules core.
+//! what it reads is any [`Decode`] message and what it writes any [`Encode`]
+//! message: prost's, and the requests and answers that [`super::wire`] reads
+//! and writes by hand (each implements only the half it needs).
 
 use std::marker::PhantomData;
 
+use prost::DecodeError;
 use prost::bytes::{Buf, BufMut};
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::{Code, Status};
@@ -60,6 +62,24 @@ impl<M: Message + 'static> Encode for M {
     }
 }
 
+/// A message the server or a client reads.
+pub trait Decode: Sized + Send + 'static {
+    /// Reads a whole message from `buf`, without a length prefix, as prost's
+    /// `Message::decode` does.
+    ///
+    /// # Errors
+    ///
+    /// prost's error for bytes that are not such a message, naming the
+    /// message and field at fault.
+    fn decode(buf: impl Buf) -> Result<Self, DecodeError>;
+}
+
+impl<M: Message + Default + 'static> Decode for M {
+    fn decode(buf: impl Buf) -> Result<M, DecodeError> {
+        Message::decode(buf)
+    }
+}
+
 /// Writes `T`, reads `U` with decode failures reported as INVALID_ARGUMENT.
 #[derive(Debug)]
 pub struct ArbiterCodec<T, U>(PhantomData<(T, U)>);
@@ -73,7 +93,7 @@ impl<T, U> Default for ArbiterCodec<T, U> {
 impl<T, U> Codec for ArbiterCodec<T, U>
 where
     T: Encode,
-    U: Message + Default + Send + 'static,
+    U: Decode,
 {
     type Encode = T;
     type Decode = U;
@@ -142,15 +162,15 @@ fn malformed(detail: &str) -> Status {
     Status::with_error_details(Code::InvalidArgument, message, details)
 }
 
-/// Reads a prost message, with decode failures reported as INVALID_ARGUMENT.
-/// tonic hands over one contiguous buffer per message; it is decoded as a
-/// byte slice, which prost reads much faster than through tonic's
-/// `DecodeBuf` (every varint and string of a long move list goes through
-/// the `Buf` calls).
+/// Reads any [`Decode`] message, with decode failures reported as
+/// INVALID_ARGUMENT. tonic hands over one contiguous buffer per message; it
+/// is decoded as a byte slice, which prost reads much faster than through
+/// tonic's `DecodeBuf` (every varint and string of a long move list goes
+/// through the `Buf` calls).
 #[derive(Debug)]
 pub struct ArbiterDecoder<U>(PhantomData<U>);
 
-impl<U: Message + Default> Decoder for ArbiterDecoder<U> {
+impl<U: Decode> Decoder for ArbiterDecoder<U> {
     type Item = U;
     type Error = Status;
 

@@ -1,4 +1,4 @@
-//! `ValidatePgn`'s answers: a game of [`crate::pgn`] as the contract's
+//! `ValidatePgn`'s answers: a game of [`arbiter_pgn`] as the contract's
 //! `ValidatePgnResponse`, and the per-game error of a game that cannot be
 //! read.
 

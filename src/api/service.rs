@@ -12,7 +12,7 @@ use futures_util::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::admission::Admitted;
-use crate::cache::{ReplayCache, Resumed};
+use crate::cache::{CachedPrefix, ReplayCache};
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::StreamGame;
@@ -72,9 +72,9 @@ async fn replay_then<T: Send + 'static>(
     respond: impl FnOnce(Replay) -> T + Send + 'static,
 ) -> Result<(T, GameReport), Status> {
     let GameRequest { start, moves, options: _ } = game;
-    let resumed = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
+    let prefix = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
     let sent = moves.len();
-    let remaining = sent - resumed.as_ref().map_or(0, Resumed::plies_done);
+    let remaining = sent - prefix.as_ref().map_or(0, CachedPrefix::plies_done);
     // A flag fall, reported verdicts and a start position past the wide
     // gate get the full unwinnability analysis, up to about a second (any
     // replay may take longer with budgets above the defaults): not on an
@@ -84,8 +84,8 @@ async fn replay_then<T: Send + 'static>(
         || worth_a_full_look(&start)
         || limits.raised_analysis();
     run(remaining > limits.blocking_moves || analysis, move || {
-        let replay = match (cache, resumed) {
-            (Some(cache), Some(resumed)) => cache.finish(resumed, moves, &options),
+        let replay = match (cache, prefix) {
+            (Some(cache), Some(prefix)) => cache.finish(prefix, moves, &options),
             _ => replay(start, &moves.tail(0), &options),
         };
         let report = GameReport::new(options.notation, sent, &replay);

@@ -22,7 +22,7 @@ use std::thread;
 /// Large enough that the channels' cost is nothing against a block's work
 /// (a few dozen games), small enough that a block's answers (about ten
 /// times its input) stay in the core's cache while they are written, and
-/// again when the block is reused: 16 KiB took 5-7 % less CPU than 64 KiB.
+/// again when the block is reused.
 const BLOCK_BYTES: usize = 16 << 10;
 
 /// One input line: its bytes (end of line included), or the note that it

@@ -1,5 +1,5 @@
 //! `arbiter pgn`: PGN files (plain, zstd, gzip or bzip2) validated game by
-//! game, in parallel pieces that keep the input's order, with progress and
+//! game, in parallel chunks that keep the input's order, with progress and
 //! a summary on standard error and, on request, a JSON line per game and the
 //! canonical PGN of every readable game.
 
@@ -18,7 +18,7 @@ use super::remote;
 use crate::config::AnalysisArgs;
 use arbiter_chess::Analysis;
 use arbiter_pgn::{
-    Ending, GameReader, GameReport, Joiner, PgnGame, Piece, PieceGames, PieceReader, RawGame,
+    Chunk, ChunkGames, ChunkReader, Ending, GameReader, GameReport, Joiner, PgnGame, RawGame,
     ReaderOptions, Split, check_game_with, write_canonical,
 };
 
@@ -143,7 +143,7 @@ fn answer_of(report: &GameReport, mode: Mode) -> Answer {
     let mut json = Vec::new();
     if mode.json {
         // Writing to a vector does not fail.
-        let _ = crate::pgn_json::write_json_fields(report, &mut json);
+        let _ = crate::answer::pgn_json::write_json_fields(report, &mut json);
     }
     let mut canonical = Vec::new();
     if mode.canonical
@@ -460,21 +460,21 @@ pub fn run(args: &PgnArgs) -> ExitCode {
     }
 }
 
-/// Reads the inputs in pieces on a thread of their own while `jobs` threads
-/// cut and validate them, each a whole piece at a time (see
-/// [`arbiter_pgn::PieceReader`]); answers are handed to `take` in input
+/// Reads the inputs in chunks on a thread of their own while `jobs` threads
+/// cut and validate them, each a whole chunk at a time (see
+/// [`arbiter_pgn::ChunkReader`]); answers are handed to `take` in input
 /// order. Returns whether some input could not be read.
 ///
 /// The reading thread only looks for likely game starts, by a byte search:
-/// the cutting is spread over the workers with the rest. Where a piece's end
+/// the cutting is spread over the workers with the rest. Where a chunk's end
 /// proves no game boundary, this thread cuts the stream itself from that
-/// piece's last game until a piece starts at one again ([`Joiner`]).
+/// chunk's last game until a chunk starts at one again ([`Joiner`]).
 ///
-/// A pipeline without a barrier: a worker takes the next piece as soon as it
-/// is done with one (a pool working on one piece at a time waits at every
-/// piece's end for its slowest game, and on a busy machine for a descheduled
-/// thread). Pieces out of order wait for their turn; tickets (the pieces'
-/// buffers, refilled once written) bound the pieces in flight, and so the
+/// A pipeline without a barrier: a worker takes the next chunk as soon as it
+/// is done with one (a pool working on one chunk at a time waits at every
+/// chunk's end for its slowest game, and on a busy machine for a descheduled
+/// thread). Chunks out of order wait for their turn; tickets (the chunks'
+/// buffers, refilled once written) bound the chunks in flight, and so the
 /// memory.
 fn run_parallel(
     games: Games,
@@ -484,14 +484,14 @@ fn run_parallel(
 ) -> io::Result<bool> {
     let Games { paths, options, bytes, .. } = games;
     let in_flight = 4 * jobs;
-    let (ticket_send, tickets) = mpsc::sync_channel::<Piece>(in_flight);
+    let (ticket_send, tickets) = mpsc::sync_channel::<Chunk>(in_flight);
     for _ in 0..in_flight {
         // The channel has room for every ticket.
-        let _ = ticket_send.send(Piece::default());
+        let _ = ticket_send.send(Chunk::default());
     }
-    let (piece_send, pieces) = mpsc::sync_channel::<(u64, Piece)>(jobs);
-    let pieces = std::sync::Mutex::new(pieces);
-    let (done_send, done) = mpsc::channel::<(u64, Piece, Vec<Answer>, Ending)>();
+    let (chunk_send, chunks) = mpsc::sync_channel::<(u64, Chunk)>(jobs);
+    let chunks = std::sync::Mutex::new(chunks);
+    let (done_send, done) = mpsc::channel::<(u64, Chunk, Vec<Answer>, Ending)>();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let (mut number, mut failed) = (0u64, false);
@@ -505,16 +505,16 @@ fn run_parallel(
                         continue;
                     }
                 };
-                let mut reader = PieceReader::new(input, options);
+                let mut reader = ChunkReader::new(input, options);
                 loop {
-                    // A ticket per piece: none comes back once the writer stops.
-                    let Some(mut piece) = spare.take().or_else(|| tickets.recv().ok()) else {
+                    // A ticket per chunk: none comes back once the writer stops.
+                    let Some(mut chunk) = spare.take().or_else(|| tickets.recv().ok()) else {
                         return failed;
                     };
-                    match reader.next_into(&mut piece) {
+                    match reader.next_into(&mut chunk) {
                         Ok(true) => {}
                         Ok(false) => {
-                            spare = Some(piece);
+                            spare = Some(chunk);
                             break;
                         }
                         Err(err) => {
@@ -522,8 +522,8 @@ fn run_parallel(
                             failed = true;
                         }
                     }
-                    let last = matches!(piece.split, Split::End | Split::Broken);
-                    if piece_send.send((number, piece)).is_err() {
+                    let last = matches!(chunk.split, Split::End | Split::Broken);
+                    if chunk_send.send((number, chunk)).is_err() {
                         return failed;
                     }
                     number += 1;
@@ -536,13 +536,13 @@ fn run_parallel(
         });
         for _ in 0..jobs {
             let done_send = done_send.clone();
-            let pieces = &pieces;
+            let chunks = &chunks;
             scope.spawn(move || {
                 loop {
-                    // The lock is held only to take a piece.
-                    let next = pieces.lock().map_or(None, |receiver| receiver.recv().ok());
-                    let Some((number, piece)) = next else { return };
-                    let mut read = PieceGames::new(&piece, options);
+                    // The lock is held only to take a chunk.
+                    let next = chunks.lock().map_or(None, |receiver| receiver.recv().ok());
+                    let Some((number, chunk)) = next else { return };
+                    let mut read = ChunkGames::new(&chunk, options);
                     let answers = std::iter::from_fn(|| {
                         let raw = read.next_game()?;
                         // As `answer` does, the game then handed back.
@@ -555,10 +555,10 @@ fn run_parallel(
                     })
                     .collect();
                     let ending = read.ending();
-                    // Once the writer has stopped, pieces are still taken
+                    // Once the writer has stopped, chunks are still taken
                     // (and dropped) so that the reader is never stuck on a
                     // full channel; it stops when its tickets run out.
-                    let _ = done_send.send((number, piece, answers, ending));
+                    let _ = done_send.send((number, chunk, answers, ending));
                 }
             });
         }
@@ -574,17 +574,17 @@ fn run_parallel(
                 .and_then(|()| own.iter().try_for_each(&mut take))
         };
         let mut result = Ok(());
-        'write: for (number, piece, answers, ending) in done.iter() {
-            waiting.insert(number, (piece, answers, ending));
-            while let Some((piece, answers, ending)) = waiting.remove(&next) {
+        'write: for (number, chunk, answers, ending) in done.iter() {
+            waiting.insert(number, (chunk, answers, ending));
+            while let Some((chunk, answers, ending)) = waiting.remove(&next) {
                 next += 1;
-                let keep = joiner.join(&piece, ending, &mut reread).min(answers.len());
+                let keep = joiner.join(&chunk, ending, &mut reread).min(answers.len());
                 if let Err(err) = write(&mut reread, &answers[..keep]) {
                     result = Err(err);
                     break 'write;
                 }
-                // The piece is written: another may be read into it.
-                let _ = ticket_send.send(piece);
+                // The chunk is written: another may be read into it.
+                let _ = ticket_send.send(chunk);
             }
         }
         if result.is_ok() {

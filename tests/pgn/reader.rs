@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 
 use arbiter_chess::{Analysis, IllegalReason, Move, Position, san};
 use arbiter_pgn::{
-    GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with, read_in_pieces,
+    GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with, read_in_chunks,
     write_canonical,
 };
 use proptest::prelude::*;
@@ -43,7 +43,7 @@ fn reports(text: &[u8]) -> Vec<GameReport> {
 fn assert_fast_paths_agree(text: &[u8], label: &str) {
     let whole: Vec<_> =
         GameReader::new(text, ReaderOptions::default()).map(Result::unwrap).collect();
-    let only = read_in_pieces(text, ReaderOptions::default(), 4 << 10).unwrap();
+    let only = read_in_chunks(text, ReaderOptions::default(), 4 << 10).unwrap();
     let cut = |g: &arbiter_pgn::RawGame| (g.index, g.line, g.text.clone());
     assert_eq!(
         whole.iter().map(cut).collect::<Vec<_>>(),
@@ -660,7 +660,7 @@ fn a_game_of_many_tags_is_read_in_one_piece() {
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0].game.as_ref().unwrap().tags().count(), 20_000);
     let mut json = Vec::new();
-    arbiter::pgn_json::write_json(&reports[0], &mut json).unwrap();
+    arbiter::answer::pgn_json::write_json(&reports[0], &mut json).unwrap();
     let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert_eq!(value["tags"].as_object().unwrap().len(), 20_000);
 }

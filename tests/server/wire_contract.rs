@@ -58,7 +58,7 @@ fn sample(message: &str, field: &FieldDescriptorProto) -> Vec<u8> {
 /// `W` decodes the bytes to what `From` makes of the generated message `P`.
 fn reads_as_the_contract_says<W, P>(name: &str)
 where
-    W: Message + Default + PartialEq + std::fmt::Debug + From<P>,
+    W: arbiter::api::codec::Decode + PartialEq + std::fmt::Debug + From<P>,
     P: Message + Default,
 {
     let message = descriptor(name);
@@ -81,8 +81,6 @@ where
             field.r#type(),
             field.label()
         );
-        // Written back by hand, the field is there as prost writes it.
-        assert_eq!(by_hand.encode_to_vec(), P::decode(&bytes[..]).unwrap().encode_to_vec());
     }
     let generated = P::decode(&all[..]).unwrap();
     assert_eq!(W::decode(&all[..]).unwrap(), W::from(generated), "{name}, every field at once");

@@ -1,7 +1,7 @@
 //! PGN: a streaming reader that cuts any `Read` into games in bounded
 //! memory, a parser of one game's tags and movetext (comments, NAGs, nested
 //! variations, clocks), validation of every line through the replay of
-//! [`arbiter_chess::game`], and the canonical export. No transport, no files:
+//! [`arbiter_chess`], and the canonical export. No transport, no files:
 //! callers bring a reader and a writer.
 //!
 //! ```
@@ -17,9 +17,9 @@
 //! ```
 
 mod check;
+mod chunks;
 mod export;
 mod parse;
-mod pieces;
 mod reader;
 mod terms;
 
@@ -28,7 +28,7 @@ pub use check::{
     check_game, check_game_with, check_parsed, check_parsed_with, check_read_game, flagged_side,
     may_analyse_fully, result_consistent, start_position, variant_of,
 };
+pub use chunks::{Chunk, ChunkGames, ChunkReader, Ending, Joiner, Split, read_in_chunks};
 pub use export::write_canonical;
 pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, parse_game};
-pub use pieces::{Ending, Joiner, Piece, PieceGames, PieceReader, Split, read_in_pieces};
 pub use reader::{GameReader, RawGame, ReaderOptions, Splitter};

@@ -482,9 +482,10 @@ impl Cutter {
     /// games this cutter has yet to hand out end before `next`, and are the
     /// games it would hand out if the stream ended there instead.
     ///
-    /// This is what lets pieces of one stream be read apart: a piece read
-    /// to its end gives the games the whole stream gives from its start to
-    /// the piece's end iff it starts and ends at boundaries.
+    /// This is what lets chunks of one stream be read apart
+    /// ([`super::ChunkGames`]): a chunk read to its end gives the games the
+    /// whole stream gives from its start to the chunk's end iff it starts
+    /// and ends at boundaries.
     pub(super) fn ends_before(&self, next: &[u8]) -> bool {
         let boundary = self.offset + self.buf.len() as u64;
         let mut ahead = self.clone();
@@ -587,7 +588,8 @@ impl Splitter {
 }
 
 /// Reads games one by one from a PGN stream, in one pass: each game is
-/// parsed as it is cut (see [`super::parse`]), and handed out read.
+/// parsed as it is cut (see [`parse_game`](crate::parse_game)), and handed
+/// out read.
 ///
 /// ```
 /// use arbiter_pgn::{GameReader, ReaderOptions};

@@ -8,6 +8,11 @@
 //! and written by hand: their texts (SAN, UCI, FEN) are ASCII that JSON
 //! never escapes, and going through serde for them cost about as much as
 //! the replay itself.
+//!
+//! The same answer's other forms: the generated messages this is built
+//! from ([`super`]), the PGN JSON line in the same shape
+//! ([`super::pgn_json`]), and the wire bytes the server writes
+//! ([`crate::api::wire::GameAnswer`]).
 
 use std::io;
 use std::mem::MaybeUninit;
@@ -184,8 +189,8 @@ impl<'a> GameJson<'a> {
 /// `"name":value` after a comma, unless `value` is `None`.
 fn write_field(out: &mut Vec<u8>, name: &str, value: Option<&impl Serialize>) -> io::Result<()> {
     let Some(value) = value else { return Ok(()) };
-    // Not `write!`: its formatting machinery cost more than the rest of
-    // the field's prefix (callgrind, session 14).
+    // Not `write!`: its formatting machinery costs more than the rest of
+    // the field's prefix.
     for part in [&b",\""[..], name.as_bytes(), b"\":"] {
         out.extend_from_slice(part);
     }
@@ -198,17 +203,17 @@ const PLAIN_PLY_BYTES: usize = 1 + 8 + 7 + 9 + 5 + 25;
 
 /// Writes plies without a FEN, given as their SAN, UCI and whether the input
 /// was canonical, as [`write_ply`] does, with a comma between them. Each
-/// piece of a ply is one copy of fixed width into the buffer's spare room
-/// (what a piece copies past its text is written over by the next, or left
-/// past the end): a ply is a dozen short pieces, and growing the buffer by
+/// part of a ply is one copy of fixed width into the buffer's spare room
+/// (what a part copies past its text is written over by the next, or left
+/// past the end): a ply is a dozen short parts, and growing the buffer by
 /// each, or zeroing room for each ply first (a `memset` call a ply), cost
 /// more than writing them.
 fn write_plain_plies(
     out: &mut Vec<u8>,
     plies: impl ExactSizeIterator<Item = (SanString, UciMove, bool)>,
 ) {
-    /// Each piece with room for what the widest copy into it carries past
-    /// its end (the SAN's padding, the UCI's promotion byte).
+    /// A ply's window, with room for what the widest copy into it carries
+    /// past its end (the SAN's padding, the UCI's promotion byte).
     const ROOM: usize = PLAIN_PLY_BYTES + 8;
     out.reserve(plies.len() * PLAIN_PLY_BYTES + ROOM);
     let start = out.len();
@@ -216,52 +221,52 @@ fn write_plain_plies(
     let mut end = 0;
     for (i, (san, uci, canonical_input)) in plies.enumerate() {
         // In bounds: every ply before took at most `PLAIN_PLY_BYTES`. A
-        // piece of fixed size, and lengths known to be small (masked), let
+        // window of fixed size, and lengths known to be small (masked), let
         // the copies below go without a bounds check each.
-        let piece: &mut [MaybeUninit<u8>; ROOM] =
+        let window: &mut [MaybeUninit<u8>; ROOM] =
             (&mut room[end..end + ROOM]).try_into().expect("room for a ply");
         let comma = usize::from(i > 0);
-        piece[0].write(b',');
-        piece[comma..comma + 8].write_copy_of_slice(b"{\"san\":\"");
+        window[0].write(b',');
+        window[comma..comma + 8].write_copy_of_slice(b"{\"san\":\"");
         let mut len = comma + 8;
-        piece[len..len + 8].write_copy_of_slice(&san.padded());
+        window[len..len + 8].write_copy_of_slice(&san.padded());
         len += san.len() & 7;
-        piece[len..len + 9].write_copy_of_slice(b"\",\"uci\":\"");
+        window[len..len + 9].write_copy_of_slice(b"\",\"uci\":\"");
         len += 9;
-        piece[len..len + 5].write_copy_of_slice(&uci.ascii());
+        window[len..len + 5].write_copy_of_slice(&uci.ascii());
         len += uci.text_len() & 7;
         let (tail, tail_len): (&[u8; 25], usize) = if canonical_input {
             (b"\",\"canonicalInput\":true}\0", 24)
         } else {
             (b"\",\"canonicalInput\":false}", 25)
         };
-        piece[len..len + 25].write_copy_of_slice(tail);
+        window[len..len + 25].write_copy_of_slice(tail);
         end += len + tail_len;
     }
     // Safety: the `end` bytes after `start` are initialised: each ply's
-    // pieces were written one after the other from where the last ply's
+    // parts were written one after the other from where the last ply's
     // text ended, up to where its own ends, and the capacity reserved holds
     // them all (`Vec::reserve`, and the bounds-checked slices above).
     unsafe { out.set_len(start + end) };
 }
 
 /// A short run of bytes written straight into the end of a buffer that
-/// has room for [`Piece::ROOM`] more: a ply is a dozen short pieces, each
+/// has room for [`ShortRun::ROOM`] more: a ply is a dozen short parts, each
 /// one copy of fixed width. (Assembled in an array on the stack and then
 /// copied, the array's read-back waited on its stores every ply.)
-struct Piece<'a> {
+struct ShortRun<'a> {
     out: &'a mut Vec<u8>,
     end: usize,
 }
 
-impl<'a> Piece<'a> {
+impl<'a> ShortRun<'a> {
     const ROOM: usize = 64;
 
-    /// A piece at the end of `out`.
-    fn new(out: &'a mut Vec<u8>) -> Piece<'a> {
+    /// A run at the end of `out`.
+    fn new(out: &'a mut Vec<u8>) -> ShortRun<'a> {
         let end = out.len();
         out.resize(end + Self::ROOM, 0);
-        Piece { out, end }
+        ShortRun { out, end }
     }
 
     /// Appends `text`.
@@ -279,7 +284,7 @@ impl<'a> Piece<'a> {
         self.end += len;
     }
 
-    /// Cuts the buffer back to the end of the piece.
+    /// Cuts the buffer back to the end of the run.
     fn finish(self) -> &'a mut Vec<u8> {
         self.out.truncate(self.end);
         self.out
@@ -298,27 +303,27 @@ fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, comma: bool) {
     };
     debug_assert!(plain(san.as_bytes()));
     // At most 1 + 9 + 8 + 9 + 5 + 1 + 24 bytes.
-    let mut piece = Piece::new(out);
-    piece.push(&b","[..usize::from(comma)]);
-    piece.push(b"{\"san\":\"");
-    piece.push_prefix(san.padded(), san.len());
-    piece.push(b"\",\"uci\":\"");
-    piece.push_prefix(uci.ascii(), uci.text_len());
-    piece.push(b"\"");
+    let mut run = ShortRun::new(out);
+    run.push(&b","[..usize::from(comma)]);
+    run.push(b"{\"san\":\"");
+    run.push_prefix(san.padded(), san.len());
+    run.push(b"\",\"uci\":\"");
+    run.push_prefix(uci.ascii(), uci.text_len());
+    run.push(b"\"");
     if let Some(fen) = fen_after {
         debug_assert!(plain(fen.as_bytes()));
-        let out = piece.finish();
+        let out = run.finish();
         out.extend_from_slice(b",\"fenAfter\":\"");
         out.extend_from_slice(fen.as_bytes());
-        piece = Piece::new(out);
-        piece.push(b"\"");
+        run = ShortRun::new(out);
+        run.push(b"\"");
     }
-    piece.push(if *canonical_input {
+    run.push(if *canonical_input {
         b",\"canonicalInput\":true}"
     } else {
         b",\"canonicalInput\":false}"
     });
-    piece.finish();
+    run.finish();
 }
 
 impl<'a> From<&'a proto::IllegalMove> for IllegalMoveJson<'a> {

@@ -1,6 +1,27 @@
-//! The rules core's answers as `arbiter.v1` messages: plies, illegal moves,
-//! positions and outcomes. The service sends them and the command line
-//! writes their JSON form, so both say the same thing the same way.
+//! The rules core's answers (plies, illegal moves, positions, outcomes) as
+//! `arbiter.v1` messages, and beside them the other forms of the same
+//! answer, so that a field added to the contract is one visible change in
+//! one set of files:
+//!
+//! - this module: the generated messages, which the service sends for the
+//!   calls it does not write by hand and from which [`json`] reads;
+//! - [`json`]: the proto3 JSON of a `ValidateGameResponse`, printed by
+//!   `arbiter validate`;
+//! - [`pgn_json`]: the JSON line of a game of `arbiter pgn --json`, in the
+//!   same shape;
+//! - the wire bytes of `ValidateGameResponse` and `ValidateGamesResponse`
+//!   that the server writes straight from the replay for the game calls:
+//!   [`GameAnswer`](crate::api::wire::GameAnswer) and
+//!   [`StreamAnswer`](crate::api::wire::StreamAnswer), in
+//!   `src/api/wire/answers.rs`, next to the codec that sends them.
+//!
+//! Each of them names every field of the generated messages it stands for
+//! (a struct literal here, destructuring or a `const _` twin there), so a
+//! new field does not compile until each has given it its form; the
+//! byte-for-byte and JSON tests hold the hand-written forms to this one.
+
+pub mod json;
+pub mod pgn_json;
 
 use crate::proto;
 use arbiter_chess::{

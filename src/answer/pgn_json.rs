@@ -1,6 +1,10 @@
 //! One JSON object per game for `arbiter pgn --json`: the game's tags and
 //! verdict, with `illegalMove`, `position` and `outcome` in the shape
 //! `arbiter validate` prints (proto3 JSON names, enum values by name).
+//!
+//! The same answer's other forms: the generated messages ([`super`]), the
+//! proto3 JSON of `arbiter validate` ([`super::json`]), and the wire bytes
+//! the server writes ([`crate::api::wire::GameAnswer`]).
 
 use std::io::{self, Write};
 
@@ -63,6 +67,22 @@ pub fn write_json_fields(report: &GameReport, out: &mut Vec<u8>) -> io::Result<(
     out.extend_from_slice(b"}\n");
     Ok(())
 }
+
+/// The generated twins of the messages whose JSON is written here field by
+/// field, each field named: a field added to the contract does not compile
+/// until it is written here too (or left out on purpose: a game's position
+/// lists no legal moves and no verdicts).
+const _: fn(proto::IllegalMove) =
+    |proto::IllegalMove { index: _, r#move: _, reason: _, message: _ }| {};
+const _: fn(proto::Position) = |proto::Position {
+                                    fen: _,
+                                    turn: _,
+                                    in_check: _,
+                                    halfmove_clock: _,
+                                    fullmove_number: _,
+                                    legal_moves: _,
+                                    winnability: _,
+                                }| {};
 
 fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
     let Verdict {

@@ -1,46 +1,46 @@
-//! Reading one PGN stream on many threads: the stream split into pieces
-//! where a game most likely begins, each piece cut into games on its own,
-//! and the pieces joined again in order.
+//! Reading one PGN stream on many threads: the stream split into chunks
+//! where a game most likely begins, each chunk cut into games on its own,
+//! and the chunks joined again in order.
 //!
 //! Where a game ends depends on everything before it (a comment may hold a
 //! line that looks like the next game's first tag), so a split found by a
-//! byte search ([`PieceReader`]: a tag line after a line of movetext, far
-//! cheaper than cutting) is only likely to be a game boundary. Each piece's
-//! reader ([`PieceGames`]) checks whether its end is one, given that its
-//! start is: it reads the piece's last game again with the next piece's
+//! byte search ([`ChunkReader`]: a tag line after a line of movetext, far
+//! cheaper than cutting) is only likely to be a game boundary. Each chunk's
+//! reader ([`ChunkGames`]) checks whether its end is one, given that its
+//! start is: it reads the chunk's last game again with the next chunk's
 //! first line after it ([`Cutter::ends_before`]). The [`Joiner`] takes the
-//! pieces in order; after a piece whose end is no boundary it cuts the
-//! stream itself, from that piece's last game, until a later piece starts
+//! chunks in order; after a chunk whose end is no boundary it cuts the
+//! stream itself, from that chunk's last game, until a later chunk starts
 //! at a boundary again. The games come out exactly as [`super::GameReader`]
-//! cuts the whole stream, in memory bounded by the piece size.
+//! cuts the whole stream, in memory bounded by the chunk size.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
 
 use super::reader::{Cutter, Next, RawGame, ReaderOptions, Splitter};
 
-/// The text a piece aims at, before its split is looked for.
-const PIECE_BYTES: usize = 256 << 10;
+/// The text a chunk aims at, before its split is looked for.
+const CHUNK_BYTES: usize = 256 << 10;
 
-/// How a piece ends.
+/// How a chunk ends.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Split {
-    /// The next piece starts at a line, most likely a game's first.
+    /// The next chunk starts at a line, most likely a game's first.
     #[default]
     Line,
-    /// The next piece starts inside a line: no place for a split was found
-    /// within the piece's limit.
+    /// The next chunk starts inside a line: no place for a split was found
+    /// within the chunk's limit.
     MidLine,
-    /// The stream ends with this piece.
+    /// The stream ends with this chunk.
     End,
-    /// Reading the stream failed after this piece's text: its last game is
+    /// Reading the stream failed after this chunk's text: its last game is
     /// read no further, as [`super::GameReader`] leaves it.
     Broken,
 }
 
-/// A piece of a stream: whole lines from where a game most likely begins.
+/// A chunk of a stream: whole lines from where a game most likely begins.
 #[derive(Clone, Debug, Default)]
-pub struct Piece {
+pub struct Chunk {
     pub text: Vec<u8>,
     /// The line `text` starts on, from 1.
     pub line: usize,
@@ -49,7 +49,7 @@ pub struct Piece {
     /// Whether `text` starts at the start of a line.
     pub starts_line: bool,
     pub split: Split,
-    /// With [`Split::Line`], the next piece's first line, its end included.
+    /// With [`Split::Line`], the next chunk's first line, its end included.
     pub next_line: Vec<u8>,
 }
 
@@ -72,7 +72,7 @@ fn movetext_before(text: &[u8], at: usize) -> Option<bool> {
     }
 }
 
-/// Where the search for a split stands in a piece's text.
+/// Where the search for a split stands in a chunk's text.
 enum Search {
     /// A split before this line start: the line is whole in the text.
     Found(usize),
@@ -107,12 +107,13 @@ fn find_split(text: &[u8], from: usize) -> Search {
     Search::From(text.len().saturating_sub(1).max(from.saturating_sub(1)))
 }
 
-/// Splits a stream into [`Piece`]s of about [`PIECE_BYTES`], each ending
-/// where a game most likely begins; where none does within the game size
-/// limit past that, at a line end (or anywhere, on a line longer than the
-/// limit). A piece holds at most that and the input's last read.
+/// Splits a stream into [`Chunk`]s of about `CHUNK_BYTES` (or the size given
+/// to [`ChunkReader::with_size`]), each ending where a game most likely
+/// begins; where none does within the game size limit past that, at a line
+/// end (or anywhere, on a line longer than the limit). A chunk holds at
+/// most that and the input's last read.
 #[derive(Debug)]
-pub struct PieceReader<R> {
+pub struct ChunkReader<R> {
     input: R,
     /// Text read past the last split.
     carry: Vec<u8>,
@@ -124,17 +125,17 @@ pub struct PieceReader<R> {
     limit: usize,
 }
 
-impl<R: BufRead> PieceReader<R> {
-    /// A reader of `input` in pieces fit for games up to the limit of
+impl<R: BufRead> ChunkReader<R> {
+    /// A reader of `input` in chunks fit for games up to the limit of
     /// `options`.
-    pub fn new(input: R, options: ReaderOptions) -> PieceReader<R> {
-        PieceReader::with_size(input, options, PIECE_BYTES)
+    pub fn new(input: R, options: ReaderOptions) -> ChunkReader<R> {
+        ChunkReader::with_size(input, options, CHUNK_BYTES)
     }
 
-    /// As [`PieceReader::new`], the pieces aiming at `size` bytes.
-    pub fn with_size(input: R, options: ReaderOptions, size: usize) -> PieceReader<R> {
+    /// As [`ChunkReader::new`], the chunks aiming at `size` bytes.
+    pub fn with_size(input: R, options: ReaderOptions, size: usize) -> ChunkReader<R> {
         let size = size.max(1);
-        PieceReader {
+        ChunkReader {
             input,
             carry: Vec::new(),
             line: 1,
@@ -146,32 +147,32 @@ impl<R: BufRead> PieceReader<R> {
         }
     }
 
-    /// Fills `piece` with the next piece of the stream (its buffers are
+    /// Fills `chunk` with the next chunk of the stream (its buffers are
     /// reused); `false` once the stream is over.
     ///
     /// # Errors
     ///
-    /// What reading the input fails with. `piece` then holds the text read
-    /// before the failure, as a [`Split::Broken`] piece, and the stream is
+    /// What reading the input fails with. `chunk` then holds the text read
+    /// before the failure, as a [`Split::Broken`] chunk, and the stream is
     /// over.
-    pub fn next_into(&mut self, piece: &mut Piece) -> io::Result<bool> {
-        piece.text.clear();
-        piece.next_line.clear();
-        piece.text.append(&mut self.carry);
-        piece.line = self.line;
-        piece.first = self.first;
-        piece.starts_line = self.starts_line;
+    pub fn next_into(&mut self, chunk: &mut Chunk) -> io::Result<bool> {
+        chunk.text.clear();
+        chunk.next_line.clear();
+        chunk.text.append(&mut self.carry);
+        chunk.line = self.line;
+        chunk.first = self.first;
+        chunk.starts_line = self.starts_line;
         let mut from = self.size;
         let (split, at) = loop {
-            let len = piece.text.len();
+            let len = chunk.text.len();
             if len >= self.size {
-                match find_split(&piece.text, from) {
+                match find_split(&chunk.text, from) {
                     Search::Found(at) => break (Split::Line, at),
                     Search::From(at) => from = at,
                 }
             }
             if self.ended {
-                if piece.text.is_empty() && !self.first {
+                if chunk.text.is_empty() && !self.first {
                     return Ok(false);
                 }
                 if len <= self.limit {
@@ -179,7 +180,7 @@ impl<R: BufRead> PieceReader<R> {
                 }
             }
             if len >= self.limit {
-                let end = memchr::memrchr(b'\n', &piece.text[..self.limit]);
+                let end = memchr::memrchr(b'\n', &chunk.text[..self.limit]);
                 match end {
                     Some(k) => break (Split::Line, k + 1),
                     None => break (Split::MidLine, self.limit),
@@ -187,76 +188,76 @@ impl<R: BufRead> PieceReader<R> {
             }
             let read = loop {
                 match self.input.fill_buf() {
-                    Ok(chunk) => break Ok(chunk),
+                    Ok(bytes) => break Ok(bytes),
                     Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                     Err(err) => break Err(err),
                 }
             };
             match read {
                 Ok([]) => self.ended = true,
-                Ok(chunk) => {
-                    let n = chunk.len();
-                    piece.text.extend_from_slice(chunk);
+                Ok(bytes) => {
+                    let n = bytes.len();
+                    chunk.text.extend_from_slice(bytes);
                     self.input.consume(n);
                 }
                 Err(err) => {
-                    piece.split = Split::Broken;
+                    chunk.split = Split::Broken;
                     self.ended = true;
                     self.first = false;
                     return Err(err);
                 }
             }
         };
-        self.carry.extend_from_slice(&piece.text[at..]);
-        piece.text.truncate(at);
-        piece.split = split;
+        self.carry.extend_from_slice(&chunk.text[at..]);
+        chunk.text.truncate(at);
+        chunk.split = split;
         if split == Split::Line {
             // A split at a line end found by the limit may leave no whole
-            // line after it: then the next piece cannot be checked against.
-            piece.next_line.extend_from_slice(first_line(&self.carry).unwrap_or_default());
+            // line after it: then the next chunk cannot be checked against.
+            chunk.next_line.extend_from_slice(first_line(&self.carry).unwrap_or_default());
         }
-        self.line += memchr::memchr_iter(b'\n', &piece.text).count();
+        self.line += memchr::memchr_iter(b'\n', &chunk.text).count();
         self.first = false;
         self.starts_line = split != Split::MidLine;
-        Ok(split != Split::End || !piece.text.is_empty() || piece.first)
+        Ok(split != Split::End || !chunk.text.is_empty() || chunk.first)
     }
 }
 
-/// What a piece's reading found about its end, for the [`Joiner`].
+/// What a chunk's reading found about its end, for the [`Joiner`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ending {
-    /// Whether the piece ends at a game boundary (if it starts at one): its
+    /// Whether the chunk ends at a game boundary (if it starts at one): its
     /// games are the stream's.
     pub clean: bool,
-    /// Otherwise, the games of the piece that stand (all but the last),
-    /// and where the last one starts in the piece's text.
+    /// Otherwise, the games of the chunk that stand (all but the last),
+    /// and where the last one starts in the chunk's text.
     pub keep: usize,
     pub rest: usize,
 }
 
-/// The games of one piece, cut as if the piece were the whole stream (or,
-/// for a [`Split::Broken`] piece, a stream that stops there).
+/// The games of one chunk, cut as if the chunk were the whole stream (or,
+/// for a [`Split::Broken`] chunk, a stream that stops there).
 #[derive(Debug)]
-pub struct PieceGames<'a> {
-    piece: &'a Piece,
+pub struct ChunkGames<'a> {
+    chunk: &'a Chunk,
     options: ReaderOptions,
     cutter: Cutter,
     fed_end: bool,
     games: usize,
-    /// Where the last game handed out starts in the piece's text.
+    /// Where the last game handed out starts in the chunk's text.
     last: Option<usize>,
 }
 
-impl<'a> PieceGames<'a> {
-    /// A reader of `piece`'s games.
-    pub fn new(piece: &'a Piece, options: ReaderOptions) -> PieceGames<'a> {
+impl<'a> ChunkGames<'a> {
+    /// A reader of `chunk`'s games.
+    pub fn new(chunk: &'a Chunk, options: ReaderOptions) -> ChunkGames<'a> {
         let mut cutter =
-            if piece.first { Cutter::new(options) } else { Cutter::mid_stream(options) };
-        cutter.feed(&piece.text);
-        PieceGames { piece, options, cutter, fed_end: false, games: 0, last: None }
+            if chunk.first { Cutter::new(options) } else { Cutter::mid_stream(options) };
+        cutter.feed(&chunk.text);
+        ChunkGames { chunk, options, cutter, fed_end: false, games: 0, last: None }
     }
 
-    /// The next game, numbered within the piece, its line in the stream.
+    /// The next game, numbered within the chunk, its line in the stream.
     pub fn next_game(&mut self) -> Option<RawGame> {
         loop {
             match self.cutter.next() {
@@ -264,11 +265,11 @@ impl<'a> PieceGames<'a> {
                     self.games += 1;
                     self.last = Some(game.start as usize);
                     let mut raw = self.cutter.raw(game);
-                    raw.line += self.piece.line - 1;
+                    raw.line += self.chunk.line - 1;
                     return Some(raw);
                 }
                 Next::Done => return None,
-                Next::More if self.fed_end || self.piece.split == Split::Broken => return None,
+                Next::More if self.fed_end || self.chunk.split == Split::Broken => return None,
                 Next::More => {
                     self.cutter.feed(&[]);
                     self.fed_end = true;
@@ -283,65 +284,65 @@ impl<'a> PieceGames<'a> {
         self.cutter.recycle(game);
     }
 
-    /// Once every game is read: whether the piece ends at a boundary, and
+    /// Once every game is read: whether the chunk ends at a boundary, and
     /// if not what stands.
     pub fn ending(&self) -> Ending {
         let options = self.options;
         let rest = self.last.unwrap_or(0);
         let keep = self.games.saturating_sub(1);
-        let clean = match self.piece.split {
+        let clean = match self.chunk.split {
             Split::End | Split::Broken => true,
             Split::MidLine => false,
-            Split::Line if self.piece.next_line.is_empty() => false,
+            Split::Line if self.chunk.next_line.is_empty() => false,
             Split::Line => {
-                let mut last = if self.piece.first && rest == 0 {
+                let mut last = if self.chunk.first && rest == 0 {
                     Cutter::new(options)
                 } else {
                     Cutter::mid_stream(options)
                 };
-                last.feed(&self.piece.text[rest..]);
-                last.ends_before(&self.piece.next_line)
+                last.feed(&self.chunk.text[rest..]);
+                last.ends_before(&self.chunk.next_line)
             }
         };
         Ending { clean, keep, rest }
     }
 }
 
-/// Joins the pieces' games in order (see the module's documentation): the
-/// games of a piece that stand, and those it cuts itself where a piece's
+/// Joins the chunks' games in order (see the module's documentation): the
+/// games of a chunk that stand, and those it cuts itself where a chunk's
 /// end is no boundary.
 #[derive(Debug)]
 pub struct Joiner {
     options: ReaderOptions,
-    /// The stream cut here, from the last game of a piece whose end was no
+    /// The stream cut here, from the last game of a chunk whose end was no
     /// boundary, and the line it started on.
     reading: Option<Splitter>,
-    /// Games cut here that come before the next piece's.
+    /// Games cut here that come before the next chunk's.
     held: VecDeque<RawGame>,
 }
 
 impl Joiner {
     /// A joiner at the start of a stream (or of several, one after the
-    /// other, each ending with a [`Split::End`] or [`Split::Broken`] piece).
+    /// other, each ending with a [`Split::End`] or [`Split::Broken`] chunk).
     pub fn new(options: ReaderOptions) -> Joiner {
         Joiner { options, reading: None, held: VecDeque::new() }
     }
 
-    /// Takes the next piece, with its [`Ending`]: appends to `games` the
-    /// games cut here that come before the piece's own, and returns how many
-    /// of the piece's own games stand, from its first (the rest, if any, are
-    /// cut here and handed out with the next piece or by [`Joiner::finish`]).
-    pub fn join(&mut self, piece: &Piece, ending: Ending, games: &mut VecDeque<RawGame>) -> usize {
+    /// Takes the next chunk, with its [`Ending`]: appends to `games` the
+    /// games cut here that come before the chunk's own, and returns how many
+    /// of the chunk's own games stand, from its first (the rest, if any, are
+    /// cut here and handed out with the next chunk or by [`Joiner::finish`]).
+    pub fn join(&mut self, chunk: &Chunk, ending: Ending, games: &mut VecDeque<RawGame>) -> usize {
         games.append(&mut self.held);
         if let Some(splitter) = &mut self.reading {
-            let resumes = piece.starts_line
-                && first_line(&piece.text).is_some_and(|line| splitter.ends_before(line));
+            let resumes = chunk.starts_line
+                && first_line(&chunk.text).is_some_and(|line| splitter.ends_before(line));
             if resumes {
                 splitter.finish(games);
                 self.reading = None;
             } else {
-                splitter.push(&piece.text, games);
-                match piece.split {
+                splitter.push(&chunk.text, games);
+                match chunk.split {
                     Split::End => splitter.finish(games),
                     Split::Broken => {}
                     Split::Line | Split::MidLine => return 0,
@@ -353,9 +354,9 @@ impl Joiner {
         if ending.clean {
             return usize::MAX;
         }
-        let rest = &piece.text[ending.rest..];
-        let line = piece.line + memchr::memchr_iter(b'\n', &piece.text[..ending.rest]).count();
-        let mut splitter = if piece.first && ending.rest == 0 {
+        let rest = &chunk.text[ending.rest..];
+        let line = chunk.line + memchr::memchr_iter(b'\n', &chunk.text[..ending.rest]).count();
+        let mut splitter = if chunk.first && ending.rest == 0 {
             Splitter::new(self.options)
         } else {
             Splitter::mid_stream(self.options, line)
@@ -374,7 +375,7 @@ impl Joiner {
     }
 }
 
-/// Every game of `input`, read in pieces of about `size` bytes one after
+/// Every game of `input`, read in chunks of about `size` bytes one after
 /// the other and joined: the games [`super::GameReader`] cuts, by the path
 /// that `arbiter pgn --jobs N` takes on N threads. For testing and fuzzing
 /// that path on one thread.
@@ -382,36 +383,36 @@ impl Joiner {
 /// # Errors
 ///
 /// What reading the input fails with.
-pub fn read_in_pieces<R: BufRead>(
+pub fn read_in_chunks<R: BufRead>(
     input: R,
     options: ReaderOptions,
     size: usize,
 ) -> io::Result<Vec<RawGame>> {
-    read_in_pieces_with(input, options, size, |_, _| {})
+    read_in_chunks_with(input, options, size, |_, _| {})
 }
 
-/// [`read_in_pieces`], showing `seen` each piece and its ending.
-fn read_in_pieces_with<R: BufRead>(
+/// [`read_in_chunks`], showing `seen` each chunk and its ending.
+fn read_in_chunks_with<R: BufRead>(
     input: R,
     options: ReaderOptions,
     size: usize,
-    mut seen: impl FnMut(&Piece, Ending),
+    mut seen: impl FnMut(&Chunk, Ending),
 ) -> io::Result<Vec<RawGame>> {
-    let mut reader = PieceReader::with_size(input, options, size);
+    let mut reader = ChunkReader::with_size(input, options, size);
     let mut joiner = Joiner::new(options);
-    let (mut out, mut games, mut piece) = (Vec::new(), VecDeque::new(), Piece::default());
+    let (mut out, mut games, mut chunk) = (Vec::new(), VecDeque::new(), Chunk::default());
     let mut failed = None;
     loop {
-        match reader.next_into(&mut piece) {
+        match reader.next_into(&mut chunk) {
             Ok(true) => {}
             Ok(false) => break,
             Err(err) => failed = Some(err),
         }
-        let mut read = PieceGames::new(&piece, options);
+        let mut read = ChunkGames::new(&chunk, options);
         let own: Vec<RawGame> = std::iter::from_fn(|| read.next_game()).collect();
         let ending = read.ending();
-        seen(&piece, ending);
-        let keep = joiner.join(&piece, ending, &mut games);
+        seen(&chunk, ending);
+        let keep = joiner.join(&chunk, ending, &mut games);
         out.extend(games.drain(..));
         out.extend(own.into_iter().take(keep));
         if let Some(err) = failed {
@@ -431,16 +432,16 @@ mod tests {
     use super::*;
     use crate::GameReader;
 
-    /// The games of `text` read in pieces of about `size` bytes, joined,
-    /// and the endings of the pieces split at a line: (clean, not).
+    /// The games of `text` read in chunks of about `size` bytes, joined,
+    /// and the endings of the chunks split at a line: (clean, not).
     fn joined_counting(
         text: &[u8],
         size: usize,
         options: ReaderOptions,
     ) -> (Vec<RawGame>, [usize; 2]) {
         let mut endings = [0, 0];
-        let games = read_in_pieces_with(text, options, size, |piece, ending| {
-            if piece.split == Split::Line {
+        let games = read_in_chunks_with(text, options, size, |chunk, ending| {
+            if chunk.split == Split::Line {
                 endings[usize::from(!ending.clean)] += 1;
             }
         });
@@ -448,7 +449,7 @@ mod tests {
     }
 
     fn joined(text: &[u8], size: usize, options: ReaderOptions) -> Vec<RawGame> {
-        read_in_pieces(text, options, size).unwrap()
+        read_in_chunks(text, options, size).unwrap()
     }
 
     fn cut(games: &[RawGame]) -> Vec<(usize, Result<Vec<u8>, u64>)> {
@@ -456,7 +457,7 @@ mod tests {
     }
 
     #[test]
-    fn pieces_join_into_the_games_of_the_whole() {
+    fn chunks_join_into_the_games_of_the_whole() {
         let text = "[Event \"a\"]\n\n1. e4 {a comment\n[Event \"no\"]\n} e5 *\n\n[Event \"b\"]\n\
                     1. d4\n\n[Event \"c\"]\n[Site \"x\"]\n\n1. c4 1-0\n1. f4 *\n\
                     [Event \"d\"]\n[Site \"y\"]\n\n[Event \"e\"]\n\n[Site \"z\"]\n\n1. e4 *\n";
@@ -470,7 +471,7 @@ mod tests {
     }
 
     /// Random texts (comments holding tag lines, games over the limit, lines
-    /// longer than a piece may be ...) in pieces of many sizes: the games
+    /// longer than a chunk may be ...) in chunks of many sizes: the games
     /// joined are the whole text's, lines and sizes of games over the limit
     /// included.
     #[test]
@@ -482,12 +483,12 @@ mod tests {
             let whole: Vec<RawGame> =
                 GameReader::new(text.as_bytes(), options).map(Result::unwrap).collect();
             for size in [1, 2, 5, 13, 40, 100] {
-                let (pieces, counted) = joined_counting(text.as_bytes(), size, options);
-                assert_eq!(cut(&pieces), cut(&whole), "{text:?} (size {size}, limit {max})");
+                let (chunks, counted) = joined_counting(text.as_bytes(), size, options);
+                assert_eq!(cut(&chunks), cut(&whole), "{text:?} (size {size}, limit {max})");
                 endings = [endings[0] + counted[0], endings[1] + counted[1]];
             }
         }
-        // Both ways of going on after a piece were taken, many times.
+        // Both ways of going on after a chunk were taken, many times.
         assert!(endings.iter().all(|&n| n > 1000), "{endings:?}");
     }
 }

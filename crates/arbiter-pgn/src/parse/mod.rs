@@ -1,0 +1,415 @@
+//! One game's text read into tags and a tree of moves: comments, NAGs and
+//! suffix annotations, clocks and nested variations. Nothing is copied:
+//! tags, moves and comments are spans of the game's bytes, so reading a game
+//! allocates only the vectors of its lines.
+//!
+//! The reading is in three parts: the tokenizer (`tokens`: what a byte or a
+//! token is, and the loop over the commonest tokens), the parser
+//! (`parser`: tags, lines of moves, comments and variations) and the cutter
+//! (`cut`: the parser run over a stream to find where its first game
+//! ends). This module holds the game they read into.
+
+mod cut;
+mod parser;
+mod tokens;
+
+use std::borrow::Cow;
+use std::fmt;
+
+pub use super::terms::MAX_VARIATION_DEPTH;
+use super::terms::{ResultToken, VariationError};
+use arbiter_chess::SanString;
+pub(super) use cut::{Cut, cut_game};
+use parser::{Parser, read};
+
+/// A stretch of a game's text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub start: u32,
+    pub len: u32,
+}
+
+impl Span {
+    fn new(start: usize, end: usize) -> Span {
+        // Games are at most a few megabytes (the reader's limit).
+        Span { start: start as u32, len: (end - start) as u32 }
+    }
+
+    /// Its bytes in `text`.
+    pub fn bytes<'a>(&self, text: &'a [u8]) -> &'a [u8] {
+        let start = self.start as usize;
+        text.get(start..start + self.len as usize).unwrap_or_default()
+    }
+}
+
+/// A clock reading from a `[%clk H:MM:SS]` comment, to the millisecond.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Clock {
+    pub millis: u64,
+}
+
+impl fmt::Display for Clock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.millis / 1000;
+        write!(f, "{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)?;
+        match self.millis % 1000 {
+            0 => Ok(()),
+            ms if ms % 100 == 0 => write!(f, ".{}", ms / 100),
+            ms => write!(f, ".{ms:03}"),
+        }
+    }
+}
+
+/// One move of a line, with what follows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MoveNode {
+    /// The move as written, without move number or suffix annotation.
+    pub text: Span,
+    /// Its canonical SAN, once checked and found legal.
+    pub san: Option<SanString>,
+    /// The first comment after the move (most moves have at most one).
+    comment: Option<Span>,
+    /// The rarer rest: more comments, NAGs, variations.
+    extra: Option<Box<Extra>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Extra {
+    comments: Vec<Span>,
+    nags: Vec<u8>,
+    variations: Vec<Line>,
+}
+
+impl MoveNode {
+    /// The comments after the move, in order.
+    pub fn comments(&self) -> impl Iterator<Item = Span> + '_ {
+        self.comment.into_iter().chain(self.extra.iter().flat_map(|e| e.comments.iter().copied()))
+    }
+
+    /// Its NAGs, suffix annotations included (`!` is `$1` ... `?!` is `$6`).
+    pub fn nags(&self) -> &[u8] {
+        self.extra.as_ref().map_or(&[], |e| &e.nags)
+    }
+
+    /// The variations that replace this move.
+    pub fn variations(&self) -> &[Line] {
+        self.extra.as_ref().map_or(&[], |e| &e.variations)
+    }
+
+    /// The variations, to fill in their SAN.
+    pub fn variations_mut(&mut self) -> &mut [Line] {
+        self.extra.as_mut().map_or(&mut [], |e| &mut e.variations)
+    }
+
+    fn extra(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_default()
+    }
+
+    fn add_comment(&mut self, span: Span) {
+        if self.comment.is_none() {
+            self.comment = Some(span);
+        } else {
+            self.extra().comments.push(span);
+        }
+    }
+}
+
+/// A line of moves: the mainline or a variation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Line {
+    /// Comments before its first move.
+    pub comments: Vec<Span>,
+    pub moves: Vec<MoveNode>,
+}
+
+/// One game read from PGN.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PgnGame {
+    /// The game's text, which the spans point into.
+    pub text: Vec<u8>,
+    /// Tag names and raw values (escapes kept), in order.
+    tags: Vec<(Span, Span)>,
+    pub mainline: Line,
+    /// The result token closing the movetext, if any.
+    pub result_token: Option<ResultToken>,
+    /// Variations that could not be read (before any move, or too deep).
+    pub syntax_errors: Vec<VariationError>,
+}
+
+/// Text as UTF-8, or as Latin-1 (the PGN standard's character set) when it
+/// is not valid UTF-8.
+fn decode(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
+}
+
+impl PgnGame {
+    /// The tags in order, values unescaped.
+    pub fn tags(&self) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
+        self.tags.iter().map(|(name, value)| {
+            (decode(name.bytes(&self.text)), unescape(value.bytes(&self.text)))
+        })
+    }
+
+    /// The value of the first tag called `name`.
+    pub fn tag(&self, name: &str) -> Option<Cow<'_, str>> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n.bytes(&self.text) == name.as_bytes())
+            .map(|(_, value)| unescape(value.bytes(&self.text)))
+    }
+
+    /// The clock after the move `node` of this game, from the first of its
+    /// comments with a `[%clk]` command. Read when asked: the validation
+    /// and the outputs need no clock, and reading every comment for one
+    /// cost a twentieth of reading a game of lichess's.
+    pub fn clock(&self, node: &MoveNode) -> Option<Clock> {
+        node.comments().find_map(|span| read_clock(span.bytes(&self.text)))
+    }
+
+    /// The text of `span` (a move or a comment).
+    pub fn str(&self, span: Span) -> Cow<'_, str> {
+        decode(span.bytes(&self.text))
+    }
+}
+
+/// A tag value without its escapes (`\"` and `\\`).
+fn unescape(raw: &[u8]) -> Cow<'_, str> {
+    if !raw.contains(&b'\\') {
+        return decode(raw);
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    let mut bytes = raw.iter();
+    while let Some(&b) = bytes.next() {
+        out.push(if b == b'\\' { bytes.next().copied().unwrap_or(b) } else { b });
+    }
+    Cow::Owned(decode(&out).into_owned())
+}
+
+/// The clock in a comment's `[%clk H:MM:SS(.f)]`, if there is one.
+fn read_clock(comment: &[u8]) -> Option<Clock> {
+    // By `%` and a comparison: a memmem searcher costs more to set up than
+    // a short comment costs to search.
+    let mut from = 0;
+    let at = loop {
+        let k = from + memchr::memchr(b'%', &comment[from..])?;
+        if k > 0 && comment[k - 1] == b'[' && comment[k + 1..].starts_with(b"clk") {
+            break k - 1;
+        }
+        from = k + 1;
+    };
+    let rest = comment[at + 5..].trim_ascii_start();
+    let end = rest.iter().position(|&b| b == b']' || b.is_ascii_whitespace())?;
+    let mut parts = rest[..end].split(|&b| b == b':');
+    let number = |part: &[u8]| -> Option<u64> {
+        if part.is_empty() || part.len() > 9 || !part.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        part.iter().try_fold(0u64, |n, &d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))
+    };
+    let hours = number(parts.next()?)?;
+    let minutes = number(parts.next()?)?;
+    let seconds = parts.next()?;
+    if parts.next().is_some() || minutes >= 60 {
+        return None;
+    }
+    let (whole, fraction) = match seconds.iter().position(|&b| b == b'.') {
+        Some(dot) => (&seconds[..dot], &seconds[dot + 1..]),
+        None => (seconds, &b""[..]),
+    };
+    let whole = number(whole)?;
+    if whole >= 60 {
+        return None;
+    }
+    let mut millis = 0;
+    if !fraction.is_empty() {
+        let digits = number(fraction.get(..fraction.len().min(3))?)?;
+        millis = digits * [100, 10, 1][fraction.len().min(3) - 1];
+    }
+    let total = ((hours * 60 + minutes) * 60 + whole).checked_mul(1000)?.checked_add(millis)?;
+    Some(Clock { millis: total })
+}
+
+/// Reads one game's text (as [`super::GameReader`] cuts it).
+///
+/// ```
+/// use arbiter_pgn::parse_game;
+/// let game = parse_game(b"[White \"A \\\"B\\\"\"]\n\n1. e4!? {good} (1. d4 $1) 1... e5 1-0".to_vec());
+/// assert_eq!(game.tag("White").unwrap(), "A \"B\"");
+/// let e4 = &game.mainline.moves[0];
+/// assert_eq!(game.str(e4.text), "e4");
+/// assert_eq!(e4.nags(), [5]);
+/// assert_eq!(e4.variations()[0].moves.len(), 1);
+/// assert_eq!(game.mainline.moves.len(), 2);
+/// ```
+pub fn parse_game(text: Vec<u8>) -> PgnGame {
+    let parts = read(&mut Parser::<true>::new(&text, false, &mut Spare::default()));
+    parts.with_text(text)
+}
+
+/// Vectors kept from games handed back (see [`super::GameReader::recycle`])
+/// to read the next games into, rather than allocating them anew and
+/// freeing them again game after game: the text, the tags, the mainline's
+/// moves, and the tag names the cut compares. Only vectors of ordinary
+/// size are kept, so that one huge game does not hold its memory after it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Spare {
+    pub(super) text: Vec<u8>,
+    tags: Vec<(Span, Span)>,
+    moves: Vec<MoveNode>,
+    names: Vec<Span>,
+}
+
+/// The most items (moves, tags, names) a vector kept holds room for.
+const SPARE_ITEMS: usize = 1024;
+/// The most bytes of text a vector kept holds room for.
+const SPARE_TEXT: usize = 64 << 10;
+
+impl Spare {
+    /// Keeps the vectors of `game`, emptied, if they are of ordinary size.
+    pub(super) fn keep(&mut self, game: PgnGame) {
+        let PgnGame { mut text, tags, mainline, .. } = game;
+        if text.capacity() <= SPARE_TEXT {
+            text.clear();
+            self.text = text;
+        }
+        keep(&mut self.tags, tags);
+        keep(&mut self.moves, mainline.moves);
+    }
+
+    /// Takes back the vectors of a game read and not handed out.
+    fn give_back(&mut self, parsed: Parsed) {
+        let Parsed { tags, mainline, .. } = parsed;
+        keep(&mut self.tags, tags);
+        keep(&mut self.moves, mainline.moves);
+    }
+}
+
+/// Keeps `vector` in `place`, emptied, if it has room for at most
+/// [`SPARE_ITEMS`] items.
+fn keep<T>(place: &mut Vec<T>, mut vector: Vec<T>) {
+    if vector.capacity() <= SPARE_ITEMS {
+        vector.clear();
+        *place = vector;
+    }
+}
+
+/// A game read, but for its text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Parsed {
+    tags: Vec<(Span, Span)>,
+    mainline: Line,
+    result_token: Option<ResultToken>,
+    syntax_errors: Vec<VariationError>,
+}
+
+impl Parsed {
+    /// The game, with the text its spans point into.
+    pub(super) fn with_text(self, text: Vec<u8>) -> PgnGame {
+        let Parsed { tags, mainline, result_token, syntax_errors } = self;
+        PgnGame { text, tags, mainline, result_token, syntax_errors }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terms::VariationReason;
+
+    pub(super) fn game(text: &str) -> PgnGame {
+        parse_game(text.as_bytes().to_vec())
+    }
+
+    pub(super) fn moves(game: &PgnGame, line: &Line) -> Vec<String> {
+        line.moves.iter().map(|m| game.str(m.text).into_owned()).collect()
+    }
+
+    #[test]
+    fn move_numbers_in_every_form() {
+        let g = game("1. e4 1... e5 2.Nf3 2...Nc6 3. ... Bb5 a6 4 Ba4 5.. Nf6 0-0 1/2-1/2");
+        assert_eq!(
+            moves(&g, &g.mainline),
+            ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "0-0"]
+        );
+        assert_eq!(g.result_token, Some(ResultToken::Draw));
+    }
+
+    #[test]
+    fn suffix_annotations_and_nags() {
+        let g = game("1. e4! e5? 2. Nf3!! Nc6?? 3. Bb5!? a6?! 4. Ba4 ! $14 Nf6 ?? *");
+        let nags: Vec<&[u8]> = g.mainline.moves.iter().map(MoveNode::nags).collect();
+        assert_eq!(nags, [&[1][..], &[2], &[3], &[4], &[5], &[6], &[1, 14], &[4]]);
+        assert_eq!(moves(&g, &g.mainline)[6], "Ba4");
+        assert_eq!(g.result_token, Some(ResultToken::Ongoing));
+    }
+
+    #[test]
+    fn comments_of_every_kind() {
+        let g = game("{before} 1. e4 {a { inside} ; rest of line\n% escape e5\ne5 {x} {y} *");
+        assert_eq!(g.str(g.mainline.comments[0]), "before");
+        let e4 = &g.mainline.moves[0];
+        let comments: Vec<_> = e4.comments().map(|c| g.str(c).into_owned()).collect();
+        assert_eq!(comments, ["a { inside", " rest of line"]);
+        assert_eq!(moves(&g, &g.mainline), ["e4", "e5"]);
+        assert_eq!(g.mainline.moves[1].comments().count(), 2);
+    }
+
+    #[test]
+    fn nested_variations_attach_to_the_move_they_replace() {
+        let g = game("1. e4 e5 (1... c5 2. Nf3 (2. c3 d5) d6) (1... e6) 2. Nf3 *");
+        let e5 = &g.mainline.moves[1];
+        assert_eq!(e5.variations().len(), 2);
+        let sicilian = &e5.variations()[0];
+        assert_eq!(moves(&g, sicilian), ["c5", "Nf3", "d6"]);
+        assert_eq!(moves(&g, &sicilian.moves[1].variations()[0]), ["c3", "d5"]);
+        assert_eq!(moves(&g, &g.mainline), ["e4", "e5", "Nf3"]);
+        assert!(g.syntax_errors.is_empty());
+    }
+
+    #[test]
+    fn unreadable_variations_are_reported_not_followed() {
+        let g = game("(1. d4) 1. e4 e5 *");
+        assert_eq!(moves(&g, &g.mainline), ["e4", "e5"]);
+        assert_eq!(g.syntax_errors[0].reason, VariationReason::NoMoveBefore);
+        let deep = format!("1. e4 {} e5 *", "(1. d4 ".repeat(100) + &")".repeat(100));
+        let g = game(&deep);
+        assert_eq!(moves(&g, &g.mainline), ["e4", "e5"]);
+        assert_eq!(g.syntax_errors.len(), 1);
+        assert_eq!(g.syntax_errors[0].reason, VariationReason::TooDeep);
+        assert_eq!(g.syntax_errors[0].path.len(), 2 * (MAX_VARIATION_DEPTH + 1));
+    }
+
+    #[test]
+    fn tags_with_escapes_and_latin1() {
+        let g = parse_game(
+            b"[Event \"a \\\\ b \\\"c\\\"\"]\r\n[Site \"M\xfcnchen\"] [Round \"1\"]\r\n\r\n*"
+                .to_vec(),
+        );
+        let tags: Vec<(String, String)> =
+            g.tags().map(|(n, v)| (n.into_owned(), v.into_owned())).collect();
+        assert_eq!(tags[0], ("Event".into(), "a \\ b \"c\"".into()));
+        assert_eq!(tags[1].1, "München");
+        assert_eq!(g.tag("Round").unwrap(), "1");
+        assert!(g.mainline.moves.is_empty());
+    }
+
+    #[test]
+    fn clocks() {
+        let g = game(
+            "1. e4 { [%eval 0.2] [%clk 0:03:12] } e5 {[%clk 1:00:00.5]} 2. Nf3 {[%clk 0:99:00]} *",
+        );
+        let clocks: Vec<Option<u64>> =
+            g.mainline.moves.iter().map(|m| g.clock(m).map(|c| c.millis)).collect();
+        assert_eq!(clocks, [Some(192_000), Some(3_600_500), None]);
+        assert_eq!(Clock { millis: 3_600_500 }.to_string(), "1:00:00.5");
+        assert_eq!(Clock { millis: 192_000 }.to_string(), "0:03:12");
+    }
+
+    #[test]
+    fn uci_movetext_and_castling_with_zeros() {
+        let g = game("1. e2e4 e7e5 2. g1f3 b8c6 3. O-O 0-0-0+ *");
+        assert_eq!(moves(&g, &g.mainline), ["e2e4", "e7e5", "g1f3", "b8c6", "O-O", "0-0-0+"]);
+    }
+}

@@ -1,0 +1,518 @@
+//! The answers the server writes by hand: [`GameAnswer`] and
+//! [`StreamAnswer`] write `ValidateGameResponse` and
+//! `ValidateGamesResponse` straight from the replay, without a `String`
+//! for every ply and legal move.
+//!
+//! The same answer's other forms sit in [`crate::answer`]: the generated
+//! messages (which these bytes equal, byte for byte), the proto3 JSON of
+//! `arbiter validate` and the JSON line of `arbiter pgn --json`.
+
+use prost::bytes::BufMut;
+use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint, key_len, message};
+use tonic::Status;
+use tonic::codec::{BufferSettings, EncodeBuf};
+
+use crate::answer::winnability_message;
+use crate::api::codec::Encode;
+use crate::proto;
+use arbiter_chess::{
+    Color, LegalMove, MAX_FEN_LEN, Outcome, PlyRecord, Replay, SanString, UciMove,
+};
+
+/// The generated twins of the answers written here, each field named: a
+/// field added to the contract does not compile until the encoders below
+/// write it (and the byte-for-byte tests hold them to the generated code).
+const _: fn(proto::ValidateGameResponse) =
+    |proto::ValidateGameResponse { plies: _, illegal_move: _, position: _, outcome: _ }| {};
+const _: fn(proto::Ply) = |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _ }| {};
+const _: fn(proto::LegalMove) = |proto::LegalMove { uci: _, san: _, claimable_draws: _ }| {};
+const _: fn(proto::Position) = |proto::Position {
+                                    fen: _,
+                                    turn: _,
+                                    in_check: _,
+                                    halfmove_clock: _,
+                                    fullmove_number: _,
+                                    legal_moves: _,
+                                    winnability: _,
+                                }| {};
+const _: fn(proto::Outcome) = |proto::Outcome {
+                                   result: _,
+                                   termination: _,
+                                   claimable_draws: _,
+                                   pgn_result: _,
+                                   unproven: _,
+                               }| {};
+const _: fn(proto::ValidateGamesResponse) = |proto::ValidateGamesResponse { id: _, result: _ }| {};
+
+/// `arbiter.v1.ValidateGameResponse`, written straight from the replay
+/// when it is made: the bytes of the generated message that
+/// `From<&Replay>` builds, without a `String` for every ply and every legal
+/// move, in one pass of short fixed-width copies. Made where the game was
+/// replayed, the answer then travels as its bytes alone (the replay is
+/// dropped there), and the codec copies them once into tonic's buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameAnswer {
+    bytes: Vec<u8>,
+}
+
+impl GameAnswer {
+    /// The encoded message.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl From<Replay> for GameAnswer {
+    fn from(replay: Replay) -> GameAnswer {
+        let Replay {
+            plies,
+            illegal_move,
+            position,
+            legal_moves,
+            outcome,
+            winnability,
+            shredder_fen,
+        } = &replay;
+        // Plies without FENs take at most 20 bytes, legal moves 20; the
+        // writer grows if FENs or verdicts need more.
+        let mut out = Writer::with_room(24 * plies.len() + 24 * legal_moves.len() + 256);
+        for ply in plies {
+            put_ply(ply, &mut out);
+        }
+        if let Some(bad) = illegal_move {
+            out.with_vec(|bytes| message::encode(2, &proto::IllegalMove::from(bad), bytes));
+        }
+        out.nested(3, |out| {
+            let fen = if *shredder_fen { position.shredder_fen() } else { position.fen() };
+            put_text_in(1, &fen, out);
+            let turn = match position.turn() {
+                Color::White => proto::Color::White,
+                Color::Black => proto::Color::Black,
+            };
+            put_varint_field(2, turn as u64, out);
+            if position.is_check() {
+                out.push(&[key(3, WireType::Varint), 1]);
+            }
+            put_varint_field(4, position.halfmove_clock().into(), out);
+            put_varint_field(5, position.fullmove_number().into(), out);
+            for legal in legal_moves {
+                put_legal_move(legal, out);
+            }
+            if let Some(verdicts) = winnability {
+                let message = winnability_message(verdicts, position.castling_mode());
+                out.with_vec(|bytes| message::encode(7, &message, bytes));
+            }
+        });
+        out.nested(4, |out| put_outcome(outcome, out));
+        GameAnswer { bytes: out.finish() }
+    }
+}
+
+/// A buffer written at its end through fixed-width copies: it keeps room
+/// past what is written, a short text is copied with the bytes that pad it
+/// to a fixed width, and the end moves by the text's length only (what
+/// was copied past it is written over next, or cut at the end).
+struct Writer {
+    bytes: Vec<u8>,
+    end: usize,
+}
+
+impl Writer {
+    /// Room a field written by a fixed-width copy needs past the end.
+    const SLACK: usize = 16;
+
+    fn with_room(room: usize) -> Writer {
+        Writer { bytes: vec![0; room], end: 0 }
+    }
+
+    /// Makes room for `len` more bytes and the slack of a fixed-width copy.
+    #[inline]
+    fn room(&mut self, len: usize) {
+        let need = self.end + len + Self::SLACK;
+        if need > self.bytes.len() {
+            self.bytes.resize(need.max(2 * self.bytes.len()), 0);
+        }
+    }
+
+    /// Appends `bytes`, for which there is room.
+    #[inline]
+    fn push(&mut self, bytes: &[u8]) {
+        self.bytes[self.end..self.end + bytes.len()].copy_from_slice(bytes);
+        self.end += bytes.len();
+    }
+
+    /// Appends the first `len` bytes of `bytes`, copying all of them.
+    #[inline]
+    fn push_prefix<const N: usize>(&mut self, bytes: [u8; N], len: usize) {
+        debug_assert!(len <= N);
+        self.bytes[self.end..self.end + N].copy_from_slice(&bytes);
+        self.end += len;
+    }
+
+    /// The next `N` bytes past the end, made room for.
+    #[inline]
+    fn window<const N: usize>(&mut self) -> &mut [u8; N] {
+        if self.bytes.len() - self.end < N {
+            self.room(N);
+        }
+        self.bytes[self.end..].first_chunk_mut().expect("room was made for the window")
+    }
+
+    /// Lets `write` append to the written bytes as a vector (for the rare
+    /// parts that prost writes).
+    fn with_vec(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        self.bytes.truncate(self.end);
+        write(&mut self.bytes);
+        self.end = self.bytes.len();
+        self.room(0);
+    }
+
+    /// Field `tag` holding the message that `write` appends: the content
+    /// is written after room for the longest key and length, then moved
+    /// back to its header (a short move: the position is a few hundred
+    /// bytes).
+    fn nested(&mut self, tag: u32, write: impl FnOnce(&mut Writer)) {
+        const HEADER: usize = 1 + 5;
+        debug_assert!(tag < 16, "a one-byte key");
+        self.room(HEADER);
+        let at = self.end;
+        self.end += HEADER;
+        write(self);
+        let len = self.end - at - HEADER;
+        let (length, width) = varint(len as u64);
+        self.bytes[at] = key(tag as u8, WireType::LengthDelimited);
+        self.bytes[at + 1..at + 1 + width].copy_from_slice(&length[..width]);
+        self.bytes.copy_within(at + HEADER..self.end, at + 1 + width);
+        self.end -= HEADER - 1 - width;
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        self.bytes.truncate(self.end);
+        self.bytes
+    }
+}
+
+/// `value` as a varint: its bytes and how many of them it takes.
+#[inline]
+fn varint(mut value: u64) -> ([u8; 10], usize) {
+    let mut bytes = [0; 10];
+    let mut len = 0;
+    while value >= 0x80 {
+        bytes[len] = value as u8 | 0x80;
+        value >>= 7;
+        len += 1;
+    }
+    bytes[len] = value as u8;
+    (bytes, len + 1)
+}
+
+/// A varint field (`uint32`, `int32` of a non-negative value, an enum),
+/// nothing when 0 (proto3).
+fn put_varint_field(tag: u8, value: u64, out: &mut Writer) {
+    if value != 0 {
+        let (bytes, len) = varint(value);
+        out.room(1 + len);
+        out.push(&[key(tag, WireType::Varint)]);
+        out.push_prefix(bytes, len);
+    }
+}
+
+/// A string field, nothing when empty (proto3).
+fn put_text_in(tag: u8, text: &str, out: &mut Writer) {
+    if !text.is_empty() {
+        let (length, width) = varint(text.len() as u64);
+        out.room(1 + width + text.len());
+        out.push(&[key(tag, WireType::LengthDelimited)]);
+        out.push_prefix(length, width);
+        out.push(text.as_bytes());
+    }
+}
+
+/// The length of a length-delimited field whose content is `len` bytes.
+fn nested_len(tag: u32, len: usize) -> usize {
+    key_len(tag) + encoded_len_varint(len as u64) + len
+}
+
+/// The length of a string field, nothing when empty (proto3).
+fn text_len(tag: u32, text: &str) -> usize {
+    if text.is_empty() { 0 } else { nested_len(tag, text.len()) }
+}
+
+/// The key and length of a length-delimited field.
+fn put_header(tag: u32, len: usize, buf: &mut impl BufMut) {
+    encode_key(tag, WireType::LengthDelimited, buf);
+    encode_varint(len as u64, buf);
+}
+
+fn put_text(tag: u32, text: &str, buf: &mut impl BufMut) {
+    if !text.is_empty() {
+        put_header(tag, text.len(), buf);
+        buf.put_slice(text.as_bytes());
+    }
+}
+
+// Plies and legal moves are most of an answer: hundreds of small messages
+// of short fields. They are written with few copies, all of fixed width
+// but the FENs (which compile to plain stores), and no varint loops: their
+// fields have tags below 16 and every length in them stays under 128 (SAN
+// is at most 7 bytes, UCI 5, a FEN 103), so each key and each length is
+// one byte.
+
+/// The longest ply's content: SAN, UCI, the FEN after it and the flag.
+const MAX_PLY_LEN: usize =
+    short_len(SanString::CAPACITY) + short_len(UciMove::MAX_LEN) + short_len(MAX_FEN_LEN) + 2;
+
+// Every length in a ply, and the ply's own, is written as one byte
+// (`as u8`): a one-byte varint holds less than 128.
+const _: () = assert!(MAX_PLY_LEN < 128, "a ply's length must be a one-byte varint");
+// A legal move also carries at most two claims, packed: four bytes.
+const MAX_LEGAL_MOVE_LEN: usize = short_len(UciMove::MAX_LEN) + short_len(SanString::CAPACITY) + 4;
+const _: () = assert!(MAX_LEGAL_MOVE_LEN < 128, "a legal move's length must be a one-byte varint");
+// The fixed-width copies (SAN's eight bytes, UCI's eight with key and
+// length) reach at most this far past a field's end.
+const _: () = assert!(size_of::<SanString>() + 8 <= Writer::SLACK);
+
+/// The one-byte key of field `tag`.
+const fn key(tag: u8, wire_type: WireType) -> u8 {
+    tag << 3 | wire_type as u8
+}
+
+/// The length of a string field of `len` bytes, `len` under 128.
+const fn short_len(len: usize) -> usize {
+    2 + len
+}
+
+/// A UCI move as string field `tag`: key, length and text, then padding.
+#[inline]
+fn uci_field(tag: u8, uci: UciMove) -> [u8; 8] {
+    let [a, b, c, d, promotion] = uci.ascii();
+    [key(tag, WireType::LengthDelimited), uci.text_len() as u8, a, b, c, d, promotion, 0]
+}
+
+/// `arbiter.v1.Ply` as field 1 of the answer. Without a FEN (the common
+/// case) a ply is at most 20 bytes: written into one window of the buffer,
+/// at offsets the compiler can bound (SAN's length masked to 7), so that
+/// its four copies need no bounds check each.
+#[inline]
+fn put_ply(ply: &PlyRecord, out: &mut Writer) {
+    let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+    if let Some(fen) = fen_after {
+        return put_ply_with_fen(ply, fen, out);
+    }
+    let (san_len, uci_len) = (san.len() & 7, uci.text_len() & 7);
+    let flag = 2 * usize::from(*canonical_input);
+    let len = short_len(san_len) + short_len(uci_len) + flag;
+    let window = out.window::<32>();
+    window[..4].copy_from_slice(&[
+        key(1, WireType::LengthDelimited),
+        len as u8,
+        key(1, WireType::LengthDelimited),
+        san_len as u8,
+    ]);
+    window[4..12].copy_from_slice(&san.padded());
+    let at = 4 + san_len;
+    window[at..at + 8].copy_from_slice(&uci_field(2, *uci));
+    let at = at + short_len(uci_len);
+    window[at..at + 2].copy_from_slice(&[key(4, WireType::Varint), 1]);
+    out.end += at + flag;
+}
+
+/// A ply with the FEN after it, field by field.
+fn put_ply_with_fen(ply: &PlyRecord, fen: &str, out: &mut Writer) {
+    let PlyRecord { san, uci, fen_after: _, canonical_input } = ply;
+    let len = short_len(san.len()) + short_len(uci.text_len()) + short_len(fen.len());
+    let len = len + 2 * usize::from(*canonical_input);
+    out.room(2 + MAX_PLY_LEN);
+    out.push(&[key(1, WireType::LengthDelimited), len as u8]);
+    out.push(&[key(1, WireType::LengthDelimited), san.len() as u8]);
+    out.push_prefix(san.padded(), san.len());
+    out.push_prefix(uci_field(2, *uci), short_len(uci.text_len()));
+    out.push(&[key(3, WireType::LengthDelimited), fen.len() as u8]);
+    out.push(fen.as_bytes());
+    out.push_prefix([key(4, WireType::Varint), 1], 2 * usize::from(*canonical_input));
+}
+
+/// `arbiter.v1.LegalMove` as field 6 of `arbiter.v1.Position`, in one
+/// window as a ply is.
+#[inline]
+fn put_legal_move(legal: &LegalMove, out: &mut Writer) {
+    let LegalMove { uci, san, claims } = legal;
+    let (san_len, uci_len) = (san.len() & 7, uci.text_len() & 7);
+    let claims_len = if claims.any() { 2 + claims.iter().count() } else { 0 };
+    let len = short_len(uci_len) + short_len(san_len) + claims_len;
+    let window = out.window::<32>();
+    window[..2].copy_from_slice(&[key(6, WireType::LengthDelimited), len as u8]);
+    window[2..10].copy_from_slice(&uci_field(1, *uci));
+    let at = 2 + short_len(uci_len);
+    window[at..at + 2].copy_from_slice(&[key(2, WireType::LengthDelimited), san_len as u8]);
+    window[at + 2..at + 10].copy_from_slice(&san.padded());
+    out.end += at + short_len(san_len);
+    if claims.any() {
+        put_draws(3, claims.iter(), claims_len - 2, out);
+    }
+}
+
+/// Claimable draws as packed repeated enum field `tag`: each value a
+/// one-byte varint.
+fn put_draws(
+    tag: u8,
+    draws: impl Iterator<Item = arbiter_chess::ClaimableDraw>,
+    count: usize,
+    out: &mut Writer,
+) {
+    out.push(&[key(tag, WireType::LengthDelimited), count as u8]);
+    for draw in draws {
+        out.push(&[proto::ClaimableDraw::from(draw) as u8]);
+    }
+}
+
+/// The content of `arbiter.v1.Outcome`, as `proto::Outcome::from` fills it.
+fn put_outcome(outcome: &Outcome, out: &mut Writer) {
+    let Outcome { result, termination, fifty_move_claimable: _, threefold_claimable: _, unproven } =
+        outcome;
+    out.room(32);
+    put_varint_field(1, proto::GameResult::from(*result) as u64, out);
+    let termination = termination.map_or(proto::Termination::Unspecified, proto::Termination::from);
+    put_varint_field(2, termination as u64, out);
+    let count = outcome.claimable_draws().count();
+    if count > 0 {
+        put_draws(3, outcome.claimable_draws(), count, out);
+    }
+    put_text_in(4, result.pgn(), out);
+    if *unproven {
+        out.push(&[key(5, WireType::Varint), 1]);
+    }
+}
+
+impl Encode for GameAnswer {
+    fn encoded_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        buf.put_slice(&self.bytes);
+    }
+
+    /// Its bytes, as they are: their lengths were set from what was written.
+    fn encode_to(&self, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        self.encode_raw(buf);
+        Ok(())
+    }
+}
+
+/// The buffer that tonic fills with a stream's answers.
+const STREAM_BUFFER: usize = 64 << 10;
+
+/// `arbiter.v1.ValidateGamesResponse`, its game written as
+/// [`GameAnswer`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamAnswer {
+    pub id: String,
+    pub result: GameResult,
+}
+
+/// The `result` of a [`StreamAnswer`] (`ValidateGamesResponse`).
+// Games are the common case; boxing them would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum GameResult {
+    Game(GameAnswer),
+    Error(proto::GameError),
+}
+
+impl Encode for StreamAnswer {
+    /// tonic writes a stream's answers into one buffer until it holds the
+    /// yield threshold, then hands that much to the transport and keeps
+    /// the rest of the buffer. With its defaults (8 KiB, growing to the
+    /// 32 KiB threshold) every block was copied three times as the buffer
+    /// doubled, then a fresh 8 KiB buffer began the next. A buffer of four
+    /// blocks fills without growing, and only the answers begun when it runs
+    /// out are copied to the next.
+    fn buffer_settings() -> BufferSettings {
+        BufferSettings::new(STREAM_BUFFER, STREAM_BUFFER / 4)
+    }
+
+    fn encoded_len(&self) -> usize {
+        text_len(1, &self.id)
+            + match &self.result {
+                GameResult::Game(game) => nested_len(2, game.encoded_len()),
+                GameResult::Error(error) => message::encoded_len(3, error),
+            }
+    }
+
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        put_text(1, &self.id, buf);
+        match &self.result {
+            GameResult::Game(game) => {
+                put_header(2, game.encoded_len(), buf);
+                game.encode_raw(buf);
+            }
+            GameResult::Error(error) => message::encode(3, error, buf),
+        }
+    }
+
+    /// Straight into tonic's buffer: the id, then a game's bytes under the
+    /// header of their own length, or an error as prost writes it.
+    fn encode_to(&self, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        self.encode_raw(buf);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    fn written(message: &impl Encode) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        message.encode_raw(&mut bytes);
+        assert_eq!(bytes.len(), message.encoded_len());
+        bytes
+    }
+
+    /// Answers are written as the generated messages write them (the
+    /// random workloads of tests/cache.rs check many more).
+    #[test]
+    fn answers_are_byte_compatible_with_the_contract() {
+        use arbiter_chess::{ReplayOptions, replay};
+        let fools_mate = ["f3", "e5", "g4", "Qh4#", "a3"];
+        let with_fens = ReplayOptions { include_fens: true, ..ReplayOptions::default() };
+        let later = ReplayOptions { plies_from: 3, skip_legal_moves: true, ..with_fens };
+        let verdicts = ReplayOptions { winnability: true, ..ReplayOptions::default() };
+        let flagged = ReplayOptions { flagged: Some(Color::Black), ..verdicts };
+        // Knights out and back twice: Ng8 would be the third time.
+        let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"];
+        let start = arbiter_chess::Position::default();
+        // The fifty-move rule a move away, and a mate.
+        let late: arbiter_chess::Position = "7k/8/6K1/8/8/8/8/R7 w - - 99 80".parse().unwrap();
+        for (start, moves, options) in [
+            (&start, &fools_mate[..0], ReplayOptions::default()),
+            (&start, &fools_mate[..2], with_fens),
+            (&start, &fools_mate[..], ReplayOptions::default()),
+            (&start, &fools_mate[..], later),
+            (&start, &["e4", "Ke9"][..], ReplayOptions::default()),
+            (&start, &shuffle[..], verdicts),
+            (&start, &shuffle[..], flagged),
+            (&late, &[][..], verdicts),
+        ] {
+            let replayed = replay(start.clone(), moves, &options);
+            let expected = proto::ValidateGameResponse::from(&replayed);
+            let game = GameAnswer::from(replayed);
+            assert_eq!(written(&game), expected.encode_to_vec(), "{moves:?}");
+            let stream = StreamAnswer { id: "g1".into(), result: GameResult::Game(game) };
+            let expected = proto::ValidateGamesResponse {
+                id: "g1".into(),
+                result: Some(proto::validate_games_response::Result::Game(expected)),
+            };
+            assert_eq!(written(&stream), expected.encode_to_vec());
+        }
+        let error = proto::GameError { code: "INVALID_ARGUMENT".into(), ..Default::default() };
+        let stream = StreamAnswer { id: String::new(), result: GameResult::Error(error.clone()) };
+        let expected = proto::ValidateGamesResponse {
+            id: String::new(),
+            result: Some(proto::validate_games_response::Result::Error(error)),
+        };
+        assert_eq!(written(&stream), expected.encode_to_vec());
+    }
+}

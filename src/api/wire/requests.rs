@@ -1,0 +1,689 @@
+//! The requests the server reads by hand: `ValidateGameRequest`,
+//! `ValidateGamesRequest` and `LegalMovesRequest`, whose repeated `moves`
+//! field decodes into one buffer with the end of each text ([`MoveTexts`])
+//! rather than a `String` per move.
+//!
+//! Decoding keeps prost's rules and errors: texts must be UTF-8, a
+//! malformed field fails with prost's own error, named by message and
+//! field, so the codec answers INVALID_ARGUMENT `MALFORMED_MESSAGE` as for
+//! any generated message.
+
+use prost::bytes::{Buf, BufMut};
+use prost::encoding::{
+    DecodeContext, WireType, bool as pbool, decode_key, int32, message, skip_field, string, uint32,
+};
+use prost::{DecodeError, Message};
+
+use crate::api::MoveTexts;
+use crate::api::codec::Decode;
+use crate::proto;
+
+/// The prost side of [`MoveTexts`]: a repeated `string` field decoded into
+/// its one buffer.
+trait DecodeMoveTexts {
+    fn merge(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+        end: usize,
+    ) -> Result<(), DecodeError>;
+    fn merge_run(&mut self, key: u8, buf: &mut impl Buf, room: usize) -> bool;
+}
+
+impl DecodeMoveTexts for MoveTexts {
+    /// Decodes the text of field `tag`, whose key prost has just read, as
+    /// prost's `string::merge` would but into the shared buffer, and with
+    /// it the texts of the same field that follow: a move list is a run of
+    /// short texts, read here in one pass and checked as UTF-8 at once.
+    /// Anything else (a text of 128 bytes or more, one split across
+    /// chunks, invalid UTF-8) goes through prost, which copies it or gives
+    /// its error. The message holding the texts ends where `end` bytes of
+    /// `buf` remain (0 unless it is nested in another).
+    fn merge(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+        end: usize,
+    ) -> Result<(), DecodeError> {
+        let room = buf.remaining().saturating_sub(end);
+        if self.ends.is_empty() {
+            // The rest of the message bounds the texts; most moves take five
+            // bytes or more there (key, length, two letters or more), so a
+            // quarter of it holds the ends of most lists without growing.
+            self.text.reserve(room);
+            self.ends.reserve(room / 4);
+        }
+        if wire_type == WireType::LengthDelimited
+            && let Ok(key) = u8::try_from(tag << 3 | WireType::LengthDelimited as u32)
+            && self.merge_run(key, &mut *buf, room)
+        {
+            return Ok(());
+        }
+        let mut text = String::new();
+        string::merge(wire_type, &mut text, buf, ctx)?;
+        self.push(&text);
+        Ok(())
+    }
+
+    /// Takes the run of short texts in the first `room` bytes of `buf`'s
+    /// first chunk:
+    /// the length and bytes of the first, then key, length and bytes of
+    /// each next one while the key is `key`, up to a text that starts
+    /// inside a character. Keeps only the texts before the first byte that
+    /// is not UTF-8, leaving the rest to prost. Returns whether it took any.
+    fn merge_run(&mut self, key: u8, buf: &mut impl Buf, room: usize) -> bool {
+        const WORD: usize = size_of::<u64>();
+        let chunk = buf.chunk();
+        let chunk = &chunk[..chunk.len().min(room)];
+        let (base, first) = (self.text.len(), self.ends.len());
+        // The first run is copied into the buffer reserved for it; a later
+        // one into a new buffer, so that no byte is checked twice whatever
+        // the number of runs. The buffer keeps a word's room past the last
+        // text, so that a short text is copied as a whole word.
+        let mut bytes =
+            if base == 0 { std::mem::take(&mut self.text).into_bytes() } else { Vec::new() };
+        let (mut run, mut len) = (0, 0);
+        while let Some((start, stop)) = run_text(chunk, run, key) {
+            let size = stop - start;
+            if size > 0 && is_continuation(chunk[start]) {
+                break;
+            }
+            let need = len + size + WORD;
+            if need > bytes.len() {
+                // Doubling, but within the capacity reserved when it holds
+                // the texts, so that the buffer is allocated once.
+                let double = 2 * bytes.len();
+                let cap = bytes.capacity();
+                bytes.resize(
+                    if need <= cap { double.clamp(need, cap) } else { double.max(need) },
+                    0,
+                );
+            }
+            match chunk[start..].first_chunk::<WORD>() {
+                Some(word) if size <= WORD => bytes[len..len + WORD].copy_from_slice(word),
+                _ => bytes[len..len + size].copy_from_slice(&chunk[start..stop]),
+            }
+            len += size;
+            // gRPC frames a message with a 32-bit length: its texts fit.
+            self.ends.push(u32::try_from(base + len).expect("a message is under 4 GiB"));
+            run = stop;
+        }
+        bytes.truncate(len);
+        // Every text starts on a character's first byte, so the texts are
+        // UTF-8 if their concatenation is.
+        let text = String::from_utf8(bytes).unwrap_or_else(|error| {
+            let valid = base + error.utf8_error().valid_up_to();
+            let kept = self.ends[first..].partition_point(|&end| end as usize <= valid);
+            self.ends.truncate(first + kept);
+            run = (0..kept).fold(0, |at, _| run_text(chunk, at, key).map_or(at, |(_, stop)| stop));
+            let mut bytes = error.into_bytes();
+            bytes.truncate(self.end_of(self.ends.len()) - base);
+            String::from_utf8(bytes).unwrap_or_default()
+        });
+        if base == 0 {
+            self.text = text;
+        } else {
+            self.text.push_str(&text);
+        }
+        buf.advance(run);
+        run > 0
+    }
+}
+
+/// Where the text of the run in `bytes` at `at` lies: its length at `at`
+/// for the run's first text (whose key was read already), else `key` then
+/// the length; the length must take one byte and the text be whole.
+fn run_text(bytes: &[u8], at: usize, key: u8) -> Option<(usize, usize)> {
+    let len_at = if at == 0 { 0 } else { (*bytes.get(at)? == key).then_some(at + 1)? };
+    let len = *bytes.get(len_at).filter(|&&len| len < 0x80)? as usize;
+    let start = len_at + 1;
+    (start + len <= bytes.len()).then_some((start, start + len))
+}
+
+/// Whether `byte` continues a character rather than starting one.
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xc0 == 0x80
+}
+
+/// Names the field at fault, as prost's generated code does.
+fn at(message: &'static str, field: &'static str) -> impl FnOnce(DecodeError) -> DecodeError {
+    move |mut error| {
+        error.push(message, field);
+        error
+    }
+}
+
+/// Reads a proto3 `optional uint32`: present, even when 0, once read.
+fn merge_optional(
+    wire_type: WireType,
+    value: &mut Option<u32>,
+    buf: &mut impl Buf,
+    ctx: DecodeContext,
+) -> Result<(), DecodeError> {
+    uint32::merge(wire_type, value.get_or_insert(0), buf, ctx)
+}
+
+/// Reads the fields of a whole message from `buf` with `merge_field`, as
+/// prost's `Message::decode` reads a generated message's.
+fn merge_fields<B: Buf>(
+    mut buf: B,
+    mut merge_field: impl FnMut(u32, WireType, &mut B, DecodeContext) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    let ctx = DecodeContext::default();
+    while buf.has_remaining() {
+        let (tag, wire_type) = decode_key(&mut buf)?;
+        merge_field(tag, wire_type, &mut buf, ctx.clone())?;
+    }
+    Ok(())
+}
+
+/// `arbiter.v1.ValidateGameRequest`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValidateGameRequest {
+    pub fen: String,
+    pub moves: MoveTexts,
+    pub notation: i32,
+    pub variant: i32,
+    pub strict_san: bool,
+    pub include_fens: bool,
+    pub skip_legal_moves: bool,
+    pub plies_from: u32,
+    pub chess960_position: Option<u32>,
+    pub shredder_fen: bool,
+    pub flagged: i32,
+    pub include_winnability: bool,
+}
+
+impl Decode for ValidateGameRequest {
+    fn decode(buf: impl Buf) -> Result<ValidateGameRequest, DecodeError> {
+        let mut request = ValidateGameRequest::default();
+        merge_fields(buf, |tag, wire_type, buf, ctx| {
+            request.merge_field_within(tag, wire_type, buf, ctx, 0)
+        })?;
+        Ok(request)
+    }
+}
+
+impl ValidateGameRequest {
+    /// Reads field `tag`, whose key was just read, of a message that ends
+    /// where `end` bytes of `buf` remain (0 unless it is nested in another).
+    fn merge_field_within(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+        end: usize,
+    ) -> Result<(), DecodeError> {
+        const NAME: &str = "ValidateGameRequest";
+        match tag {
+            1 => string::merge(wire_type, &mut self.fen, buf, ctx).map_err(at(NAME, "fen")),
+            2 => self.moves.merge(tag, wire_type, buf, ctx, end).map_err(at(NAME, "moves")),
+            3 => {
+                int32::merge(wire_type, &mut self.notation, buf, ctx).map_err(at(NAME, "notation"))
+            }
+            4 => int32::merge(wire_type, &mut self.variant, buf, ctx).map_err(at(NAME, "variant")),
+            5 => pbool::merge(wire_type, &mut self.strict_san, buf, ctx)
+                .map_err(at(NAME, "strict_san")),
+            6 => pbool::merge(wire_type, &mut self.include_fens, buf, ctx)
+                .map_err(at(NAME, "include_fens")),
+            7 => pbool::merge(wire_type, &mut self.skip_legal_moves, buf, ctx)
+                .map_err(at(NAME, "skip_legal_moves")),
+            8 => uint32::merge(wire_type, &mut self.plies_from, buf, ctx)
+                .map_err(at(NAME, "plies_from")),
+            9 => merge_optional(wire_type, &mut self.chess960_position, buf, ctx)
+                .map_err(at(NAME, "chess960_position")),
+            10 => pbool::merge(wire_type, &mut self.shredder_fen, buf, ctx)
+                .map_err(at(NAME, "shredder_fen")),
+            11 => int32::merge(wire_type, &mut self.flagged, buf, ctx).map_err(at(NAME, "flagged")),
+            12 => pbool::merge(wire_type, &mut self.include_winnability, buf, ctx)
+                .map_err(at(NAME, "include_winnability")),
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+}
+
+/// A `ValidateGameRequest` nested in a `ValidateGamesRequest`, decoded by
+/// prost's `message::merge` with the end of its bytes known, so that its
+/// move texts are read up to there and not into the outer message's next
+/// fields.
+#[derive(Debug)]
+struct Nested<'a> {
+    game: &'a mut ValidateGameRequest,
+    end: usize,
+}
+
+impl Nested<'_> {
+    /// Where the length-delimited field at the start of `buf` ends, counted
+    /// as the bytes of `buf` that follow it; all of them when its length
+    /// cannot be read from the first chunk or overruns `buf` (prost then
+    /// reads it, or gives its error, and no run is taken).
+    fn end(buf: &impl Buf) -> usize {
+        let mut head = buf.chunk();
+        let before = head.len();
+        let remaining = buf.remaining();
+        prost::encoding::decode_varint(&mut head)
+            .ok()
+            .and_then(|len| {
+                let after_length = remaining.checked_sub(before - head.len())?;
+                after_length.checked_sub(usize::try_from(len).ok()?)
+            })
+            .unwrap_or(remaining)
+    }
+}
+
+/// The bound of prost's `message::merge`, which reads the nested game: it is
+/// the one way into a nested message that keeps prost's recursion limit
+/// (the context it hands on counts one level deeper, and prost keeps that
+/// step to itself), so that a game nested in a stream fails where prost's
+/// generated code fails. Only the decoding half is ever called: `merge`
+/// never encodes, and the encoding half exists for the bound alone.
+impl Message for Nested<'_> {
+    fn encode_raw(&self, _: &mut impl BufMut) {
+        unreachable!("a nested game is only decoded");
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        self.game.merge_field_within(tag, wire_type, buf, ctx, self.end)
+    }
+
+    fn encoded_len(&self) -> usize {
+        unreachable!("a nested game is only decoded");
+    }
+
+    fn clear(&mut self) {
+        *self.game = ValidateGameRequest::default();
+    }
+}
+
+/// `arbiter.v1.ValidateGamesRequest`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValidateGamesRequest {
+    pub id: String,
+    pub game: Option<ValidateGameRequest>,
+}
+
+impl Decode for ValidateGamesRequest {
+    fn decode(buf: impl Buf) -> Result<ValidateGamesRequest, DecodeError> {
+        let mut request = ValidateGamesRequest::default();
+        merge_fields(buf, |tag, wire_type, buf, ctx| {
+            request.merge_field(tag, wire_type, buf, ctx)
+        })?;
+        Ok(request)
+    }
+}
+
+impl ValidateGamesRequest {
+    /// Reads field `tag`, whose key was just read.
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        const NAME: &str = "ValidateGamesRequest";
+        match tag {
+            1 => string::merge(wire_type, &mut self.id, buf, ctx).map_err(at(NAME, "id")),
+            2 => {
+                let game = self.game.get_or_insert_with(ValidateGameRequest::default);
+                let end = Nested::end(buf);
+                message::merge(wire_type, &mut Nested { game, end }, buf, ctx)
+                    .map_err(at(NAME, "game"))
+            }
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+}
+
+/// `arbiter.v1.LegalMovesRequest`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LegalMovesRequest {
+    pub fen: String,
+    pub moves: MoveTexts,
+    pub notation: i32,
+    pub variant: i32,
+    pub from_square: String,
+    pub chess960_position: Option<u32>,
+    pub shredder_fen: bool,
+}
+
+impl Decode for LegalMovesRequest {
+    fn decode(buf: impl Buf) -> Result<LegalMovesRequest, DecodeError> {
+        let mut request = LegalMovesRequest::default();
+        merge_fields(buf, |tag, wire_type, buf, ctx| {
+            request.merge_field(tag, wire_type, buf, ctx)
+        })?;
+        Ok(request)
+    }
+}
+
+impl LegalMovesRequest {
+    /// Reads field `tag`, whose key was just read.
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        const NAME: &str = "LegalMovesRequest";
+        match tag {
+            1 => string::merge(wire_type, &mut self.fen, buf, ctx).map_err(at(NAME, "fen")),
+            2 => self.moves.merge(tag, wire_type, buf, ctx, 0).map_err(at(NAME, "moves")),
+            3 => {
+                int32::merge(wire_type, &mut self.notation, buf, ctx).map_err(at(NAME, "notation"))
+            }
+            4 => int32::merge(wire_type, &mut self.variant, buf, ctx).map_err(at(NAME, "variant")),
+            5 => string::merge(wire_type, &mut self.from_square, buf, ctx)
+                .map_err(at(NAME, "from_square")),
+            6 => merge_optional(wire_type, &mut self.chess960_position, buf, ctx)
+                .map_err(at(NAME, "chess960_position")),
+            7 => pbool::merge(wire_type, &mut self.shredder_fen, buf, ctx)
+                .map_err(at(NAME, "shredder_fen")),
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+}
+
+/// The same request, as a client builds it.
+impl From<proto::ValidateGameRequest> for ValidateGameRequest {
+    fn from(request: proto::ValidateGameRequest) -> ValidateGameRequest {
+        let proto::ValidateGameRequest {
+            fen,
+            moves,
+            notation,
+            variant,
+            strict_san,
+            include_fens,
+            skip_legal_moves,
+            plies_from,
+            chess960_position,
+            shredder_fen,
+            flagged,
+            include_winnability,
+        } = request;
+        ValidateGameRequest {
+            fen,
+            moves: moves.into_iter().collect(),
+            notation,
+            variant,
+            strict_san,
+            include_fens,
+            skip_legal_moves,
+            plies_from,
+            chess960_position,
+            shredder_fen,
+            flagged,
+            include_winnability,
+        }
+    }
+}
+
+impl From<proto::ValidateGamesRequest> for ValidateGamesRequest {
+    fn from(request: proto::ValidateGamesRequest) -> ValidateGamesRequest {
+        let proto::ValidateGamesRequest { id, game } = request;
+        ValidateGamesRequest { id, game: game.map(ValidateGameRequest::from) }
+    }
+}
+
+impl From<proto::LegalMovesRequest> for LegalMovesRequest {
+    fn from(request: proto::LegalMovesRequest) -> LegalMovesRequest {
+        let proto::LegalMovesRequest {
+            fen,
+            moves,
+            notation,
+            variant,
+            from_square,
+            chess960_position,
+            shredder_fen,
+        } = request;
+        LegalMovesRequest {
+            fen,
+            moves: moves.into_iter().collect(),
+            notation,
+            variant,
+            from_square,
+            chess960_position,
+            shredder_fen,
+        }
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game() -> proto::ValidateGameRequest {
+        proto::ValidateGameRequest {
+            fen: "8/8/8/8/8/8/8/K1k5 w - - 0 1".into(),
+            moves: ["e4", "", "Nf3", "é", &"x".repeat(200)].map(str::to_owned).to_vec(),
+            notation: 2,
+            variant: -1,
+            strict_san: true,
+            include_fens: false,
+            skip_legal_moves: true,
+            plies_from: 300,
+            // Present though 0: proto3 `optional` keeps it.
+            chess960_position: Some(0),
+            shredder_fen: true,
+            flagged: 2,
+            include_winnability: true,
+        }
+    }
+
+    #[test]
+    fn move_texts_split_as_they_were_given() {
+        let given = ["e4", "", "Nf3", "é", "O-O-O"];
+        let moves: MoveTexts = given.iter().collect();
+        for start in 0..=given.len() {
+            assert_eq!(moves.tail(start), given[start..]);
+            let (texts, ends) = moves.span(start..given.len());
+            assert_eq!(texts, given[start..].concat());
+            assert_eq!(ends.len(), given.len() - start);
+            let mut cut = moves.clone();
+            cut.truncate(start);
+            assert_eq!(cut.iter().collect::<Vec<_>>(), given[..start]);
+        }
+    }
+
+    /// The hand-written messages read the generated ones' bytes as the
+    /// generated ones do.
+    #[test]
+    fn requests_read_the_contracts_bytes() {
+        let request = game();
+        let bytes = request.encode_to_vec();
+        let decoded = ValidateGameRequest::decode(bytes.as_slice()).unwrap();
+        assert_eq!(decoded, ValidateGameRequest::from(request.clone()));
+        assert_eq!(decoded.moves.iter().collect::<Vec<_>>(), request.moves);
+
+        let stream = proto::ValidateGamesRequest { id: "7".into(), game: Some(request) };
+        let bytes = stream.encode_to_vec();
+        let decoded = ValidateGamesRequest::decode(bytes.as_slice()).unwrap();
+        assert_eq!(decoded, ValidateGamesRequest::from(stream));
+
+        let legal = proto::LegalMovesRequest {
+            fen: String::new(),
+            moves: vec!["d4".into(), "d5".into()],
+            notation: 1,
+            variant: 2,
+            from_square: "c1".into(),
+            chess960_position: Some(959),
+            shredder_fen: true,
+        };
+        let bytes = legal.encode_to_vec();
+        let decoded = LegalMovesRequest::decode(bytes.as_slice()).unwrap();
+        assert_eq!(decoded.moves.iter().collect::<Vec<_>>(), legal.moves);
+        assert_eq!((decoded.chess960_position, decoded.shredder_fen), (Some(959), true));
+        assert_eq!(decoded, LegalMovesRequest::from(legal));
+    }
+
+    /// Bad input fails as prost's generated decoding fails, with the same
+    /// error, whether the bytes come in one chunk or many.
+    #[test]
+    fn malformed_moves_fail_as_prost_fails() {
+        let good = game().encode_to_vec();
+        let at = good.windows(3).position(|w| w == b"Nf3").unwrap();
+        let mut cases = Vec::new();
+        let mut not_utf8 = good.clone();
+        not_utf8[at] = 0xff;
+        cases.push(not_utf8);
+        cases.push(good[..at + 1].to_vec());
+        let mut long = good.clone();
+        long[at - 1] = 0x7f;
+        cases.push(long);
+        for bytes in cases {
+            let expected =
+                <proto::ValidateGameRequest as Message>::decode(bytes.as_slice()).unwrap_err();
+            let got = ValidateGameRequest::decode(bytes.as_slice()).unwrap_err();
+            assert_eq!(got.to_string(), expected.to_string());
+            // Two chunks, split inside the third text.
+            let chained = bytes[..at].chain(&bytes[at..]);
+            let got = ValidateGameRequest::decode(chained).unwrap_err();
+            assert_eq!(got.to_string(), expected.to_string());
+            let stream = proto::ValidateGamesRequest { id: String::new(), game: None };
+            let mut nested = stream.encode_to_vec();
+            nested.push(0x12);
+            prost::encoding::encode_varint(bytes.len() as u64, &mut nested);
+            nested.extend_from_slice(&bytes);
+            let expected =
+                <proto::ValidateGamesRequest as Message>::decode(nested.as_slice()).unwrap_err();
+            let got = ValidateGamesRequest::decode(nested.as_slice()).unwrap_err();
+            assert_eq!(got.to_string(), expected.to_string());
+        }
+        let chained = good[..at].chain(&good[at..]);
+        let decoded = ValidateGameRequest::decode(chained).unwrap();
+        assert_eq!(decoded, ValidateGameRequest::from(game()));
+    }
+
+    /// A game sent as two occurrences of the `game` field merges into one,
+    /// as protobuf merges a message field given twice: its move texts are
+    /// read up to the end of each occurrence, never into the next field.
+    #[test]
+    fn a_game_sent_in_parts_merges_as_prost_merges() {
+        let whole = proto::ValidateGameRequest {
+            moves: ["e4", "e5", "", "Nf3", "é", "Nc6"].map(str::to_owned).to_vec(),
+            // All of it UTF-8, as a text swallowed by mistake would be.
+            variant: 0,
+            plies_from: 5,
+            ..game()
+        };
+        for at in 0..=whole.moves.len() {
+            // The first part ends with its moves; the second is short, so
+            // that its length takes one byte, as a move text's does.
+            let first = proto::ValidateGameRequest {
+                fen: whole.fen.clone(),
+                moves: whole.moves[..at].to_vec(),
+                ..Default::default()
+            };
+            let second = proto::ValidateGameRequest {
+                fen: String::new(),
+                moves: whole.moves[at..].to_vec(),
+                ..whole.clone()
+            };
+            let mut bytes =
+                proto::ValidateGamesRequest { id: "g".into(), game: Some(first) }.encode_to_vec();
+            bytes.extend(
+                proto::ValidateGamesRequest { id: String::new(), game: Some(second) }
+                    .encode_to_vec(),
+            );
+            let expected =
+                <proto::ValidateGamesRequest as Message>::decode(bytes.as_slice()).unwrap();
+            assert_eq!(expected.game.as_ref().unwrap().moves, whole.moves);
+            let got = ValidateGamesRequest::decode(bytes.as_slice()).unwrap();
+            assert_eq!(got, ValidateGamesRequest::from(expected), "split at {at}");
+        }
+    }
+
+    /// An unknown field of groups nested deep inside a stream's game fails
+    /// at the depth where prost's generated code fails: the game is entered
+    /// through prost's `message::merge`, which counts the nesting (the
+    /// reason [`Nested`] is a prost `Message`).
+    #[test]
+    fn deep_groups_in_a_nested_game_fail_where_prost_fails() {
+        for depth in 95..=101 {
+            let mut game = Vec::new();
+            for _ in 0..depth {
+                prost::encoding::encode_key(20, WireType::StartGroup, &mut game);
+            }
+            for _ in 0..depth {
+                prost::encoding::encode_key(20, WireType::EndGroup, &mut game);
+            }
+            let mut bytes = vec![0x12];
+            prost::encoding::encode_varint(game.len() as u64, &mut bytes);
+            bytes.extend_from_slice(&game);
+            let expected = <proto::ValidateGamesRequest as Message>::decode(bytes.as_slice());
+            let got = ValidateGamesRequest::decode(bytes.as_slice());
+            match (expected, got) {
+                (Ok(expected), Ok(got)) => assert_eq!(got, expected.into(), "depth {depth}"),
+                (Err(expected), Err(got)) => assert_eq!(got.to_string(), expected.to_string()),
+                (expected, got) => panic!("depth {depth}: prost {expected:?}, ours {got:?}"),
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Any move list, its texts short or long, ASCII or not, with other
+        /// fields between them, and possibly one byte changed: decoded as
+        /// prost's generated code decodes it, in one chunk or two.
+        #[test]
+        fn move_runs_decode_as_prost_decodes(
+            moves in proptest::collection::vec("[a-h1-8NBRQKx=+#-]{0,8}|.{0,3}|x{120,140}", 0..40),
+            between in proptest::option::of(0usize..40),
+            flip in proptest::option::of((proptest::num::usize::ANY, proptest::num::u8::ANY)),
+            split in proptest::num::usize::ANY,
+        ) {
+            let request = proto::ValidateGameRequest { moves, notation: 1, ..game() };
+            let mut bytes = request.encode_to_vec();
+            // Fields are written in tag order; a field between the moves is
+            // also valid protobuf.
+            if let Some(at) = between.filter(|&at| at < request.moves.len()) {
+                let mut head = proto::ValidateGameRequest {
+                    moves: request.moves[..at].to_vec(),
+                    ..Default::default()
+                }
+                .encode_to_vec();
+                head.extend([3 << 3, 2]);
+                head.extend(
+                    proto::ValidateGameRequest {
+                        moves: request.moves[at..].to_vec(),
+                        ..request.clone()
+                    }
+                    .encode_to_vec(),
+                );
+                bytes = head;
+            }
+            if let Some((at, byte)) = flip.filter(|_| !bytes.is_empty()) {
+                let at = at % bytes.len();
+                bytes[at] = byte;
+            }
+            let expected = <proto::ValidateGameRequest as Message>::decode(bytes.as_slice());
+            let split = split % (bytes.len() + 1);
+            for got in [
+                ValidateGameRequest::decode(bytes.as_slice()),
+                ValidateGameRequest::decode(bytes[..split].chain(&bytes[split..])),
+            ] {
+                match (&expected, got) {
+                    (Ok(expected), Ok(got)) => {
+                        proptest::prop_assert_eq!(got, ValidateGameRequest::from(expected.clone()));
+                    }
+                    (Err(expected), Err(got)) => {
+                        proptest::prop_assert_eq!(got.to_string(), expected.to_string());
+                    }
+                    (expected, got) => {
+                        proptest::prop_assert!(false, "prost: {expected:?}, ours: {got:?}");
+                    }
+                }
+            }
+        }
+    }
+}
