@@ -269,7 +269,7 @@ impl ReplayCache {
         options: &ReplayOptions,
     ) -> Replay {
         let CachedPrefix { start, found, hashes } = prefix;
-        let (Entry { mut replayed, legal_moves }, key) = match found {
+        let (Entry { mut replayer, legal_moves }, key) = match found {
             Found::Shared(entry) => {
                 let &(len, hash) = hashes.last().expect("a shared entry was looked up");
                 return self.answer_repeat(
@@ -283,25 +283,25 @@ impl ReplayCache {
             // unwinnability analysis, work for where `finish` runs.
             Found::Fresh => (
                 Entry {
-                    replayed: Replayer::new(start.clone(), options.analysis),
+                    replayer: Replayer::new(start.clone(), options.analysis),
                     legal_moves: None,
                 },
                 None,
             ),
         };
-        let done = replayed.plies().len();
-        let tail = replayed.extend(&moves.tail(done), options);
+        let done = replayer.plies().len();
+        let tail = replayer.extend(&moves.tail(done), options);
         // The final look's finding stays with the entry: a repeat answers
         // from it, the next move from the helpmate carried over.
-        replayed.look_at_end();
-        let len = replayed.plies().len();
+        replayer.look_at_end();
+        let len = replayer.plies().len();
         // The final position's legal moves stay with the entry once a request
         // has repeated its list (a retry, a second client of the same game),
         // so that the next repeat does not list them again. Most lists are
         // sent once: those keep nothing, and pay no copy.
         let repeated = len == done;
         let mut legal_moves = legal_moves.filter(|_| repeated);
-        let answer = replayed.answer_with(tail, options, |game| match &legal_moves {
+        let answer = replayer.answer_with(tail, options, |game| match &legal_moves {
             Some(kept) => kept.clone(),
             None => {
                 let listed = game.legal_moves(Bitboard::FULL);
@@ -336,7 +336,7 @@ impl ReplayCache {
                 Key::new(hash, start, options, moves, len)
             }
         };
-        self.entries.insert(key, Arc::new(Entry { replayed, legal_moves }));
+        self.entries.insert(key, Arc::new(Entry { replayer, legal_moves }));
         answer
     }
 
@@ -360,7 +360,7 @@ impl ReplayCache {
     /// keeps them with a copy of the entry, under `key`.
     fn answer_repeat(&self, entry: &Entry, key: Key, options: &ReplayOptions) -> Replay {
         let mut listed = None;
-        let answer = entry.replayed.answer_with(ReplayTail::default(), options, |game| {
+        let answer = entry.replayer.answer_with(ReplayTail::default(), options, |game| {
             entry.legal_moves.clone().unwrap_or_else(|| {
                 let legal_moves = game.legal_moves(Bitboard::FULL);
                 listed = Some(legal_moves.clone());
@@ -368,7 +368,7 @@ impl ReplayCache {
             })
         });
         if let Some(legal_moves) = listed {
-            let kept = Entry { replayed: entry.replayed.clone(), legal_moves: Some(legal_moves) };
+            let kept = Entry { replayer: entry.replayer.clone(), legal_moves: Some(legal_moves) };
             // Replacing the entry in place would count as an eviction.
             self.entries.remove(&key);
             self.entries.insert(key, Arc::new(kept));
@@ -452,13 +452,13 @@ impl ReplayCache {
 /// position's legal moves with their SAN once a repeat asked for them.
 #[derive(Clone, Debug)]
 struct Entry {
-    replayed: Replayer,
+    replayer: Replayer,
     legal_moves: Option<Vec<LegalMove>>,
 }
 
 impl Entry {
     fn heap_bytes(&self) -> usize {
-        self.replayed.heap_bytes()
+        self.replayer.heap_bytes()
             + self.legal_moves.as_ref().map_or(0, |legal| legal.capacity() * size_of::<LegalMove>())
     }
 }
@@ -479,8 +479,8 @@ impl CachedPrefix {
     /// How many moves are already played.
     pub fn plies_done(&self) -> usize {
         match &self.found {
-            Found::Shared(entry) => entry.replayed.plies().len(),
-            Found::Taken(entry, _) => entry.replayed.plies().len(),
+            Found::Shared(entry) => entry.replayer.plies().len(),
+            Found::Taken(entry, _) => entry.replayer.plies().len(),
             Found::Fresh => 0,
         }
     }

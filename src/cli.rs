@@ -362,19 +362,19 @@ fn write_game<S: AsRef<str>>(
     moves: &[S],
     options: &ReplayOptions,
 ) -> io::Result<()> {
-    let mut replayed = Replayer::new(start, options.analysis);
-    let tail = replayed.extend(moves, options);
+    let mut replayer = Replayer::new(start, options.analysis);
+    let tail = replayer.extend(moves, options);
     if options.include_fens || options.plies_from > 0 {
-        let replay = replayed.answer(tail, options);
+        let replay = replayer.answer(tail, options);
         let messages = Messages::new(&replay);
         GameJson::new(&replay, &messages).write_json(out)?;
     } else {
         // The plies go from the replay into the JSON: the answer is asked
         // for none (from past the last), not for a record of each.
-        let rest = replayed.answer(tail, &ReplayOptions { plies_from: usize::MAX, ..*options });
+        let rest = replayer.answer(tail, &ReplayOptions { plies_from: usize::MAX, ..*options });
         let messages = Messages::new(&rest);
-        let mode = replayed.game().position().castling_mode();
-        GameJson::new(&rest, &messages).with_plies(replayed.plies(), mode).write_json(out)?;
+        let mode = replayer.game().position().castling_mode();
+        GameJson::new(&rest, &messages).with_plies(replayer.plies(), mode).write_json(out)?;
     }
     out.push(b'\n');
     Ok(())

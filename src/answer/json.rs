@@ -490,14 +490,14 @@ mod tests {
             let mut expected = Vec::new();
             GameJson::new(&full, &messages).write_json(&mut expected).unwrap();
 
-            let mut replayed = Replayer::new(start, options.analysis);
-            let tail = replayed.extend(&moves, &options);
+            let mut replayer = Replayer::new(start, options.analysis);
+            let tail = replayer.extend(&moves, &options);
             let none = ReplayOptions { plies_from: usize::MAX, ..options };
-            let rest = replayed.answer(tail, &none);
+            let rest = replayer.answer(tail, &none);
             let messages = Messages::new(&rest);
             let mut written = Vec::new();
             GameJson::new(&rest, &messages)
-                .with_plies(replayed.plies(), mode)
+                .with_plies(replayer.plies(), mode)
                 .write_json(&mut written)
                 .unwrap();
             let text = String::from_utf8(written).unwrap();

@@ -75,8 +75,8 @@ fn a_flag_fall_against_a_colour_that_cannot_mate_is_a_draw() {
         .collect();
     let outcomes = common::parallel_map(&cases, |(_, fen, flagged)| {
         let options = ReplayOptions { flagged: Some(*flagged), ..ReplayOptions::default() };
-        let replayed = Replayer::new(position(fen), options.analysis);
-        replayed.answer(Default::default(), &options).outcome
+        let replayer = Replayer::new(position(fen), options.analysis);
+        replayer.answer(Default::default(), &options).outcome
     });
     let (mut unwinnable, mut drawn) = (0, 0);
     for ((opponent_can_mate, fen, flagged), outcome) in cases.iter().zip(outcomes) {
