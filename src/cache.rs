@@ -52,7 +52,7 @@ use metrics::Counter;
 use quick_cache::sync::Cache;
 use quick_cache::{Equivalent, Lifecycle, Weighter};
 
-use crate::api::MoveTexts;
+use crate::move_texts::MoveTexts;
 use crate::telemetry::prometheus::{
     CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES, CACHE_NOT_KEPT,
 };

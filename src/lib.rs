@@ -20,6 +20,8 @@
 //!   the proto3 JSON that `arbiter validate` prints ([`answer::json`]) and
 //!   the JSON line of `arbiter pgn --json` ([`answer::pgn_json`]); the
 //!   wire bytes of the game calls are [`api::wire`]'s.
+//! - [`move_texts`]: a request's move texts in one buffer, filled by the
+//!   request decoder and kept by the cache as its key.
 //! - [`status`]: the names of gRPC status codes, for metrics and JSON.
 //! - [`cache`]: the bounded cache of replay state that lets a request
 //!   extending a recently seen move list replay only the new moves.
@@ -45,6 +47,7 @@ pub mod cli;
 pub mod config;
 pub mod listener;
 pub mod metrics_endpoint;
+pub mod move_texts;
 pub mod proto;
 pub mod server;
 pub mod status;

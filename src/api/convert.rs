@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::api::MoveTexts;
+use crate::move_texts::MoveTexts;
 use crate::proto;
 use arbiter_chess::{CastlingMode, Color, Notation, Position, ReplayOptions};
 

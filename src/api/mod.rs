@@ -6,12 +6,9 @@
 
 pub mod codec;
 pub mod convert;
-mod move_texts;
 pub mod pgn;
 pub mod service;
 pub mod wire;
-
-pub use move_texts::MoveTexts;
 
 use std::time::Duration;
 

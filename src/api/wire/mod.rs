@@ -3,7 +3,7 @@
 //!
 //! - `requests`: `ValidateGameRequest`, `ValidateGamesRequest` and
 //!   `LegalMovesRequest`: the repeated `moves` field decodes into one
-//!   buffer with the end of each text ([`MoveTexts`](crate::api::MoveTexts))
+//!   buffer with the end of each text ([`MoveTexts`](crate::move_texts::MoveTexts))
 //!   rather than a `String` per move. They are read through the codec's
 //!   [`Decode`](crate::api::codec::Decode), not prost's `Message`: the
 //!   server never writes them.

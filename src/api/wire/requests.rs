@@ -14,8 +14,8 @@ use prost::encoding::{
 };
 use prost::{DecodeError, Message};
 
-use crate::api::MoveTexts;
 use crate::api::codec::Decode;
+use crate::move_texts::MoveTexts;
 use crate::proto;
 
 /// The prost side of [`MoveTexts`]: a repeated `string` field decoded into
