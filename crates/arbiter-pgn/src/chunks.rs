@@ -430,7 +430,7 @@ fn read_in_chunks_with<R: BufRead>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::GameReader;
+    use crate::reader::GameReader;
 
     /// The games of `text` read in chunks of about `size` bytes, joined,
     /// and the endings of the chunks split at a line: (clean, not).
