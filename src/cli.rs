@@ -557,7 +557,7 @@ fn workers() -> usize {
 
 /// One colour's answer in `arbiter winnable`'s JSON.
 #[derive(Serialize)]
-struct VerdictJson {
+struct WinnabilityJson {
     verdict: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     helpmate: Option<Vec<String>>,
@@ -567,17 +567,17 @@ struct VerdictJson {
 #[derive(Serialize)]
 struct WinnableLine<'a> {
     fen: &'a str,
-    white: VerdictJson,
-    black: VerdictJson,
+    white: WinnabilityJson,
+    black: WinnabilityJson,
 }
 
-fn verdict_json(pos: &Position, color: Color, budget: SearchBudget) -> VerdictJson {
+fn winnability_json(pos: &Position, color: Color, budget: SearchBudget) -> WinnabilityJson {
     let verdict = analyse(pos, color, budget);
     let helpmate = match &verdict {
         Winnability::Winnable(line) => Some(line.iter().map(ToString::to_string).collect()),
         Winnability::Unwinnable | Winnability::Undetermined => None,
     };
-    VerdictJson { verdict: verdict.name(), helpmate }
+    WinnabilityJson { verdict: verdict.name(), helpmate }
 }
 
 /// Writes the JSON line for one FEN (or its error line).
@@ -595,8 +595,8 @@ fn winnable_line(out: &mut impl Write, text: &str, budget: SearchBudget) -> io::
             out,
             &WinnableLine {
                 fen: &fen,
-                white: verdict_json(&pos, Color::White, budget),
-                black: verdict_json(&pos, Color::Black, budget),
+                white: winnability_json(&pos, Color::White, budget),
+                black: winnability_json(&pos, Color::Black, budget),
             },
         ),
         Err(err) => write_json(

@@ -86,7 +86,7 @@ const MAX_PLIES: usize = 200;
 
 /// How a game stands at its end, in terms every engine can express.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Verdict {
+enum GameEnd {
     Ongoing { fifty_move: bool, threefold: bool },
     Checkmate { white_wins: bool },
     Stalemate,
@@ -95,36 +95,36 @@ enum Verdict {
     SeventyFiveMoveRule,
 }
 
-impl Verdict {
-    fn from_arbiter(outcome: Outcome) -> Verdict {
+impl GameEnd {
+    fn from_arbiter(outcome: Outcome) -> GameEnd {
         match outcome.termination {
-            None => Verdict::Ongoing {
+            None => GameEnd::Ongoing {
                 fifty_move: outcome.fifty_move_claimable,
                 threefold: outcome.threefold_claimable,
             },
             Some(Termination::Checkmate) => {
-                Verdict::Checkmate { white_wins: outcome.result == GameResult::WhiteWins }
+                GameEnd::Checkmate { white_wins: outcome.result == GameResult::WhiteWins }
             }
-            Some(Termination::Stalemate) => Verdict::Stalemate,
+            Some(Termination::Stalemate) => GameEnd::Stalemate,
             Some(Termination::InsufficientMaterial | Termination::DeadPosition) => {
-                Verdict::DeadPosition
+                GameEnd::DeadPosition
             }
             Some(Termination::Timeout | Termination::TimeoutVsUnwinnable) => {
                 unreachable!("no flag falls in the benchmark's games")
             }
-            Some(Termination::FivefoldRepetition) => Verdict::FivefoldRepetition,
-            Some(Termination::SeventyFiveMoveRule) => Verdict::SeventyFiveMoveRule,
+            Some(Termination::FivefoldRepetition) => GameEnd::FivefoldRepetition,
+            Some(Termination::SeventyFiveMoveRule) => GameEnd::SeventyFiveMoveRule,
         }
     }
 
     fn name(self) -> &'static str {
         match self {
-            Verdict::Ongoing { .. } => "ply limit",
-            Verdict::Checkmate { .. } => "checkmate",
-            Verdict::Stalemate => "stalemate",
-            Verdict::DeadPosition => "dead position",
-            Verdict::FivefoldRepetition => "fivefold",
-            Verdict::SeventyFiveMoveRule => "75-move rule",
+            GameEnd::Ongoing { .. } => "ply limit",
+            GameEnd::Checkmate { .. } => "checkmate",
+            GameEnd::Stalemate => "stalemate",
+            GameEnd::DeadPosition => "dead position",
+            GameEnd::FivefoldRepetition => "fivefold",
+            GameEnd::SeventyFiveMoveRule => "75-move rule",
         }
     }
 
@@ -138,19 +138,19 @@ impl Verdict {
         repetitions: usize,
         halfmoves: u32,
         no_moves: impl FnOnce() -> (bool, bool),
-    ) -> Option<Verdict> {
+    ) -> Option<GameEnd> {
         if mated {
-            return Some(Verdict::Checkmate { white_wins: !white_to_move });
+            return Some(GameEnd::Checkmate { white_wins: !white_to_move });
         }
         if !(dead || repetitions >= 5 || halfmoves >= 150) {
             return None;
         }
         Some(match no_moves() {
-            (true, true) => Verdict::Checkmate { white_wins: !white_to_move },
-            (true, false) => Verdict::Stalemate,
-            _ if dead => Verdict::DeadPosition,
-            _ if repetitions >= 5 => Verdict::FivefoldRepetition,
-            _ => Verdict::SeventyFiveMoveRule,
+            (true, true) => GameEnd::Checkmate { white_wins: !white_to_move },
+            (true, false) => GameEnd::Stalemate,
+            _ if dead => GameEnd::DeadPosition,
+            _ if repetitions >= 5 => GameEnd::FivefoldRepetition,
+            _ => GameEnd::SeventyFiveMoveRule,
         })
     }
 }
@@ -162,7 +162,7 @@ struct GameCase {
     /// The tokens joined, each followed by a space: the expected output.
     san_out: String,
     uci_out: String,
-    verdict: Verdict,
+    verdict: GameEnd,
     en_passant: usize,
 }
 
@@ -206,7 +206,7 @@ fn workload(count: usize) -> Vec<GameCase> {
                 uci_out: joined(&uci),
                 san,
                 uci,
-                verdict: Verdict::from_arbiter(game.outcome()),
+                verdict: GameEnd::from_arbiter(game.outcome()),
                 en_passant,
             }
         })
@@ -233,8 +233,8 @@ impl Round {
 /// Returns the plies accepted and the final verdict.
 trait Engine {
     const NAME: &'static str;
-    fn san_game(tokens: &[String], out: &mut String) -> (usize, Verdict);
-    fn uci_game(tokens: &[String], out: &mut String) -> (usize, Verdict);
+    fn san_game(tokens: &[String], out: &mut String) -> (usize, GameEnd);
+    fn uci_game(tokens: &[String], out: &mut String) -> (usize, GameEnd);
 }
 
 struct Arbiter;
@@ -242,7 +242,7 @@ struct Arbiter;
 impl Engine for Arbiter {
     const NAME: &'static str = "arbiter";
 
-    fn san_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+    fn san_game(tokens: &[String], out: &mut String) -> (usize, GameEnd) {
         let mut game = Game::new(Position::default());
         let mut plies = 0;
         for token in tokens {
@@ -256,10 +256,10 @@ impl Engine for Arbiter {
             out.push(' ');
             plies += 1;
         }
-        (plies, Verdict::from_arbiter(game.outcome()))
+        (plies, GameEnd::from_arbiter(game.outcome()))
     }
 
-    fn uci_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+    fn uci_game(tokens: &[String], out: &mut String) -> (usize, GameEnd) {
         let mut game = Game::new(Position::default());
         let mut plies = 0;
         for token in tokens {
@@ -271,7 +271,7 @@ impl Engine for Arbiter {
             out.push(' ');
             plies += 1;
         }
-        (plies, Verdict::from_arbiter(game.outcome()))
+        (plies, GameEnd::from_arbiter(game.outcome()))
     }
 }
 
@@ -282,7 +282,7 @@ impl Engine for Arbiter {
 struct ArbiterReplay;
 
 impl ArbiterReplay {
-    fn game(tokens: &[String], notation: Notation, out: &mut String) -> (usize, Verdict) {
+    fn game(tokens: &[String], notation: Notation, out: &mut String) -> (usize, GameEnd) {
         let options = ReplayOptions { notation, skip_legal_moves: true, ..Default::default() };
         let replay = replay(Position::default(), tokens, &options);
         for ply in &replay.plies {
@@ -292,18 +292,18 @@ impl ArbiterReplay {
             }
             out.push(' ');
         }
-        (replay.plies.len(), Verdict::from_arbiter(replay.outcome))
+        (replay.plies.len(), GameEnd::from_arbiter(replay.outcome))
     }
 }
 
 impl Engine for ArbiterReplay {
     const NAME: &'static str = "arbiter replay()";
 
-    fn san_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+    fn san_game(tokens: &[String], out: &mut String) -> (usize, GameEnd) {
         Self::game(tokens, Notation::San, out)
     }
 
-    fn uci_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+    fn uci_game(tokens: &[String], out: &mut String) -> (usize, GameEnd) {
         Self::game(tokens, Notation::Uci, out)
     }
 }
@@ -447,18 +447,18 @@ fn check_cli_output(games: &[GameCase], stdout: &[u8], args: &[&str]) {
         let termination = outcome["termination"].as_str().unwrap_or("");
         let claims = outcome["claimableDraws"].as_array().expect("claimableDraws").len();
         let expected = match game.verdict {
-            Verdict::Ongoing { fifty_move, threefold } => {
+            GameEnd::Ongoing { fifty_move, threefold } => {
                 ("", usize::from(fifty_move) + usize::from(threefold))
             }
-            Verdict::Checkmate { .. } => ("TERMINATION_CHECKMATE", 0),
-            Verdict::Stalemate => ("TERMINATION_STALEMATE", 0),
-            Verdict::DeadPosition => ("TERMINATION_INSUFFICIENT_MATERIAL", 0),
-            Verdict::FivefoldRepetition => ("TERMINATION_FIVEFOLD_REPETITION", 0),
-            Verdict::SeventyFiveMoveRule => ("TERMINATION_SEVENTY_FIVE_MOVE_RULE", 0),
+            GameEnd::Checkmate { .. } => ("TERMINATION_CHECKMATE", 0),
+            GameEnd::Stalemate => ("TERMINATION_STALEMATE", 0),
+            GameEnd::DeadPosition => ("TERMINATION_INSUFFICIENT_MATERIAL", 0),
+            GameEnd::FivefoldRepetition => ("TERMINATION_FIVEFOLD_REPETITION", 0),
+            GameEnd::SeventyFiveMoveRule => ("TERMINATION_SEVENTY_FIVE_MOVE_RULE", 0),
         };
         assert_eq!((termination, claims), expected, "arbiter {args:?} game {i}: outcome");
         let legal = json["position"]["legalMoves"].as_array().map_or(0, Vec::len);
-        let over = !matches!(game.verdict, Verdict::Ongoing { .. });
+        let over = !matches!(game.verdict, GameEnd::Ongoing { .. });
         let skipped = args.contains(&"--no-legal-moves");
         assert_eq!(legal == 0, skipped || over, "arbiter {args:?} game {i}: legal moves");
     }

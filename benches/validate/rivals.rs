@@ -3,7 +3,7 @@
 //! on its legal move generator. Each replays a game as [`super::Engine`]
 //! asks and keeps what the outcome needs.
 
-use super::{Engine, Verdict};
+use super::{Engine, GameEnd};
 
 pub(crate) struct Shakmaty;
 
@@ -13,7 +13,7 @@ struct ShakmatyGame {
     pos: shakmaty::Chess,
     history: Vec<u64>,
     repetitions: usize,
-    ended: Option<Verdict>,
+    ended: Option<GameEnd>,
 }
 
 impl ShakmatyGame {
@@ -40,7 +40,7 @@ impl ShakmatyGame {
         self.repetitions =
             1 + self.history.iter().rev().skip(1).step_by(2).filter(|&&h| h == hash).count();
         self.history.push(hash);
-        self.ended = Verdict::after_move(
+        self.ended = GameEnd::after_move(
             mated,
             pos.turn().is_white(),
             pos.is_insufficient_material(),
@@ -50,20 +50,20 @@ impl ShakmatyGame {
         );
     }
 
-    fn verdict(&self) -> Verdict {
+    fn verdict(&self) -> GameEnd {
         use shakmaty::{KnownOutcome, Outcome, Position as _};
         if let Some(verdict) = self.ended {
             return verdict;
         }
         match self.pos.outcome() {
             Outcome::Known(KnownOutcome::Decisive { winner }) => {
-                Verdict::Checkmate { white_wins: winner.is_white() }
+                GameEnd::Checkmate { white_wins: winner.is_white() }
             }
             Outcome::Known(KnownOutcome::Draw) if self.pos.is_insufficient_material() => {
-                Verdict::DeadPosition
+                GameEnd::DeadPosition
             }
-            Outcome::Known(KnownOutcome::Draw) => Verdict::Stalemate,
-            Outcome::Unknown => Verdict::Ongoing {
+            Outcome::Known(KnownOutcome::Draw) => GameEnd::Stalemate,
+            Outcome::Unknown => GameEnd::Ongoing {
                 fifty_move: self.pos.halfmoves() >= 100,
                 threefold: self.repetitions >= 3,
             },
@@ -74,7 +74,7 @@ impl ShakmatyGame {
 impl Engine for Shakmaty {
     const NAME: &'static str = "shakmaty";
 
-    fn san_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+    fn san_game(tokens: &[String], out: &mut String) -> (usize, GameEnd) {
         use shakmaty::san::{SanPlus, Suffix};
         let mut game = ShakmatyGame::new();
         let mut plies = 0;
@@ -93,7 +93,7 @@ impl Engine for Shakmaty {
         (plies, game.verdict())
     }
 
-    fn uci_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+    fn uci_game(tokens: &[String], out: &mut String) -> (usize, GameEnd) {
         use shakmaty::Position as _;
         use shakmaty::uci::UciMove;
         let mut game = ShakmatyGame::new();
@@ -138,7 +138,7 @@ struct CozyGame {
     history: Vec<u64>,
     repetitions: usize,
     halfmoves: u32,
-    ended: Option<Verdict>,
+    ended: Option<GameEnd>,
 }
 
 impl CozyGame {
@@ -200,7 +200,7 @@ impl CozyGame {
         self.repetitions =
             1 + self.history.iter().rev().skip(1).step_by(2).filter(|&&k| k == key).count();
         self.history.push(key);
-        self.ended = Verdict::after_move(
+        self.ended = GameEnd::after_move(
             mated,
             board.side_to_move() == cozy_chess::Color::White,
             Self::is_dead(board),
@@ -210,19 +210,19 @@ impl CozyGame {
         );
     }
 
-    fn verdict(&self) -> Verdict {
+    fn verdict(&self) -> GameEnd {
         if let Some(verdict) = self.ended {
             return verdict;
         }
         let board = &self.board;
         if !Self::has_moves(board) {
             return if board.checkers().is_empty() {
-                Verdict::Stalemate
+                GameEnd::Stalemate
             } else {
-                Verdict::Checkmate { white_wins: board.side_to_move() == cozy_chess::Color::Black }
+                GameEnd::Checkmate { white_wins: board.side_to_move() == cozy_chess::Color::Black }
             };
         }
-        Verdict::Ongoing { fifty_move: self.halfmoves >= 100, threefold: self.repetitions >= 3 }
+        GameEnd::Ongoing { fifty_move: self.halfmoves >= 100, threefold: self.repetitions >= 3 }
     }
 
     /// Reads SAN (with or without `+`/`#`), syntax only.
@@ -409,7 +409,7 @@ fn push_square(out: &mut String, sq: cozy_chess::Square) {
 impl Engine for Cozy {
     const NAME: &'static str = "cozy-chess";
 
-    fn san_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+    fn san_game(tokens: &[String], out: &mut String) -> (usize, GameEnd) {
         let mut game = CozyGame::new();
         let mut plies = 0;
         for token in tokens {
@@ -434,7 +434,7 @@ impl Engine for Cozy {
         (plies, game.verdict())
     }
 
-    fn uci_game(tokens: &[String], out: &mut String) -> (usize, Verdict) {
+    fn uci_game(tokens: &[String], out: &mut String) -> (usize, GameEnd) {
         let mut game = CozyGame::new();
         let mut plies = 0;
         for token in tokens {
