@@ -1,7 +1,7 @@
 //! A gRPC load generator for `arbiter serve`, over real sockets: closed
 //! loop by default, open loop at a fixed rate with `--rate`.
 //! The scenarios run one after another against one server, so that their
-//! figures compare side by side; see "Load testing" in the README.
+//! figures compare side by side; see "The load tool" in docs/performance.md.
 //!
 //! ```sh
 //! cargo build --release && cargo build --release --example load
