@@ -7,6 +7,9 @@
 //! (move texts decoded into one buffer, answers encoded straight from the
 //! replay). The service's paths are written out as constants
 //! (`proto::routes`) for the layers that label or admit calls by path.
+//!
+//! Without the `service` feature (the Python wheel's build) only the
+//! messages are written: no client, no server, nothing that needs tonic.
 
 use std::path::PathBuf;
 
@@ -88,12 +91,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let descriptors = protox::compile(["arbiter/v1/arbiter.proto"], ["proto"])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out.join("arbiter_descriptor.bin"), descriptors.encode_to_vec())?;
+    let service = std::env::var_os("CARGO_FEATURE_SERVICE").is_some();
     tonic_prost_build::configure()
-        .build_client(true)
+        .build_client(service)
         .build_server(false)
         // Malformed requests are INVALID_ARGUMENT, not prost's INTERNAL.
         .codec_path(CODEC)
         .compile_fds(descriptors.clone())?;
+    if !service {
+        return Ok(());
+    }
     // The server's routes and the list of paths the rest of the crate uses
     // both come from the contract's descriptor: a new RPC is one edit of
     // the proto (and its handler).

@@ -9,12 +9,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::answer::json::{GameJson, Messages};
+use crate::answer::json::write_game;
 use crate::config::{AnalysisArgs, ServeConfig};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
-    CastlingMode, Color, Notation, Position, ReplayOptions, Replayer, SearchBudget, UciMove,
-    Winnability, analyse, divide, perft,
+    CastlingMode, Color, Notation, Position, ReplayOptions, SearchBudget, UciMove, Winnability,
+    analyse, divide, perft,
 };
 
 mod batch;
@@ -352,32 +352,6 @@ struct ErrorBody<'a> {
 fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value)?;
     out.write_all(b"\n")
-}
-
-/// Replays `moves` from `start` and writes the answer as its proto3 JSON
-/// line.
-fn write_game<S: AsRef<str>>(
-    out: &mut Vec<u8>,
-    start: Position,
-    moves: &[S],
-    options: &ReplayOptions,
-) -> io::Result<()> {
-    let mut replayer = Replayer::new(start, options.analysis);
-    let tail = replayer.extend(moves, options);
-    if options.include_fens || options.plies_from > 0 {
-        let replay = replayer.answer(tail, options);
-        let messages = Messages::new(&replay);
-        GameJson::new(&replay, &messages).write_json(out)?;
-    } else {
-        // The plies go from the replay into the JSON: the answer is asked
-        // for none (from past the last), not for a record of each.
-        let rest = replayer.answer(tail, &ReplayOptions { plies_from: usize::MAX, ..*options });
-        let messages = Messages::new(&rest);
-        let mode = replayer.game().position().castling_mode();
-        GameJson::new(&rest, &messages).with_plies(replayer.plies(), mode).write_json(out)?;
-    }
-    out.push(b'\n');
-    Ok(())
 }
 
 fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {

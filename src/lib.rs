@@ -38,18 +38,41 @@
 //! - [`tls`]: the TLS and mutual-TLS files of the server, checked at start-up.
 //! - [`cli`]: the `arbiter` command line, with the client that sends a PGN
 //!   archive's games to a running server (`arbiter pgn --remote`).
+//! - [`pgn_files`]: PGN files opened (plain or compressed) and their games
+//!   checked on many threads in input order, for `arbiter pgn` and the
+//!   Python wheel.
+//!
+//! # Features
+//!
+//! `service` (on by default) is everything above but [`proto`]'s messages,
+//! [`answer`] and [`pgn_files`]: the Python wheel (`python/`) builds this
+//! crate without it, so that it links neither tokio nor tonic and writes
+//! its dicts with the command line's own JSON writers.
 
+#[cfg(feature = "service")]
 pub mod admission;
 pub mod answer;
+#[cfg(feature = "service")]
 pub mod api;
+#[cfg(feature = "service")]
 pub mod cache;
+#[cfg(feature = "service")]
 pub mod cli;
+#[cfg(feature = "service")]
 pub mod config;
+#[cfg(feature = "service")]
 pub mod listener;
+#[cfg(feature = "service")]
 pub mod metrics_endpoint;
+#[cfg(feature = "service")]
 pub mod move_texts;
+pub mod pgn_files;
 pub mod proto;
+#[cfg(feature = "service")]
 pub mod server;
+#[cfg(feature = "service")]
 pub mod status;
+#[cfg(feature = "service")]
 pub mod telemetry;
+#[cfg(feature = "service")]
 pub mod tls;

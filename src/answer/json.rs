@@ -21,7 +21,9 @@ use serde::Serialize;
 
 use crate::answer::final_position;
 use crate::proto;
-use arbiter_chess::{CastlingMode, Played, PlyRecord, Replay, SanString, UciMove};
+use arbiter_chess::{
+    CastlingMode, Played, PlyRecord, Position, Replay, ReplayOptions, Replayer, SanString, UciMove,
+};
 
 /// A `ValidateGameResponse` as proto3 JSON, written by
 /// [`GameJson::write_json`].
@@ -184,6 +186,36 @@ impl<'a> GameJson<'a> {
         out.push(b'}');
         Ok(())
     }
+}
+
+/// Replays `moves` from `start` and writes the answer as its proto3 JSON
+/// line (with its `\n`), as `arbiter validate` prints it.
+///
+/// # Errors
+///
+/// What serializing the answer fails with.
+pub fn write_game<S: AsRef<str>>(
+    out: &mut Vec<u8>,
+    start: Position,
+    moves: &[S],
+    options: &ReplayOptions,
+) -> io::Result<()> {
+    let mut replayer = Replayer::new(start, options.analysis);
+    let tail = replayer.extend(moves, options);
+    if options.include_fens || options.plies_from > 0 {
+        let replay = replayer.answer(tail, options);
+        let messages = Messages::new(&replay);
+        GameJson::new(&replay, &messages).write_json(out)?;
+    } else {
+        // The plies go from the replay into the JSON: the answer is asked
+        // for none (from past the last), not for a record of each.
+        let rest = replayer.answer(tail, &ReplayOptions { plies_from: usize::MAX, ..*options });
+        let messages = Messages::new(&rest);
+        let mode = replayer.game().position().castling_mode();
+        GameJson::new(&rest, &messages).with_plies(replayer.plies(), mode).write_json(out)?;
+    }
+    out.push(b'\n');
+    Ok(())
 }
 
 /// `"name":value` after a comma, unless `value` is `None`.
@@ -408,8 +440,7 @@ mod tests {
     use rand::{RngCore as _, SeedableRng as _};
 
     use super::*;
-    use arbiter_chess::Position;
-    use arbiter_chess::{Game, ReplayOptions, Replayer, replay};
+    use arbiter_chess::{Game, replay};
 
     fn json_of(moves: &[&str], options: &ReplayOptions) -> String {
         let replay = replay(Position::default(), moves, options);

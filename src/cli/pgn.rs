@@ -4,23 +4,20 @@
 //! canonical PGN of every readable game.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::remote;
 use crate::config::AnalysisArgs;
+use crate::pgn_files::{self, Check, Games};
 use arbiter_chess::Analysis;
-use arbiter_pgn::{
-    Chunk, ChunkGames, ChunkReader, Ending, GameReader, GameReport, Joiner, PgnGame, RawGame,
-    ReaderOptions, Split, check_game_with, write_canonical,
-};
+use arbiter_pgn::{GameReport, RawGame, ReaderOptions, check_game_with, write_canonical};
 
 /// Arguments of `arbiter pgn`.
 #[derive(Debug, clap::Args)]
@@ -125,15 +122,17 @@ struct Mode {
     analysis: Analysis,
 }
 
-impl Mode {
+impl Check for Mode {
+    type Answer = Answer;
+
     fn check(&self, raw: RawGame) -> GameReport {
         // Only the canonical export writes the mainline's moves.
         check_game_with(raw, self.canonical, self.analysis)
     }
-}
 
-fn answer(raw: RawGame, mode: Mode) -> Answer {
-    answer_of(&mode.check(raw), mode)
+    fn answer(&self, report: &GameReport) -> Answer {
+        answer_of(report, *self)
+    }
 }
 
 /// The output of a game checked.
@@ -152,101 +151,6 @@ fn answer_of(report: &GameReport, mode: Mode) -> Answer {
         write_canonical(game, verdict, &mut canonical);
     }
     Answer { counts, json, canonical }
-}
-
-/// A reader that counts the bytes read through it, for progress.
-struct Counting<R> {
-    inner: R,
-    count: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-type Input = Box<dyn BufRead + Send>;
-
-/// Opens `path` (`-`: standard input), decompressing what its first bytes
-/// say is zstd, gzip or bzip2.
-fn open(path: &Path, count: &Arc<AtomicU64>) -> io::Result<Input> {
-    let raw: Box<dyn Read + Send> =
-        if path.as_os_str() == "-" { Box::new(io::stdin()) } else { Box::new(File::open(path)?) };
-    let mut input =
-        BufReader::with_capacity(1 << 16, Counting { inner: raw, count: count.clone() });
-    let head = input.fill_buf()?;
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    Ok(if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) || (head.is_empty() && extension == "zst") {
-        let mut decoder = zstd::Decoder::with_buffer(input)?;
-        // lichess's archives are written with long-distance matching.
-        decoder.window_log_max(31)?;
-        Box::new(BufReader::with_capacity(1 << 16, decoder))
-    } else if head.starts_with(&[0x1f, 0x8b]) || extension == "gz" {
-        Box::new(BufReader::with_capacity(1 << 16, flate2::bufread::MultiGzDecoder::new(input)))
-    } else if head.starts_with(b"BZh") || extension == "bz2" {
-        Box::new(BufReader::with_capacity(1 << 16, bzip2::bufread::MultiBzDecoder::new(input)))
-    } else {
-        Box::new(input)
-    })
-}
-
-/// Reads the inputs in turn, game by game; a file that cannot be read is
-/// reported and the next one read.
-struct Games {
-    paths: Vec<PathBuf>,
-    next_path: usize,
-    current: Option<(PathBuf, GameReader<Input>)>,
-    options: ReaderOptions,
-    bytes: Arc<AtomicU64>,
-    /// Whether some input could not be read.
-    failed: bool,
-}
-
-impl Games {
-    fn next_game(&mut self) -> Option<RawGame> {
-        self.next_with(GameReader::next_game)
-    }
-
-    /// Hands a game read back to the current input's reader, to read the
-    /// next games into its vectors (see [`GameReader::recycle`]).
-    fn recycle(&mut self, game: PgnGame) {
-        if let Some((_, reader)) = &mut self.current {
-            reader.recycle(game);
-        }
-    }
-
-    /// What `read` takes from the current input, going on to the next
-    /// input at the end of one; `None` once every input is read.
-    fn next_with<T>(
-        &mut self,
-        mut read: impl FnMut(&mut GameReader<Input>) -> io::Result<Option<T>>,
-    ) -> Option<T> {
-        loop {
-            if let Some((path, reader)) = &mut self.current {
-                match read(reader) {
-                    Ok(Some(game)) => return Some(game),
-                    Ok(None) => self.current = None,
-                    Err(err) => {
-                        eprintln!("arbiter: cannot read {}: {err}", path.display());
-                        self.failed = true;
-                        self.current = None;
-                    }
-                }
-            }
-            let path = self.paths.get(self.next_path)?.clone();
-            self.next_path += 1;
-            match open(&path, &self.bytes) {
-                Ok(input) => self.current = Some((path, GameReader::new(input, self.options))),
-                Err(err) => {
-                    eprintln!("arbiter: cannot read {}: {err}", path.display());
-                    self.failed = true;
-                }
-            }
-        }
-    }
 }
 
 /// Progress on standard error: a bar on a terminal, a line every few
@@ -369,18 +273,13 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         .then(|| Box::new(BufWriter::with_capacity(1 << 16, io::stdout())) as Box<dyn Write>);
     let mut outputs = Outputs { json, canonical };
     let bytes = Arc::new(AtomicU64::new(0));
-    let mut games = Games {
+    let games = Games::new(
         paths,
-        next_path: 0,
-        current: None,
-        options: ReaderOptions { max_game_bytes: args.max_game_bytes },
-        bytes: bytes.clone(),
-        failed: false,
-    };
-    let jobs = args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |jobs| jobs as usize,
+        ReaderOptions { max_game_bytes: args.max_game_bytes },
+        bytes.clone(),
+        Arc::new(|path, err| eprintln!("arbiter: cannot read {}: {err}", path.display())),
     );
+    let jobs = pgn_files::jobs(args.jobs.map(|jobs| jobs as usize));
     let started = Instant::now();
     let mut progress = Progress::new(args.quiet, total_bytes);
     let mode = Mode {
@@ -389,7 +288,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         analysis: args.analysis.analysis(),
     };
     let mut counts = Counts::default();
-    let mut take = |answer: &Answer, counts: &mut Counts, progress: &mut Progress| {
+    let mut take = |answer: Answer, counts: &mut Counts, progress: &mut Progress| {
         let index = counts.games;
         let Counts { games, valid, illegal, inconsistent, variation_errors, unreadable } =
             answer.counts;
@@ -402,7 +301,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         if counts.games.is_multiple_of(1024) {
             progress.update(bytes.load(Ordering::Relaxed), counts, started);
         }
-        outputs.write(answer, index)
+        outputs.write(&answer, index)
     };
     let written = if let Some(addr) = &args.remote {
         let remote = remote::Remote {
@@ -413,24 +312,8 @@ pub fn run(args: &PgnArgs) -> ExitCode {
             tls_domain: args.tls_domain.clone(),
         };
         run_remote(games, &remote, |answer| take(answer, &mut counts, &mut progress), mode)
-    } else if jobs <= 1 {
-        // One thread in all: read, validate, write.
-        let mut result = Ok(());
-        while let Some(raw) = games.next_game() {
-            // As `answer` does, the game then handed back to be read into.
-            let report = mode.check(raw);
-            let answer = answer_of(&report, mode);
-            if let Some(game) = report.game {
-                games.recycle(game);
-            }
-            if let Err(err) = take(&answer, &mut counts, &mut progress) {
-                result = Err(err);
-                break;
-            }
-        }
-        result.map(|()| games.failed)
     } else {
-        run_parallel(games, jobs, |answer| take(answer, &mut counts, &mut progress), mode)
+        pgn_files::run(games, jobs, &mode, |answer| take(answer, &mut counts, &mut progress))
     };
     progress.finish();
     let written = written.and_then(|failed| outputs.flush().map(|()| failed));
@@ -460,153 +343,13 @@ pub fn run(args: &PgnArgs) -> ExitCode {
     }
 }
 
-/// Reads the inputs in chunks on a thread of their own while `jobs` threads
-/// cut and validate them, each a whole chunk at a time (see
-/// [`arbiter_pgn::ChunkReader`]); answers are handed to `take` in input
-/// order. Returns whether some input could not be read.
-///
-/// The reading thread only looks for likely game starts, by a byte search:
-/// the cutting is spread over the workers with the rest. Where a chunk's end
-/// proves no game boundary, this thread cuts the stream itself from that
-/// chunk's last game until a chunk starts at one again ([`Joiner`]).
-///
-/// A pipeline without a barrier: a worker takes the next chunk as soon as it
-/// is done with one (a pool working on one chunk at a time waits at every
-/// chunk's end for its slowest game, and on a busy machine for a descheduled
-/// thread). Chunks out of order wait for their turn; tickets (the chunks'
-/// buffers, refilled once written) bound the chunks in flight, and so the
-/// memory.
-fn run_parallel(
-    games: Games,
-    jobs: usize,
-    mut take: impl FnMut(&Answer) -> io::Result<()>,
-    mode: Mode,
-) -> io::Result<bool> {
-    let Games { paths, options, bytes, .. } = games;
-    let in_flight = 4 * jobs;
-    let (ticket_send, tickets) = mpsc::sync_channel::<Chunk>(in_flight);
-    for _ in 0..in_flight {
-        // The channel has room for every ticket.
-        let _ = ticket_send.send(Chunk::default());
-    }
-    let (chunk_send, chunks) = mpsc::sync_channel::<(u64, Chunk)>(jobs);
-    let chunks = std::sync::Mutex::new(chunks);
-    let (done_send, done) = mpsc::channel::<(u64, Chunk, Vec<Answer>, Ending)>();
-    std::thread::scope(|scope| {
-        let reader = scope.spawn(move || {
-            let (mut number, mut failed) = (0u64, false);
-            let mut spare = None;
-            for path in &paths {
-                let input = match open(path, &bytes) {
-                    Ok(input) => input,
-                    Err(err) => {
-                        eprintln!("arbiter: cannot read {}: {err}", path.display());
-                        failed = true;
-                        continue;
-                    }
-                };
-                let mut reader = ChunkReader::new(input, options);
-                loop {
-                    // A ticket per chunk: none comes back once the writer stops.
-                    let Some(mut chunk) = spare.take().or_else(|| tickets.recv().ok()) else {
-                        return failed;
-                    };
-                    match reader.next_into(&mut chunk) {
-                        Ok(true) => {}
-                        Ok(false) => {
-                            spare = Some(chunk);
-                            break;
-                        }
-                        Err(err) => {
-                            eprintln!("arbiter: cannot read {}: {err}", path.display());
-                            failed = true;
-                        }
-                    }
-                    let last = matches!(chunk.split, Split::End | Split::Broken);
-                    if chunk_send.send((number, chunk)).is_err() {
-                        return failed;
-                    }
-                    number += 1;
-                    if last {
-                        break;
-                    }
-                }
-            }
-            failed
-        });
-        for _ in 0..jobs {
-            let done_send = done_send.clone();
-            let chunks = &chunks;
-            scope.spawn(move || {
-                loop {
-                    // The lock is held only to take a chunk.
-                    let next = chunks.lock().map_or(None, |receiver| receiver.recv().ok());
-                    let Some((number, chunk)) = next else { return };
-                    let mut read = ChunkGames::new(&chunk, options);
-                    let answers = std::iter::from_fn(|| {
-                        let raw = read.next_game()?;
-                        // As `answer` does, the game then handed back.
-                        let report = mode.check(raw);
-                        let answer = answer_of(&report, mode);
-                        if let Some(game) = report.game {
-                            read.recycle(game);
-                        }
-                        Some(answer)
-                    })
-                    .collect();
-                    let ending = read.ending();
-                    // Once the writer has stopped, chunks are still taken
-                    // (and dropped) so that the reader is never stuck on a
-                    // full channel; it stops when its tickets run out.
-                    let _ = done_send.send((number, chunk, answers, ending));
-                }
-            });
-        }
-        drop(done_send);
-        let mut waiting = std::collections::BTreeMap::new();
-        let mut next = 0u64;
-        let mut joiner = Joiner::new(options);
-        let mut reread = std::collections::VecDeque::new();
-        let mut write = |reread: &mut std::collections::VecDeque<RawGame>, own: &[Answer]| {
-            reread
-                .drain(..)
-                .try_for_each(|raw| take(&answer(raw, mode)))
-                .and_then(|()| own.iter().try_for_each(&mut take))
-        };
-        let mut result = Ok(());
-        'write: for (number, chunk, answers, ending) in done.iter() {
-            waiting.insert(number, (chunk, answers, ending));
-            while let Some((chunk, answers, ending)) = waiting.remove(&next) {
-                next += 1;
-                let keep = joiner.join(&chunk, ending, &mut reread).min(answers.len());
-                if let Err(err) = write(&mut reread, &answers[..keep]) {
-                    result = Err(err);
-                    break 'write;
-                }
-                // The chunk is written: another may be read into it.
-                let _ = ticket_send.send(chunk);
-            }
-        }
-        if result.is_ok() {
-            joiner.finish(&mut reread);
-            result = write(&mut reread, &[]);
-        }
-        // On an error, dropping the tickets and the answers' receiver stops
-        // the reader at its next ticket and the workers at their next send.
-        drop(ticket_send);
-        drop(done);
-        let failed = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        result.map(|()| failed)
-    })
-}
-
 /// Reads and plans games on a thread of their own while `remote` checks
 /// them; answers are handed to `take` in input order. Returns whether some
 /// input could not be read or the server could not check every game.
 fn run_remote(
     mut games: Games,
     remote: &remote::Remote,
-    mut take: impl FnMut(&Answer) -> io::Result<()>,
+    mut take: impl FnMut(Answer) -> io::Result<()>,
     mode: Mode,
 ) -> io::Result<bool> {
     use futures_util::StreamExt;
@@ -627,7 +370,7 @@ fn run_remote(
                     break;
                 }
             }
-            games.failed
+            games.failed()
         });
         // Games being checked at once, answers kept back for the order.
         let window = remote.concurrency * 32;
@@ -647,8 +390,7 @@ fn run_remote(
         while let Some(report) = reports.next().await {
             match report {
                 Ok(report) => {
-                    let answer = answer_of(&report, mode);
-                    if let Err(err) = take(&answer) {
+                    if let Err(err) = take(answer_of(&report, mode)) {
                         result = Err(err);
                         break;
                     }
