@@ -1,0 +1,38 @@
+"""The native half of the package `arbiter` (Rust, PyO3): answers as the
+command line's JSON bytes, which the package reads into dicts."""
+
+from collections.abc import Iterator
+from os import PathLike
+from typing import Optional, Union
+
+import pyarrow
+
+__version__: str
+
+def validate_json(
+    moves: list[str],
+    fen: Optional[str] = None,
+    variant: str = "standard",
+    chess960: Optional[int] = None,
+    notation: str = "auto",
+    strict: bool = False,
+    fens: bool = False,
+    legal_moves: bool = True,
+    flagged: Optional[str] = None,
+    winnability: bool = False,
+    shredder_fen: bool = False,
+) -> bytes:
+    """The JSON line `arbiter validate` prints for the game."""
+
+def check_pgn_json(data: Union[str, bytes]) -> bytes:
+    """The JSON lines `arbiter pgn --json` prints for the games of `data`."""
+
+def pgn_table(path: Union[str, PathLike[str]], jobs: Optional[int] = None) -> pyarrow.Table:
+    """The games of the file at `path`, one row each."""
+
+class PgnLines(Iterator[bytes]):
+    """Batches of the JSON lines of `arbiter pgn --json` for a file's games."""
+
+    def __init__(self, path: Union[str, PathLike[str]], jobs: Optional[int] = None) -> None: ...
+    def __iter__(self) -> "PgnLines": ...
+    def __next__(self) -> bytes: ...

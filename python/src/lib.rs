@@ -1,0 +1,266 @@
+//! Arbiter in process for Python: `arbiter validate` and `arbiter pgn` as
+//! the extension module `arbiter._arbiter`, which the package `arbiter`
+//! (`python/arbiter/`) wraps. Every answer is written by the command
+//! line's own JSON writers ([`arbiter::answer`]) and the package reads it
+//! with `json.loads`, so its dicts equal the command line's output by
+//! construction; [`table`] builds `pgn_table`'s Arrow columns. The GIL is
+//! released while Rust works, and files are read and checked on `jobs`
+//! threads as `arbiter pgn` does ([`arbiter::pgn_files`]).
+
+mod table;
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
+
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+use arbiter::answer::{json::write_game, pgn_json};
+use arbiter::pgn_files::{self, Check, Games, OnError};
+use arbiter_chess::{Analysis, CastlingMode, Color, Notation, Position, ReplayOptions};
+use arbiter_pgn::{GameReader, GameReport, RawGame, ReaderOptions, check_game_with};
+
+/// The answer of `arbiter validate` for one game, as its JSON line.
+#[pyfunction]
+#[pyo3(signature = (
+    moves, fen=None, variant="standard", chess960=None, notation="auto", strict=false,
+    fens=false, legal_moves=true, flagged=None, winnability=false, shredder_fen=false,
+))]
+#[allow(clippy::too_many_arguments)] // The keyword arguments of `arbiter.validate`.
+fn validate_json<'py>(
+    py: Python<'py>,
+    moves: Vec<String>,
+    fen: Option<&str>,
+    variant: &str,
+    chess960: Option<u32>,
+    notation: &str,
+    strict: bool,
+    fens: bool,
+    legal_moves: bool,
+    flagged: Option<&str>,
+    winnability: bool,
+    shredder_fen: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mode = match (variant, chess960) {
+        ("chess960", _) | ("standard", Some(_)) => CastlingMode::Chess960,
+        ("standard", None) => CastlingMode::Standard,
+        _ => return Err(value_error(format!("unknown variant {variant:?}: standard or chess960"))),
+    };
+    let start = match (fen, chess960) {
+        (Some(_), Some(_)) => return Err(value_error("fen and chess960 exclude each other")),
+        (Some(fen), None) => Position::from_fen(fen, mode).map_err(value_error)?,
+        (None, Some(number)) => Position::chess960_start(number)
+            .ok_or_else(|| value_error(format!("no Chess960 start position {number}: 0-959")))?,
+        (None, None) if mode == CastlingMode::Chess960 => {
+            Position::chess960_start(518).unwrap_or_default()
+        }
+        (None, None) => Position::default(),
+    };
+    let options = ReplayOptions {
+        notation: match notation {
+            "auto" => Notation::Auto,
+            "uci" => Notation::Uci,
+            "san" => Notation::San,
+            _ => return Err(value_error(format!("unknown notation {notation:?}: auto, uci or san"))),
+        },
+        strict,
+        include_fens: fens,
+        skip_legal_moves: !legal_moves,
+        plies_from: 0,
+        shredder_fen,
+        legal_moves_from: None,
+        flagged: match flagged {
+            None => None,
+            Some("white") => Some(Color::White),
+            Some("black") => Some(Color::Black),
+            Some(other) => return Err(value_error(format!("unknown side {other:?}: white or black"))),
+        },
+        winnability,
+        analysis: Analysis::DEFAULT,
+    };
+    let mut json = Vec::new();
+    py.detach(|| write_game(&mut json, start, &moves, &options))?;
+    Ok(PyBytes::new(py, &json))
+}
+
+fn value_error(reason: impl ToString) -> PyErr {
+    PyValueError::new_err(reason.to_string())
+}
+
+/// What `arbiter pgn --json` makes of each game: its JSON line without the
+/// opening `{"index":N,` (written in order, by [`push_line`]).
+#[derive(Debug)]
+struct JsonLines;
+
+impl Check for JsonLines {
+    type Answer = Vec<u8>;
+
+    fn check(&self, raw: RawGame) -> GameReport {
+        check_game_with(raw, false, Analysis::DEFAULT)
+    }
+
+    fn answer(&self, report: &GameReport) -> Vec<u8> {
+        let mut json = Vec::new();
+        // Writing to a vector does not fail.
+        let _ = pgn_json::write_json_fields(report, &mut json);
+        json
+    }
+}
+
+/// Appends the game numbered `index`, as `arbiter pgn --json` prints it.
+fn push_line(out: &mut Vec<u8>, index: u64, fields: &[u8]) {
+    // Writing to a vector does not fail.
+    let _ = write!(out, "{{\"index\":{index},");
+    out.extend_from_slice(fields);
+}
+
+/// The bytes of a `str` (as UTF-8) or of a `bytes`.
+fn text_of(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(bytes) = data.cast::<PyBytes>() {
+        Ok(bytes.as_bytes().to_vec())
+    } else if let Ok(text) = data.cast::<PyString>() {
+        Ok(text.to_cow()?.into_owned().into_bytes())
+    } else {
+        Err(value_error(format!(
+            "PGN must be str or bytes, not {}",
+            data.get_type().name()?.to_cow()?
+        )))
+    }
+}
+
+/// The JSON lines of `arbiter pgn --json` for the games of `data` (PGN
+/// text, `str` or `bytes`).
+#[pyfunction]
+fn check_pgn_json<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    let text = text_of(data)?;
+    let lines = py.detach(|| -> io::Result<Vec<u8>> {
+        let mut reader = GameReader::new(&text[..], ReaderOptions::default());
+        let (mut out, mut index) = (Vec::new(), 0);
+        while let Some(raw) = reader.next_game()? {
+            let report = JsonLines.check(raw);
+            push_line(&mut out, index, &JsonLines.answer(&report));
+            index += 1;
+            if let Some(game) = report.game {
+                reader.recycle(game);
+            }
+        }
+        Ok(out)
+    })?;
+    Ok(PyBytes::new(py, &lines))
+}
+
+/// The threads of a run: `jobs`, else every core; 0 is refused.
+fn jobs_of(jobs: Option<usize>) -> PyResult<usize> {
+    match jobs {
+        Some(0) => Err(value_error("jobs must be at least 1")),
+        jobs => Ok(pgn_files::jobs(jobs)),
+    }
+}
+
+/// The games of the file at `path`, to be read with [`pgn_files::run`]:
+/// [`FileNotFoundError`](std::io::ErrorKind::NotFound) and the like at
+/// once for a file that cannot be opened; the errors met later are kept in
+/// the list returned.
+fn games_of(path: PathBuf) -> PyResult<(Games, Arc<Mutex<Vec<String>>>)> {
+    File::open(&path).map_err(|err| {
+        // The same kind (FileNotFoundError, PermissionError, ...), the path named.
+        io::Error::new(err.kind(), format!("cannot read {}: {err}", path.display()))
+    })?;
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let on_error: OnError = {
+        let errors = errors.clone();
+        Arc::new(move |path, err| {
+            if let Ok(mut errors) = errors.lock() {
+                errors.push(format!("cannot read {}: {err}", path.display()));
+            }
+        })
+    };
+    let games =
+        Games::new(vec![path], ReaderOptions::default(), Arc::new(AtomicU64::new(0)), on_error);
+    Ok((games, errors))
+}
+
+/// An `OSError` for the inputs that could not be read to their end.
+fn read_errors(errors: &Mutex<Vec<String>>) -> PyResult<()> {
+    match errors.lock().map(|errors| errors.join("; ")) {
+        Ok(message) if message.is_empty() => Ok(()),
+        Ok(message) => Err(PyOSError::new_err(message)),
+        Err(_) => Err(PyOSError::new_err("a reading thread failed")),
+    }
+}
+
+/// The JSON lines of a file's games, in batches, checked on a thread of
+/// their own (and its `jobs` workers) while Python takes them.
+#[pyclass(module = "arbiter._arbiter")]
+struct PgnLines {
+    batches: Mutex<mpsc::Receiver<Vec<u8>>>,
+    run: Mutex<Option<JoinHandle<()>>>,
+    errors: Arc<Mutex<Vec<String>>>,
+}
+
+/// A batch is sent once it holds this many bytes of JSON lines.
+const BATCH_BYTES: usize = 256 << 10;
+
+#[pymethods]
+impl PgnLines {
+    #[new]
+    #[pyo3(signature = (path, jobs=None))]
+    fn new(path: PathBuf, jobs: Option<usize>) -> PyResult<PgnLines> {
+        let jobs = jobs_of(jobs)?;
+        let (games, errors) = games_of(path)?;
+        // A few batches ahead: memory stays bounded when Python is slower.
+        let (send, batches) = mpsc::sync_channel::<Vec<u8>>(4);
+        let run = std::thread::spawn(move || {
+            let (mut batch, mut index) = (Vec::new(), 0);
+            let sent = pgn_files::run(games, jobs, &JsonLines, |fields| {
+                push_line(&mut batch, index, &fields);
+                index += 1;
+                if batch.len() >= BATCH_BYTES {
+                    // The iterator was dropped: stop reading.
+                    send.send(std::mem::take(&mut batch)).map_err(io::Error::other)?;
+                }
+                Ok(())
+            });
+            if sent.is_ok() && !batch.is_empty() {
+                let _ = send.send(batch);
+            }
+        });
+        Ok(PgnLines { batches: Mutex::new(batches), run: Mutex::new(Some(run)), errors })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// The next batch of JSON lines; at the end, an `OSError` if the file
+    /// could not be read to its end.
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let next = py.detach(|| self.batches.lock().ok()?.recv().ok());
+        if let Some(batch) = next {
+            return Ok(Some(PyBytes::new(py, &batch)));
+        }
+        let run = self.run.lock().ok().and_then(|mut run| run.take());
+        if let Some(run) = run {
+            py.detach(|| run.join())
+                .map_err(|_| PyOSError::new_err("the thread reading the file failed"))?;
+        }
+        read_errors(&self.errors)?;
+        Ok(None)
+    }
+}
+
+/// The package's native half.
+#[pymodule]
+fn _arbiter(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    module.add_function(wrap_pyfunction!(validate_json, module)?)?;
+    module.add_function(wrap_pyfunction!(check_pgn_json, module)?)?;
+    module.add_function(wrap_pyfunction!(table::pgn_table, module)?)?;
+    module.add_class::<PgnLines>()?;
+    Ok(())
+}
