@@ -1,0 +1,169 @@
+"""The wheel against the command line: every function's dicts equal what
+`arbiter validate` and `arbiter pgn --json` print, on the shared PGN files
+and on random games; bad input raises as documented."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import random
+import re
+from pathlib import Path
+
+import pytest
+from conftest import pgn_of, random_game, run_cli
+
+import arbiter
+
+
+def test_version_is_the_crates() -> None:
+    cargo = (Path(__file__).parents[2] / "Cargo.toml").read_text()
+    version = re.search(r'^version = "([^"]+)"', cargo, re.M)
+    assert version and arbiter.__version__ == version.group(1)
+
+
+FLAGS = [
+    ({}, []),
+    ({"fens": True}, ["--fens"]),
+    ({"legal_moves": False}, ["--no-legal-moves"]),
+    ({"strict": True}, ["--strict"]),
+    ({"flagged": "white", "winnability": True}, ["--flagged", "white", "--winnability"]),
+    ({"notation": "san", "shredder_fen": True}, ["--notation", "san", "--shredder-fen"]),
+]
+
+
+def test_validate_equals_the_cli_on_random_games(cli: Path) -> None:
+    rng = random.Random(35)
+    for number in range(24):
+        chess960 = rng.randrange(960) if number % 3 == 2 else None
+        moves = random_game(rng, chess960)
+        if number % 4 == 1:
+            moves.append("Ke9" if number % 8 == 1 else "O-O-O")
+        if number % 5 == 0 and moves:
+            moves[0] = moves[0] + "+"  # not canonical
+        kwargs, flags = FLAGS[number % len(FLAGS)]
+        start = ["--chess960", str(chess960)] if chess960 is not None else []
+        expected = run_cli(cli, "validate", *start, *flags, "--", *moves)
+        assert [arbiter.validate(moves, chess960=chess960, **kwargs)] == expected, moves
+
+
+def test_validate_from_a_fen_equals_the_cli(cli: Path) -> None:
+    fen = "7k/5Q2/6K1/8/8/8/8/8 w - - 0 1"
+    for moves in (["Qg7#"], ["Qf8+"], ["Kh6", "Kg8"], "Qf6 Kg8".split()):
+        assert [arbiter.validate(moves, fen=fen)] == run_cli(cli, "validate", "--fen", fen, *moves)
+    assert arbiter.validate("Qg7#", fen=fen)["outcome"]["termination"] == "TERMINATION_CHECKMATE"
+
+
+def compare_pgn(cli: Path, path: Path) -> None:
+    expected = run_cli(cli, "pgn", "--json", "--quiet", "--jobs", "1", str(path))
+    assert arbiter.check_pgn(path.read_bytes()) == expected
+    assert arbiter.check_pgn(path.read_text(encoding="utf-8", errors="strict")) == expected
+    for jobs in (1, 2):
+        assert arbiter.check_pgn_file(path, jobs=jobs) == expected
+    assert list(arbiter.iter_pgn_file(str(path))) == expected
+    table = arbiter.pgn_table(path, jobs=2)
+    assert table.num_rows == len(expected)
+    for row, game in zip(table.to_pylist(), expected):
+        assert row["index"] == game["index"] and row["line"] == game["line"]
+        tags = game["tags"]
+        for column, tag in [("white", "White"), ("black", "Black"), ("result", "Result"),
+                            ("time_control", "TimeControl"), ("site", "Site")]:
+            assert row[column] == tags.get(tag)
+        if "error" in game:
+            assert row["error"] == game["error"]["message"]
+            assert row["error_reason"] == game["error"]["reason"]
+            assert row["plies"] is None and row["final_fen"] is None
+            continue
+        assert row["error"] is None
+        assert row["plies"] == game["plies"]
+        assert row["termination"] == game["outcome"].get("termination")
+        assert row["outcome_result"] == game["outcome"]["result"]
+        assert row["result_tag"] == game.get("resultTag")
+        assert row["result_consistent"] == game["resultConsistent"]
+        assert row["final_fen"] == game["position"]["fen"]
+        assert row["variation_errors"] == len(game["variationErrors"])
+        illegal = game.get("illegalMove") or {}
+        assert row["illegal_move_index"] == illegal.get("index")
+        assert row["illegal_move"] == illegal.get("move")
+        assert row["illegal_reason"] == illegal.get("reason")
+
+
+def test_every_function_equals_the_cli_on_the_shared_files(
+    cli: Path, shared_pgn: list[Path]
+) -> None:
+    assert len(shared_pgn) >= 10
+    for path in shared_pgn:
+        compare_pgn(cli, path)
+
+
+def test_every_function_equals_the_cli_on_random_games(cli: Path, tmp_path: Path) -> None:
+    rng = random.Random(3535)
+    games = [random_game(rng) for _ in range(30)]
+    games[3] = games[3] + ["Ke9"]  # an illegal move
+    text = pgn_of(games) + '[Event "broken"]\n[FEN "not a fen"]\n\n1. e4 *\n\n'
+    path = tmp_path / "random.pgn"
+    path.write_text(text)
+    compare_pgn(cli, path)
+    games = arbiter.check_pgn(text)
+    assert games[3]["illegalMove"]["move"] == "Ke9"
+    assert "error" in games[-1]
+
+
+def test_compressed_files_read_as_the_plain_one(cli: Path, tmp_path: Path) -> None:
+    rng = random.Random(7)
+    text = pgn_of([random_game(rng) for _ in range(20)]).encode()
+    plain = tmp_path / "g.pgn"
+    plain.write_bytes(text)
+    expected = run_cli(cli, "pgn", "--json", "--quiet", str(plain))
+    for name, pack in [("g.pgn.gz", gzip.compress), ("g.pgn.bz2", bz2.compress)]:
+        packed = tmp_path / name
+        packed.write_bytes(pack(text))
+        assert arbiter.check_pgn_file(packed, jobs=2) == expected
+        assert arbiter.pgn_table(packed).num_rows == len(expected)
+
+
+def test_a_file_of_no_games(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.pgn"
+    empty.write_bytes(b"")
+    assert arbiter.check_pgn_file(empty) == []
+    assert arbiter.check_pgn("") == []
+    table = arbiter.pgn_table(empty)
+    assert table.num_rows == 0 and "final_fen" in table.column_names
+
+
+def test_an_iterator_left_early_stops(shared_pgn: list[Path]) -> None:
+    biggest = max(shared_pgn, key=lambda p: p.stat().st_size)
+    games = arbiter.iter_pgn_file(biggest, jobs=2)
+    assert next(games)["index"] == 0
+    games.close()
+
+
+def test_bad_arguments_raise_value_error() -> None:
+    with pytest.raises(ValueError, match="unknown variant"):
+        arbiter.validate("e4", variant="crazyhouse")
+    with pytest.raises(ValueError, match="fen"):
+        arbiter.validate("e4", fen="not a fen")
+    with pytest.raises(ValueError, match="notation"):
+        arbiter.validate("e4", notation="lan")
+    with pytest.raises(ValueError, match="side"):
+        arbiter.validate("e4", flagged="red")
+    with pytest.raises(ValueError, match="0-959"):
+        arbiter.validate("e4", chess960=960)
+    with pytest.raises(ValueError, match="str or bytes"):
+        arbiter.check_pgn(12)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="jobs"):
+        arbiter.check_pgn_file(__file__, jobs=0)
+
+
+def test_a_missing_file_is_file_not_found(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.pgn"
+    for read in (arbiter.check_pgn_file, arbiter.pgn_table, lambda p: next(arbiter.iter_pgn_file(p))):
+        with pytest.raises(FileNotFoundError, match="missing.pgn"):
+            read(missing)
+
+
+def test_an_unreadable_stream_is_os_error(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.pgn.gz"
+    broken.write_bytes(gzip.compress(b'[Event "x"]\n\n1. e4 *\n' * 100)[:-30])
+    with pytest.raises(OSError, match="cannot read"):
+        arbiter.check_pgn_file(broken)
