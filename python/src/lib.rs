@@ -3,9 +3,9 @@
 //! (`python/arbiter/`) wraps. Every answer is written by the command
 //! line's own JSON writers ([`arbiter::answer`]) and the package reads it
 //! with `json.loads`, so its dicts equal the command line's output by
-//! construction; [`table`] builds `pgn_table`'s Arrow columns. The GIL is
-//! released while Rust works, and files are read and checked on `jobs`
-//! threads as `arbiter pgn` does ([`arbiter::pgn_files`]).
+//! construction; the module `table` builds `pgn_table`'s Arrow columns.
+//! The GIL is released while Rust works, and files are read and checked on
+//! `jobs` threads as `arbiter pgn` does ([`arbiter::pgn_files`]).
 
 mod table;
 
@@ -66,7 +66,11 @@ fn validate_json<'py>(
             "auto" => Notation::Auto,
             "uci" => Notation::Uci,
             "san" => Notation::San,
-            _ => return Err(value_error(format!("unknown notation {notation:?}: auto, uci or san"))),
+            _ => {
+                return Err(value_error(format!(
+                    "unknown notation {notation:?}: auto, uci or san"
+                )));
+            }
         },
         strict,
         include_fens: fens,
@@ -78,7 +82,9 @@ fn validate_json<'py>(
             None => None,
             Some("white") => Some(Color::White),
             Some("black") => Some(Color::Black),
-            Some(other) => return Err(value_error(format!("unknown side {other:?}: white or black"))),
+            Some(other) => {
+                return Err(value_error(format!("unknown side {other:?}: white or black")));
+            }
         },
         winnability,
         analysis: Analysis::DEFAULT,

@@ -72,9 +72,12 @@ impl Check for Rows {
                 let proto::Outcome { result, termination, .. } =
                     proto::Outcome::from(&verdict.outcome);
                 row.plies = Some(u32::try_from(verdict.plies).unwrap_or(u32::MAX));
-                row.outcome_result = proto::GameResult::try_from(result).ok().map(|r| r.as_str_name());
+                row.outcome_result =
+                    proto::GameResult::try_from(result).ok().map(|r| r.as_str_name());
                 row.termination = (termination != proto::Termination::Unspecified as i32)
-                    .then(|| proto::Termination::try_from(termination).ok().map(|t| t.as_str_name()))
+                    .then(|| {
+                        proto::Termination::try_from(termination).ok().map(|t| t.as_str_name())
+                    })
                     .flatten();
                 row.result_tag.clone_from(&verdict.result_tag);
                 row.result_consistent = Some(verdict.result_consistent);
