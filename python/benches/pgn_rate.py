@@ -5,7 +5,7 @@ process), python-chess's read_game with a replay of the mainline, and
 rust-pgn-reader-python-binding's parse_games_from_strings(num_threads=1)
 (a PyO3 wrapper of pgn-reader that checks no rules).
 
-    python python/bench.py --arbiter target/release/arbiter [--repeats 5] FILE...
+    python python/benches/pgn_rate.py --arbiter target/release/arbiter [--repeats 5] FILE...
 
 Each repeat runs every contender once, in turn (interleaved, so that a
 change in the machine's load falls on all of them); the figure is the
