@@ -2,14 +2,16 @@
 //! data, reading its perft files, and spreading work over threads; and for
 //! the tests that play random games or compare with shakmaty: start
 //! positions, and our FEN read by shakmaty. Its submodules: the games of a
-//! PGN file ([`pgn`]), a throw-away PKI for TLS ([`pki`]) and a server in the
-//! test process ([`server`]).
+//! PGN file ([`pgn`]), a throw-away PKI for TLS ([`pki`]), a server in the
+//! test process ([`server`]) and a client that takes no answer
+//! ([`zero_window`]).
 //!
 //! Declared once, in `tests/tests.rs`; the suites use `crate::common::...`.
 
 pub mod pgn;
 pub mod pki;
 pub mod server;
+pub mod zero_window;
 
 use std::env;
 use std::error::Error;
