@@ -45,10 +45,10 @@ type Client struct {
 	Rules arbiterv1.RulesServiceClient
 }
 
-// Dial connects to target (e.g. "localhost:50051", or
-// "dns:///arbiter-headless.arbiter.svc.cluster.local:50051" with a
-// round_robin service config). With no options the connection is plaintext
-// and carries ServiceConfig; options given are applied after those.
+// Dial connects to target (e.g. "localhost:50051") in plaintext, as inside a
+// mesh, with ServiceConfig; options given are applied after those. For TLS,
+// or any other way of connecting, dial with grpc.Dial yourself (with
+// grpc.WithDefaultServiceConfig(ServiceConfig)) and call New.
 func Dial(target string, opts ...grpc.DialOption) (*Client, error) {
 	all := append([]grpc.DialOption{
 		grpc.WithInsecure(),
@@ -58,7 +58,12 @@ func Dial(target string, opts ...grpc.DialOption) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{conn: conn, Rules: arbiterv1.NewRulesServiceClient(conn)}, nil
+	return New(conn), nil
+}
+
+// New is a client over a connection of the caller's; Close closes it.
+func New(conn *grpc.ClientConn) *Client {
+	return &Client{conn: conn, Rules: arbiterv1.NewRulesServiceClient(conn)}
 }
 
 // Close closes the connection.
