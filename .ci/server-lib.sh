@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for the CI scripts that start an arbiter server, talk to it with
 # grpcurl and stop it by PID; sourced, not run. The caller sets NAME (its
 # name in messages), GRPCURL and PYTHON, and traps EXIT to kill a server
