@@ -30,9 +30,9 @@
 //! Permits are held until the response body has been sent or dropped: a
 //! stream counts for its whole life, and a call on the blocking pool (a long
 //! game, perft) counts until it answers. Two things bound what a client can
-//! hold: its share of each budget ([`shares`]: per connection and per peer
+//! hold: its share of each budget (`shares`: per connection and per peer
 //! address), and the time its answers may wait for it to read them
-//! ([`stalls`]: past `--stall-timeout` the call gives its permits back and
+//! (`stalls`: past `--stall-timeout` the call gives its permits back and
 //! ends).
 
 mod shares;
