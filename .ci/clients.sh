@@ -9,6 +9,11 @@
 #   node      clients/node's tests against ARBITER_BIN over gRPC and gRPC-Web
 #   web       clients/web's page in headless Chromium against ARBITER_BIN,
 #             screenshot in target/web-client.png
+#   go        Debian's Go 1.19 and gRPC-Go; runs README.md's Go commands as
+#             written: stubs, GOPATH, `go vet` and `go test` of clients/go
+#             against ARBITER_BIN
+#   java      Debian's JDK 17 and grpc-java; runs README.md's Java command as
+#             written: clients/java/build.sh test, JUnit 5 against ARBITER_BIN
 #
 # Needs: PYTHON (a venv with clients/python/requirements.txt), ARBITER_BIN
 # (default target/release/arbiter). Run as root for `install` (apt-get).
@@ -25,13 +30,22 @@ GRPC_PLUGINS_VERSION='1.51.1-3*'            # protobuf-compiler-grpc: grpc_pytho
 PROTOC_GEN_GO_VERSION='1.28.1-3*'
 PROTOC_GEN_GO_GRPC_VERSION='1.33.3-2*'
 BUF=clients/node/node_modules/.bin/buf     # @bufbuild/buf, pinned in clients/node
+GO_VERSION='2:1.19~1'                        # golang-go
+GRPC_GO_VERSION='1.33.3-2*'                  # golang-google-grpc-dev
+GO_PROTOBUF_VERSION='1.5.2-3*'               # golang-github-golang-protobuf-1-5-dev
+GENPROTO_VERSION='0.0~git20200413.b5235f6-3*' # golang-google-genproto-dev: errdetails
+JDK_VERSION='2:1.17-74*'                     # default-jdk-headless: OpenJDK 17
+GRPC_JAVA_VERSION='1.41.3+ds-1*'             # libgrpc-java, protobuf-compiler-grpc-java-plugin
+NETTY_VERSION='1:4.1.48-7+deb12u*'           # libnetty-java
+COMMON_PROTOS_JAVA_VERSION='1.16.0+ds-2*'    # libgoogle-common-protos-java: google.rpc.Status
+ANNOTATION_JAVA_VERSION='1.3-1*'             # libgeronimo-annotation-1.3-spec-java
+PERFMARK_VERSION='0.21.0+ds-3*'              # libperfmark-java: grpc-core calls PerfMark
+JUNIT5_VERSION='5.9.2-1*'
 
 install() {
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        chromium "protobuf-compiler=$PROTOC_VERSION" "libprotobuf-java=$PROTOC_VERSION" \
+    apt_install chromium "protobuf-compiler=$PROTOC_VERSION" "libprotobuf-java=$PROTOC_VERSION" \
         "protobuf-compiler-grpc=$GRPC_PLUGINS_VERSION" "protoc-gen-go=$PROTOC_GEN_GO_VERSION" \
-        "protoc-gen-go-grpc=$PROTOC_GEN_GO_GRPC_VERSION" >/dev/null
+        "protoc-gen-go-grpc=$PROTOC_GEN_GO_GRPC_VERSION"
     /usr/bin/chromium --version
     protoc --version
     local dir
@@ -58,6 +72,56 @@ assert rpc.RulesServiceStub and pb.ValidateGameRequest(moves=["e4"]).moves == ["
 print("Python stubs import")'
 }
 
+apt_install() {
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# readme_block HEADING: the first ```sh block after the README line HEADING.
+readme_block() {
+    awk -v heading="$1" '
+        $0 == heading { found = 1; next }
+        found && /^```sh$/ { inside = 1; next }
+        inside && /^```$/ { exit }
+        inside { print }
+    ' README.md
+}
+
+# run_readme_block HEADING: runs that block with bash, as a reader would
+# paste it, in a subshell at the repository root; fails on its first error.
+run_readme_block() {
+    local block
+    block="$(readme_block "$1")"
+    [[ -n "$block" ]] || { echo "README.md: no sh block under '$1'" >&2; exit 1; }
+    echo "README.md, $1:"
+    printf '%s\n' "$block" | sed 's/^/    /'
+    bash -euo pipefail -c "$block"
+}
+
+go_tests() {
+    apt_install "golang-go=$GO_VERSION" "protobuf-compiler=$PROTOC_VERSION" \
+        "protoc-gen-go=$PROTOC_GEN_GO_VERSION" "protoc-gen-go-grpc=$PROTOC_GEN_GO_GRPC_VERSION" \
+        "golang-google-grpc-dev=$GRPC_GO_VERSION" \
+        "golang-github-golang-protobuf-1-5-dev=$GO_PROTOBUF_VERSION" \
+        "golang-google-genproto-dev=$GENPROTO_VERSION"
+    go version
+    local unformatted
+    unformatted="$(gofmt -l clients/go)"
+    [[ -z "$unformatted" ]] || { echo "gofmt: not formatted: $unformatted" >&2; exit 1; }
+    ARBITER_BIN="$(realpath "$ARBITER_BIN")" run_readme_block "### Go"
+}
+
+java_tests() {
+    apt_install "default-jdk-headless=$JDK_VERSION" "protobuf-compiler=$PROTOC_VERSION" \
+        "protobuf-compiler-grpc-java-plugin=$GRPC_JAVA_VERSION" "libgrpc-java=$GRPC_JAVA_VERSION" \
+        "libnetty-java=$NETTY_VERSION" "libprotobuf-java=$PROTOC_VERSION" \
+        "libgoogle-common-protos-java=$COMMON_PROTOS_JAVA_VERSION" \
+        "libgeronimo-annotation-1.3-spec-java=$ANNOTATION_JAVA_VERSION" \
+        "libperfmark-java=$PERFMARK_VERSION" "junit5=$JUNIT5_VERSION"
+    javac -version
+    run_readme_block "### Java"
+}
+
 node_tests() {
     (cd clients/node && npm test)
 }
@@ -72,6 +136,8 @@ case "${1:-all}" in
     contract) contract ;;
     node) node_tests ;;
     web) web_tests ;;
-    all) install && contract && node_tests && web_tests ;;
-    *) echo "usage: $0 [install|contract|node|web|all]" >&2; exit 2 ;;
+    go) go_tests ;;
+    java) java_tests ;;
+    all) install && contract && node_tests && web_tests && go_tests && java_tests ;;
+    *) echo "usage: $0 [install|contract|node|web|go|java|all]" >&2; exit 2 ;;
 esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Offline checks of deploy/: hadolint on the Dockerfile (it is not built
-# here: no Docker engine), yamllint on every YAML file, then each kustomize
+# Offline checks of deploy/: hadolint on the Dockerfile (built and served by
+# the image stage, .ci/image-check.sh), yamllint on every YAML file, then each kustomize
 # directory (the base and every overlay) rendered with `kubectl kustomize`
 # and validated with `kubernetes-validate --strict` against each version in
 # K8S_VERSIONS, and with .ci/check-manifests.py (selectors, ports, probes,

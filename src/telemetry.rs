@@ -8,9 +8,11 @@ pub mod rpc;
 use std::io::{self, IsTerminal};
 
 use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::WithTonicConfig as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
+use tonic::transport::ClientTlsConfig;
 use tracing::Span;
 use tracing::level_filters::LevelFilter;
 use tracing_subscriber::Registry;
@@ -153,8 +155,13 @@ impl Drop for Telemetry {
 
 /// A tracer provider with a batch OTLP/gRPC exporter configured from the
 /// `OTEL_*` variables, its `service.name` defaulting to [`SERVICE_NAME`].
+/// An `https` endpoint is verified against the bundled webpki root store,
+/// not the host's: the container image carries no certificates.
 fn otlp_provider() -> Result<SdkTracerProvider, TelemetryError> {
-    let exporter = opentelemetry_otlp::SpanExporter::builder().with_tonic().build()?;
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_tonic()
+        .with_tls_config(ClientTlsConfig::new().with_webpki_roots())
+        .build()?;
     let detected = Resource::builder().build();
     let named = detected
         .get(&opentelemetry::Key::from_static_str("service.name"))

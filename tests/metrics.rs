@@ -22,6 +22,10 @@ use tonic_health::pb::health_client::HealthClient;
 mod test_server;
 use test_server::TestServer;
 
+#[path = "common/zero_window.rs"]
+mod zero_window;
+use zero_window::{Headers, ZeroWindow};
+
 const RULES: &str = "arbiter.v1.RulesService";
 const HANDLED: &str = "arbiter_grpc_server_handled_total";
 const BAD_FEN: &str = "8/8/8/8/8/8/8/8 w - - 0 1";
@@ -332,6 +336,9 @@ async fn known_series_are_registered_at_zero_at_start_up() {
         "arbiter_cache_not_kept_total",
         "arbiter_encode_errors_total",
         "arbiter_connections_refused_total",
+        "arbiter_calls_stalled_total{rpc=\"unary\"}",
+        "arbiter_calls_stalled_total{rpc=\"stream\"}",
+        "arbiter_connections_closed_total{reason=\"stalled\"}",
         "arbiter_stream_games_in_flight",
         &format!(
             "{HANDLED}{{grpc_service=\"{RULES}\",grpc_method=\"Perft\",grpc_code=\"INTERNAL\"}}"
@@ -348,4 +355,31 @@ async fn known_series_are_registered_at_zero_at_start_up() {
     ] {
         assert!(has(series), "{series} is missing at start-up:\n{text}");
     }
+}
+
+/// A call whose answer the client never takes (a window of 0) is counted
+/// as stalled once past `--stall-timeout`, and its connection, whose only
+/// call it was, as closed for that reason.
+#[tokio::test]
+async fn stalled_calls_and_their_connections_are_counted() {
+    const STALLED: &str = "arbiter_calls_stalled_total";
+    const CLOSED: &str = "arbiter_connections_closed_total";
+    let server = TestServer::start(&["--stall-timeout", "200ms"]).await;
+    let (before, _) = Scrape::take(&server).await;
+    let mut client = ZeroWindow::connect(server.addr, [127, 0, 0, 1].into()).await;
+    // A Perft: the other test here counts this suite's ValidateGame calls.
+    let message =
+        prost::Message::encode_to_vec(&proto::PerftRequest { depth: 2, ..Default::default() });
+    assert_eq!(client.call("Perft", &message, true).await, Headers::Admitted);
+    assert!(
+        client.closed_within(Duration::from_secs(30)).await,
+        "the stalled connection is closed"
+    );
+    let (after, text) = Scrape::take(&server).await;
+    let moved = |name: &str, labels: &[(&str, &str)]| {
+        after.value(name, labels) - before.value(name, labels)
+    };
+    assert_eq!(moved(STALLED, &[("rpc", "unary")]), 1.0, "{text}");
+    assert_eq!(moved(STALLED, &[("rpc", "stream")]), 0.0, "{text}");
+    assert_eq!(moved(CLOSED, &[("reason", "stalled")]), 1.0, "{text}");
 }

@@ -47,6 +47,7 @@ mod server {
     mod cors;
     mod overload;
     mod service;
+    mod stalls;
     mod tls;
     mod tracing;
     mod wire_contract;

@@ -1,7 +1,9 @@
 //! The connections open on a port, and which of them may be closed: those
 //! that have not finished their handshake in time, those idle (no call
-//! open) for too long, and, when a newcomer finds every slot taken, the one
-//! idle the longest, so that idle sockets cannot keep clients out.
+//! open) for too long, when a newcomer finds every slot taken, the one
+//! idle the longest, so that idle sockets cannot keep clients out, and
+//! those whose every open call is stalled (a peer that takes no answer:
+//! [`crate::admission`] finds them).
 //!
 //! A connection is idle while no call is open on it: the calls are counted
 //! by [`StreamsLayer`], which finds the connection's [`Activity`] in the
@@ -48,6 +50,9 @@ pub enum Closed {
     IdleTimeout,
     /// Every slot was taken and it was the one idle the longest.
     Evicted,
+    /// Every call open on it had waited past the stall bound for the peer
+    /// to take its answer (see [`crate::admission`]).
+    Stalled,
 }
 
 impl Closed {
@@ -57,6 +62,7 @@ impl Closed {
             Closed::HandshakeTimeout => CLOSE_REASONS[0],
             Closed::IdleTimeout => CLOSE_REASONS[1],
             Closed::Evicted => CLOSE_REASONS[2],
+            Closed::Stalled => CLOSE_REASONS[3],
         }
     }
 }
@@ -107,7 +113,7 @@ impl Registry {
                     |&(&id, activity)| (activity.last_active.load(Ordering::Relaxed), id),
                 )?;
             let victim = open.by_id.remove(&id)?;
-            self.close(&victim, Closed::Evicted);
+            victim.close(Closed::Evicted);
         }
         let id = open.next_id;
         open.next_id += 1;
@@ -115,7 +121,9 @@ impl Registry {
             id,
             epoch: self.epoch,
             accepted: self.now(),
+            counted: self.counted,
             streams: AtomicUsize::new(0),
+            stalled: AtomicUsize::new(0),
             handshaken: AtomicBool::new(handshaken),
             last_active: AtomicU64::new(self.now()),
             closed: AtomicBool::new(false),
@@ -140,7 +148,7 @@ impl Registry {
             };
             match reason {
                 Some(reason) => {
-                    self.close(activity, reason);
+                    activity.close(reason);
                     false
                 }
                 None => true,
@@ -151,14 +159,6 @@ impl Registry {
     /// Forgets a connection that has closed (if it is still counted).
     pub(super) fn remove(&self, activity: &Activity) {
         self.open().by_id.remove(&activity.id);
-    }
-
-    fn close(&self, activity: &Activity, reason: Closed) {
-        tracing::debug!(reason = reason.label(), "closing a connection");
-        if self.counted {
-            metrics::counter!(CONNECTIONS_CLOSED, "reason" => reason.label()).increment(1);
-        }
-        activity.close();
     }
 
     fn now(&self) -> u64 {
@@ -177,8 +177,12 @@ pub struct Activity {
     epoch: Instant,
     /// Milliseconds from the registry's epoch to the accept.
     accepted: u64,
+    /// Whether closings are counted in the gRPC port's metrics.
+    counted: bool,
     /// Calls open.
     streams: AtomicUsize,
+    /// Calls open whose answers have waited past the stall bound.
+    stalled: AtomicUsize,
     handshaken: AtomicBool,
     /// Milliseconds from the registry's epoch to the handshake's end or the
     /// last call's end, whichever came last.
@@ -189,6 +193,11 @@ pub struct Activity {
 }
 
 impl Activity {
+    /// The connection's number, unique on its port.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     /// Marks a call open until the returned guard is dropped; a call also
     /// ends the handshake (an HTTP/1.1 client's first request does).
     pub fn call_opened(self: &Arc<Activity>) -> OpenCall {
@@ -227,9 +236,35 @@ impl Activity {
         self.last_active.store(millis(self.epoch.elapsed()), Ordering::Relaxed);
     }
 
-    fn close(&self) {
+    /// Marks one of the connection's open calls as stalled until the
+    /// returned guard is dropped. When every call open on the connection is
+    /// stalled, nothing more will come of it: the connection is closed
+    /// (reason `stalled`), as an idle one would be, which ends its calls.
+    pub fn call_stalled(self: &Arc<Activity>) -> StalledCall {
+        let stalled = self.stalled.fetch_add(1, Ordering::AcqRel) + 1;
+        if stalled >= self.streams.load(Ordering::Acquire) && !self.was_closed() {
+            self.close(Closed::Stalled);
+        }
+        StalledCall(Arc::clone(self))
+    }
+
+    fn close(&self, reason: Closed) {
+        tracing::debug!(reason = reason.label(), "closing a connection");
+        if self.counted {
+            metrics::counter!(CONNECTIONS_CLOSED, "reason" => reason.label()).increment(1);
+        }
         self.closed.store(true, Ordering::Release);
         self.reader.wake();
+    }
+}
+
+/// A stalled call, until dropped (see [`Activity::call_stalled`]).
+#[derive(Debug)]
+pub struct StalledCall(Arc<Activity>);
+
+impl Drop for StalledCall {
+    fn drop(&mut self) {
+        self.0.stalled.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

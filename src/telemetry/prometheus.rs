@@ -59,12 +59,19 @@ pub const CONNECTIONS_REFUSED: &str = "arbiter_connections_refused_total";
 /// Answers that could not be written (a length mistake in a hand-written
 /// encoder): the call ends INTERNAL rather than the process aborting.
 pub const ENCODE_ERRORS: &str = "arbiter_encode_errors_total";
+/// Calls whose answer (or a stream's next message) waited past
+/// `--stall-timeout` for the peer to take it, by `rpc` (`unary` or
+/// `stream`): their admission slots were given back.
+pub const CALLS_STALLED: &str = "arbiter_calls_stalled_total";
+/// The `rpc` labels of [`CALLS_STALLED`].
+pub const STALLED_RPCS: [&str; 2] = ["unary", "stream"];
 /// Connections the server closed, by `reason`: `handshake_timeout`,
-/// `idle_timeout`, or `evicted` to make room for a new one.
+/// `idle_timeout`, `evicted` to make room for a new one, or `stalled` when
+/// every call open on it waited past the stall bound.
 pub const CONNECTIONS_CLOSED: &str = "arbiter_connections_closed_total";
 /// The `reason`s of [`CONNECTIONS_CLOSED`] (`crate::listener` closes for
 /// these and no others).
-pub const CLOSE_REASONS: [&str; 3] = ["handshake_timeout", "idle_timeout", "evicted"];
+pub const CLOSE_REASONS: [&str; 4] = ["handshake_timeout", "idle_timeout", "evicted", "stalled"];
 
 /// Upper bounds of the latency buckets, in seconds: most calls take well
 /// under a millisecond, perft and long streams take seconds.
@@ -129,8 +136,12 @@ fn describe() {
     );
     describe_counter!(ENCODE_ERRORS, "answers that could not be written (answered INTERNAL)");
     describe_counter!(
+        CALLS_STALLED,
+        "calls whose answer waited past --stall-timeout for the peer to take it, by rpc kind"
+    );
+    describe_counter!(
         CONNECTIONS_CLOSED,
-        "connections the server closed, by reason: handshake or idle timeout, evicted"
+        "connections the server closed, by reason: handshake or idle timeout, evicted, stalled"
     );
 }
 
@@ -143,6 +154,9 @@ fn register_at_zero() {
         counter!(counter).increment(0);
     }
     counter!(CONNECTIONS_REFUSED).increment(0);
+    for rpc in STALLED_RPCS {
+        counter!(CALLS_STALLED, "rpc" => rpc).increment(0);
+    }
     for reason in CLOSE_REASONS {
         counter!(CONNECTIONS_CLOSED, "reason" => reason).increment(0);
     }

@@ -1,15 +1,19 @@
 //! Helpers for the data-driven tests: finding the shared third-party test
 //! data, reading its perft files, and spreading work over threads; and for
 //! the tests that play random games or compare with shakmaty: start
-//! positions, and our FEN read by shakmaty. Its submodules: the games of a
-//! PGN file ([`pgn`]), a throw-away PKI for TLS ([`pki`]) and a server in the
-//! test process ([`server`]).
+//! positions, and our FEN read by shakmaty. Its submodules: HTTP/2 frames
+//! written by hand ([`frames`]), the games of a
+//! PGN file ([`pgn`]), a throw-away PKI for TLS ([`pki`]), a server in the
+//! test process ([`server`]) and a client that takes no answer
+//! ([`zero_window`]).
 //!
 //! Declared once, in `tests/tests.rs`; the suites use `crate::common::...`.
 
+pub mod frames;
 pub mod pgn;
 pub mod pki;
 pub mod server;
+pub mod zero_window;
 
 use std::env;
 use std::error::Error;

@@ -2,7 +2,8 @@
 //! binary so that its peak resident memory (VmHWM) is its own: huge fields,
 //! invalid UTF-8, unknown enum values, absurd perft depths and deadlines,
 //! thousands of concurrent calls, streams that are never read, idle
-//! connections. Each attack gets a clear status or a correct answer within
+//! connections, header blocks that never end and HPACK bombs (other HTTP/2
+//! attacks are in `connections` and `stalls`). Each attack gets a clear status or a correct answer within
 //! a generous bound, and health answers between and during the attacks.
 //! The tests that need a special configuration use the in-process server.
 
@@ -16,6 +17,7 @@ use arbiter::proto::{self, validate_games_response};
 use prost::Message;
 use prost::bytes::BufMut;
 use prost::encoding::{WireType, encode_key, encode_varint};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
@@ -29,6 +31,10 @@ use tonic_health::pb::health_client::HealthClient;
 use tonic_prost::{ProstCodec, ProstDecoder};
 use tonic_types::StatusExt;
 
+use crate::common::frames::{
+    CONTINUATION, END_HEADERS, END_STREAM, GOAWAY, HEADERS, RST_STREAM, frame, handshake,
+    health_block, read_frame,
+};
 use crate::common::server::{self as test_server, TestServer};
 
 /// The most an attack may take, loaded 2-core machines included.
@@ -503,6 +509,115 @@ async fn idle_connections(server: &Spawned) {
     assert_eq!(answer.unwrap().into_inner().nodes, 8_902);
 }
 
+/// The most the server's resident memory may grow over one header-block
+/// attack (the attacks send 64 MiB, or decode to as much).
+const FLAT_KIB: u64 = 16 << 10;
+
+/// How the server ended a connection that sent `attack` (written
+/// concurrently): whether it closed the connection (GOAWAY, whose error
+/// code is returned too, or end of file)
+/// and whether it took the request on stream 1 (answered `:status 200`),
+/// read until one of these or a reset of stream 1; and how many bytes of
+/// `attack` went out before the connection closed. The connection stays
+/// open for writing until then: no end of file from this side.
+async fn send_frames(server: &Spawned, attack: Vec<Vec<u8>>) -> (bool, bool, usize, Option<u32>) {
+    let socket = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let (mut reader, mut writer) = socket.into_split();
+    let writing = tokio::spawn(async move {
+        let mut sent = 0;
+        for bytes in attack {
+            if writer.write_all(&bytes).await.is_err() {
+                break;
+            }
+            sent += bytes.len();
+        }
+        (sent, writer)
+    });
+    let (mut closed, mut accepted, mut goaway) = (true, false, None);
+    while let Some((kind, stream, payload)) = read_frame(&mut reader).await {
+        match (kind, stream) {
+            (GOAWAY, _) => {
+                goaway = payload.get(4..8).map(|code| u32::from_be_bytes(code.try_into().unwrap()));
+                break;
+            }
+            (RST_STREAM, 1) => {
+                closed = false;
+                break;
+            }
+            (HEADERS, 1) => {
+                // An indexed `:status 200` first: the request was taken.
+                (closed, accepted) = (false, payload.first() == Some(&0x88));
+                break;
+            }
+            _ => {}
+        }
+    }
+    let sent = if closed {
+        writing.await.unwrap().0
+    } else {
+        writing.abort();
+        0
+    };
+    (closed, accepted, sent, goaway)
+}
+
+/// HEADERS without END_HEADERS, then 16 KiB CONTINUATION frames that never
+/// end the block (64 MiB offered): the server closes the connection within
+/// a few MB, and its memory stays flat.
+async fn continuation_flood(server: &Spawned) {
+    let before = server.status_field("VmRSS:");
+    // The block opens a literal whose value (1 MiB: 127, then 1,048,449 in
+    // three bytes) the CONTINUATION frames go on writing.
+    let mut block = health_block();
+    block.extend_from_slice(&[0x40, 6]);
+    block.extend_from_slice(b"x-long");
+    block.extend_from_slice(&[0x7f, 0x81, 0xff, 0x3f]);
+    let mut attack = vec![[handshake(), frame(HEADERS, 0, 1, &block)].concat()];
+    let filler = frame(CONTINUATION, 0, 1, &[b'a'; 16 << 10]);
+    attack.extend(std::iter::repeat_n(filler, 4096));
+    let (closed, accepted, sent, goaway) = send_frames(server, attack).await;
+    let grown = server.status_field("VmRSS:").saturating_sub(before);
+    eprintln!(
+        "CONTINUATION flood: closed (GOAWAY {goaway:?}) after {} KiB sent; VmRSS grew {grown} KiB",
+        sent >> 10
+    );
+    assert!(closed && !accepted, "closed {closed}, accepted {accepted}");
+    assert!(sent < 8 << 20, "the server took {sent} bytes of one header block");
+    assert!(grown < FLAT_KIB, "VmRSS grew {grown} KiB");
+}
+
+/// One 4 KB header put in the HPACK dynamic table, then referenced 16,000
+/// times in one header block (64 MB once decoded): the request is refused,
+/// and the server's memory stays flat.
+async fn hpack_bomb(server: &Spawned) {
+    let before = server.status_field("VmRSS:");
+    let mut block = health_block();
+    // Literal with incremental indexing, new name, a 4,000-byte value (7-bit
+    // prefix 127, then 3,873 in two bytes): with its name and the 32 bytes
+    // HPACK counts per entry it fits the default 4,096-byte table.
+    block.extend_from_slice(&[0x40, 6]);
+    block.extend_from_slice(b"x-bomb");
+    block.extend_from_slice(&[0x7f, 0xa1, 0x1e]);
+    block.extend_from_slice(&[b'b'; 4000]);
+    // Dynamic table index 62: the header just added.
+    block.extend(std::iter::repeat_n(0xbe, 16_000));
+    let (first, rest) = block.split_at(16 << 10);
+    let attack = vec![
+        [
+            handshake(),
+            frame(HEADERS, END_STREAM, 1, first),
+            frame(CONTINUATION, END_HEADERS, 1, rest),
+        ]
+        .concat(),
+    ];
+    let (closed, accepted, _, goaway) = send_frames(server, attack).await;
+    let grown = server.status_field("VmRSS:").saturating_sub(before);
+    let how = if closed { "connection closed" } else { "stream answered or reset" };
+    eprintln!("HPACK bomb: {how} (GOAWAY {goaway:?}); VmRSS grew {grown} KiB");
+    assert!(!accepted, "a 64 MiB header list was taken");
+    assert!(grown < FLAT_KIB, "VmRSS grew {grown} KiB");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_server_survives_every_attack_with_bounded_memory() {
     let server = Spawned::start(&[]).await;
@@ -516,6 +631,8 @@ async fn the_server_survives_every_attack_with_bounded_memory() {
     survive(&server, "5,000 concurrent calls", thousands_of_calls(&server)).await;
     survive(&server, "200 streams never read", streams_never_read(&server)).await;
     survive(&server, "500 idle connections", idle_connections(&server)).await;
+    survive(&server, "a CONTINUATION flood", continuation_flood(&server)).await;
+    survive(&server, "an HPACK bomb", hpack_bomb(&server)).await;
     let peak = server.status_field("VmHWM:");
     eprintln!("server peak RSS (VmHWM): {peak} KiB (idle at start: {idle} KiB)");
     assert!(peak < PEAK_RSS_BOUND_KIB, "peak RSS {peak} KiB");

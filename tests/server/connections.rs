@@ -17,30 +17,15 @@ use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
+use crate::common::frames::{
+    GOAWAY, PREFACE, RST_STREAM, frame, handshake, health_headers, read_frame,
+};
 use crate::common::server::TestServer;
 
 /// How soon a new client must be served whatever idle sockets are open.
 const SERVED_WITHIN: Duration = Duration::from_secs(15);
 /// The most a socket may wait to be closed, loaded machines included.
 const PATIENCE: Duration = Duration::from_secs(30);
-
-/// What every HTTP/2 client sends first.
-const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
-/// An HTTP/2 frame: 9-byte header and payload.
-fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let length = u32::try_from(payload.len()).unwrap().to_be_bytes();
-    let mut bytes = vec![length[1], length[2], length[3], kind, flags];
-    bytes.extend_from_slice(&stream.to_be_bytes());
-    bytes.extend_from_slice(payload);
-    bytes
-}
-
-/// The preface and an empty SETTINGS frame: the client's half of the
-/// HTTP/2 handshake.
-fn handshake() -> Vec<u8> {
-    [PREFACE, &frame(0x4, 0, 0, &[])].concat()
-}
 
 /// One health check over a new connection, within `SERVED_WITHIN`.
 async fn health(addr: SocketAddr) -> Result<i32, String> {
@@ -228,24 +213,6 @@ async fn busy_connections_are_not_evicted() {
     server.shutdown().await.unwrap();
 }
 
-/// The HEADERS of a health check on `stream`, HPACK-coded with literal
-/// fields only.
-fn headers(stream: u32) -> Vec<u8> {
-    let mut block = vec![0x83, 0x86]; // :method POST, :scheme http
-    let mut literal = |index: u8, value: &[u8]| {
-        block.push(index);
-        block.push(u8::try_from(value.len()).unwrap());
-        block.extend_from_slice(value);
-    };
-    literal(0x04, b"/grpc.health.v1.Health/Check"); // :path
-    literal(0x01, b"localhost"); // :authority
-    block.extend_from_slice(&[0x0f, 0x10]); // content-type (index 31)
-    block.push(16);
-    block.extend_from_slice(b"application/grpc");
-    // HEADERS with END_HEADERS.
-    frame(0x1, 0x4, stream, &block)
-}
-
 /// A client that opens and at once resets stream after stream (the
 /// "rapid reset" attack) gets GOAWAY with ENHANCE_YOUR_CALM and is cut
 /// off; others are still served.
@@ -261,8 +228,8 @@ async fn rapid_stream_resets_get_goaway_enhance_your_calm() {
             let mut bytes = Vec::new();
             for i in 0..100 {
                 let stream = 2 * (batch * 100 + i) + 1;
-                bytes.extend(headers(stream));
-                bytes.extend(frame(0x3, 0, stream, &8u32.to_be_bytes())); // RST_STREAM CANCEL
+                bytes.extend(health_headers(stream));
+                bytes.extend(frame(RST_STREAM, 0, stream, &8u32.to_be_bytes())); // CANCEL
             }
             writer.write_all(&bytes).await?;
         }
@@ -271,12 +238,8 @@ async fn rapid_stream_resets_get_goaway_enhance_your_calm() {
     // Frames from the server until GOAWAY: its error code.
     let goaway = tokio::time::timeout(PATIENCE, async {
         loop {
-            let mut header = [0u8; 9];
-            reader.read_exact(&mut header).await.ok()?;
-            let length = u32::from_be_bytes([0, header[0], header[1], header[2]]) as usize;
-            let mut payload = vec![0u8; length];
-            reader.read_exact(&mut payload).await.ok()?;
-            if header[3] == 0x7 {
+            let (kind, _, payload) = read_frame(&mut reader).await?;
+            if kind == GOAWAY {
                 return Some(u32::from_be_bytes(payload[4..8].try_into().unwrap()));
             }
         }

@@ -29,20 +29,32 @@
 //!
 //! Permits are held until the response body has been sent or dropped: a
 //! stream counts for its whole life, and a call on the blocking pool (a long
-//! game, perft) counts until it answers.
+//! game, perft) counts until it answers. Two things bound what a client can
+//! hold: its share of each budget (`shares`: per connection and per peer
+//! address), and the time its answers may wait for it to read them
+//! (`stalls`: past `--stall-timeout` the call gives its permits back and
+//! ends).
+
+mod shares;
+mod stalls;
 
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use http_body::{Body, Frame, SizeHint};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::Status;
 use tonic::codegen::http;
 use tower::{Layer, Service};
 
+pub use self::shares::SharePolicy;
+use self::shares::{OverShare, ShareGuard, Shares};
+pub use self::stalls::WatchedBody;
+use self::stalls::{Stalls, Watched};
+use crate::listener::ConnectionInfo;
 /// When a call was admitted, in its request's extensions. A handler that
 /// works to the caller's deadline counts from here: tonic's own timer for
 /// `grpc-timeout` starts about now too, and the admitted call may then wait
@@ -85,6 +97,23 @@ struct Budgets {
     prefix: String,
     /// The paths of the service's streaming methods.
     streams: Vec<String>,
+    /// What each client holds of the budgets.
+    shares: Arc<Shares>,
+    /// The admitted calls' waits for their peers.
+    stalls: Arc<Stalls>,
+}
+
+/// The budgets and bounds of [`AdmissionLayer`].
+#[derive(Clone, Copy, Debug)]
+pub struct Policy {
+    /// Calls open at once, streams included.
+    pub max_calls: usize,
+    /// Unary calls in flight at once.
+    pub max_unary: usize,
+    /// The most one client may hold of each budget.
+    pub shares: SharePolicy,
+    /// How long an answer may wait for the peer to take it.
+    pub stall_timeout: Duration,
 }
 
 /// Admits the calls of one gRPC service within two budgets: calls open,
@@ -97,23 +126,28 @@ pub struct AdmissionLayer {
 impl AdmissionLayer {
     /// Budgets for the gRPC service named `service` (as
     /// `arbiter.v1.RulesService`) whose streaming methods have the paths
-    /// `streams` (as `/arbiter.v1.RulesService/ValidateGames`): at
-    /// most `max_calls` of its calls open, and at most `max_unary` of them
-    /// unary.
-    pub fn new(
-        service: &str,
-        streams: &[&str],
-        max_calls: usize,
-        max_unary: usize,
-    ) -> AdmissionLayer {
+    /// `streams` (as `/arbiter.v1.RulesService/ValidateGames`): at most
+    /// `policy.max_calls` of its calls open, and at most
+    /// `policy.max_unary` of them unary, each client within its share.
+    /// The stall bound is kept by [`AdmissionLayer::watch_stalls`], which
+    /// must run beside the server.
+    pub fn new(service: &str, streams: &[&str], policy: Policy) -> AdmissionLayer {
         AdmissionLayer {
             budgets: Arc::new(Budgets {
-                calls: Budget::new(max_calls),
-                unary: Budget::new(max_unary),
+                calls: Budget::new(policy.max_calls),
+                unary: Budget::new(policy.max_unary),
                 prefix: format!("/{service}/"),
                 streams: streams.iter().map(|&path| path.to_owned()).collect(),
+                shares: Arc::new(Shares::new(policy.shares, policy.max_calls, policy.max_unary)),
+                stalls: Arc::new(Stalls::new(policy.stall_timeout)),
             }),
         }
+    }
+
+    /// Stalls the calls whose answers wait past the stall bound; runs until
+    /// the layer and every service made from it are dropped.
+    pub fn watch_stalls(&self) -> impl Future<Output = ()> + Send + 'static {
+        self.budgets.stalls.watch()
     }
 }
 
@@ -132,11 +166,33 @@ pub struct Admission<S> {
     budgets: Arc<Budgets>,
 }
 
-/// The permits a call holds until its response has been sent.
+/// The permits a call holds until its response has been sent, or until it
+/// stalls.
 #[derive(Debug)]
-pub struct Permits {
+struct Permits {
     _call: OwnedSemaphorePermit,
     _unary: Option<OwnedSemaphorePermit>,
+    _share: Option<ShareGuard>,
+}
+
+/// Why a call is shed.
+#[derive(Debug)]
+enum Shed {
+    /// A budget is used up: its size.
+    Busy(usize),
+    /// Its client holds its share.
+    OverShare(OverShare),
+}
+
+impl Shed {
+    fn status(&self) -> Status {
+        Status::resource_exhausted(match self {
+            Shed::Busy(limit) => {
+                format!("server busy: {limit} calls in flight; retry with backoff")
+            }
+            Shed::OverShare(over) => over.to_string(),
+        })
+    }
 }
 
 impl Budgets {
@@ -144,11 +200,18 @@ impl Budgets {
         self.streams.iter().any(|stream| stream == path)
     }
 
-    /// The permits for a call, or the limit it is over.
-    fn admit(&self, stream: bool) -> Result<Permits, usize> {
-        let call = self.calls.take()?;
-        let unary = if stream { None } else { Some(self.unary.take()?) };
-        Ok(Permits { _call: call, _unary: unary })
+    /// The permits for a call of `connection` from `peer`, or why it is
+    /// shed.
+    fn admit(
+        &self,
+        stream: bool,
+        connection: Option<u64>,
+        peer: Option<IpAddr>,
+    ) -> Result<Permits, Shed> {
+        let share = self.shares.take(connection, peer, !stream).map_err(Shed::OverShare)?;
+        let call = self.calls.take().map_err(Shed::Busy)?;
+        let unary = if stream { None } else { Some(self.unary.take().map_err(Shed::Busy)?) };
+        Ok(Permits { _call: call, _unary: unary, _share: share })
     }
 }
 
@@ -157,7 +220,7 @@ where
     S: Service<http::Request<ReqBody>, Response = http::Response<ResBody>>,
     ResBody: Default,
 {
-    type Response = http::Response<PermitBody<ResBody>>;
+    type Response = http::Response<WatchedBody<ResBody>>;
     type Error = S::Error;
     type Future = AdmissionFuture<S::Future>;
 
@@ -169,20 +232,25 @@ where
         let path = request.uri().path();
         if !path.starts_with(&self.budgets.prefix) {
             let call = self.inner.call(request);
-            return AdmissionFuture::Call { call, permits: None, yield_first: false };
+            return AdmissionFuture::Call { call, watch: None, yield_first: false };
         }
         let stream = self.budgets.is_stream(path);
-        match self.budgets.admit(stream) {
+        let connection = ConnectionInfo::of(&request);
+        let activity = connection.map(|info| Arc::clone(&info.activity));
+        let peer = connection.and_then(|info| info.tcp.remote_addr()).map(|addr| addr.ip());
+        let id = activity.as_ref().map(|activity| activity.id());
+        match self.budgets.admit(stream, id, peer) {
             Ok(permits) => {
                 // A stream's handler only sets the stream up, and a unary call
                 // alone has nothing to queue behind: giving up the worker
                 // would only wake another one.
                 let yield_first = !stream && self.budgets.unary.others_in_flight();
                 request.extensions_mut().insert(Admitted(Instant::now()));
+                let watch = self.budgets.stalls.watch_call(permits, activity, stream);
                 let call = self.inner.call(request);
-                AdmissionFuture::Call { call, permits: Some(permits), yield_first }
+                AdmissionFuture::Call { call, watch: Some(watch), yield_first }
             }
-            Err(limit) => AdmissionFuture::Shed { limit },
+            Err(shed) => AdmissionFuture::Shed { status: Some(shed.status()) },
         }
     }
 }
@@ -192,11 +260,12 @@ pin_project_lite::pin_project! {
     #[project = Step]
     #[derive(Debug)]
     pub enum AdmissionFuture<F> {
-        /// A call, with its permits if it is counted; an admitted unary call
-        /// that is not alone gives up its worker once before it runs.
-        Call { #[pin] call: F, permits: Option<Permits>, yield_first: bool },
-        /// Over the budget.
-        Shed { limit: usize },
+        /// A call, watched with its permits if it is counted; an admitted
+        /// unary call that is not alone gives up its worker once before it
+        /// runs.
+        Call { #[pin] call: F, watch: Option<Watched>, yield_first: bool },
+        /// Over a budget or its client's share.
+        Shed { status: Option<Status> },
     }
 }
 
@@ -205,11 +274,11 @@ where
     F: Future<Output = Result<http::Response<B>, E>>,
     B: Default,
 {
-    type Output = Result<http::Response<PermitBody<B>>, E>;
+    type Output = Result<http::Response<WatchedBody<B>>, E>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
-            Step::Call { call, permits, yield_first } => {
+            Step::Call { call, watch, yield_first } => {
                 if std::mem::take(yield_first) {
                     // Woken from within its own poll, a tokio task goes to the
                     // back of the run queue: it waits there holding its permit.
@@ -217,47 +286,13 @@ where
                     return Poll::Pending;
                 }
                 let response = ready!(call.poll(cx))?;
-                let permits = permits.take();
-                Poll::Ready(Ok(response.map(|inner| PermitBody { inner, _permits: permits })))
+                let watch = watch.take();
+                Poll::Ready(Ok(response.map(|inner| WatchedBody::new(inner, watch))))
             }
-            Step::Shed { limit } => {
-                let status = Status::resource_exhausted(format!(
-                    "server busy: {limit} calls in flight; retry with backoff"
-                ));
-                Poll::Ready(Ok(status
-                    .into_http()
-                    .map(|inner| PermitBody { inner, _permits: None })))
+            Step::Shed { status } => {
+                let status = status.take().unwrap_or_else(|| Status::internal("polled again"));
+                Poll::Ready(Ok(status.into_http().map(|inner| WatchedBody::new(inner, None))))
             }
         }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A response body that holds its call's permits until it is dropped.
-    #[derive(Debug)]
-    pub struct PermitBody<B> {
-        #[pin]
-        inner: B,
-        _permits: Option<Permits>,
-    }
-}
-
-impl<B: Body> Body for PermitBody<B> {
-    type Data = B::Data;
-    type Error = B::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
-        self.project().inner.poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
     }
 }

@@ -1,0 +1,212 @@
+//! Clients that take no answer, over real sockets on 127.0.0.1: raw HTTP/2
+//! connections announcing a window of 0 (so that no answer can be sent)
+//! and answering pings. Their calls hold admission slots only until the
+//! stall bound; then the slots are free for others, the calls end and the
+//! connections whose every call stalled are closed. Fairness keeps one
+//! connection, or one peer address, from taking every slot meanwhile.
+//!
+//! The servers use a stall bound of a second or two and small budgets, so that a few dozen
+//! calls fill them; the bounds on time are generous, for loaded machines.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use arbiter::proto::{self, ValidateGameRequest};
+use prost::Message;
+use tonic::Code;
+use tonic::transport::Channel;
+
+use crate::common::server::TestServer;
+use crate::common::zero_window::{Headers, ZeroWindow};
+
+/// The normal client's address.
+const LOCAL: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1));
+/// Another client's address (all of 127.0.0.0/8 is the loopback on Linux).
+const OTHER: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+/// What the issue asks: a normal client is served within this long of an
+/// attack (with a stall bound of 1 or 2 s here).
+const SERVED_WITHIN: Duration = Duration::from_secs(5);
+/// The most a stalled connection may take to be closed, loaded machines
+/// included.
+const PATIENCE: Duration = Duration::from_secs(30);
+/// `RESOURCE_EXHAUSTED`'s number.
+const SHED: i32 = Code::ResourceExhausted as i32;
+
+fn game() -> ValidateGameRequest {
+    let moves = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"];
+    ValidateGameRequest {
+        moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        ..Default::default()
+    }
+}
+
+/// `connections` zero-window connections from `from`, each sending `calls`
+/// ValidateGame calls: the connections and how many calls each had
+/// admitted (the others are shed).
+async fn zero_window_calls(
+    server: &TestServer,
+    from: IpAddr,
+    connections: usize,
+    calls: usize,
+) -> Vec<(ZeroWindow, usize)> {
+    let message = game().encode_to_vec();
+    let mut attackers = Vec::new();
+    for _ in 0..connections {
+        let mut connection = ZeroWindow::connect(server.addr, from).await;
+        let mut admitted = 0;
+        for _ in 0..calls {
+            match connection.call("ValidateGame", &message, true).await {
+                Headers::Admitted => admitted += 1,
+                Headers::Status(code) => assert_eq!(code, SHED, "a call over the budget"),
+            }
+        }
+        attackers.push((connection, admitted));
+    }
+    attackers
+}
+
+/// One ValidateGame over `channel`: OK with the whole game, or its status.
+async fn validate(channel: &Channel) -> Result<(), tonic::Status> {
+    let mut client = proto::rules_service_client::RulesServiceClient::new(channel.clone());
+    let answer = client.validate_game(game()).await?.into_inner();
+    assert_eq!(answer.plies.len(), game().moves.len());
+    assert!(!answer.position.unwrap().legal_moves.is_empty());
+    Ok(())
+}
+
+/// Calls until one is answered, each shed one RESOURCE_EXHAUSTED: how long
+/// it took.
+async fn served_after(channel: &Channel) -> Duration {
+    let started = Instant::now();
+    loop {
+        match validate(channel).await {
+            Ok(()) => return started.elapsed(),
+            Err(status) => assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}"),
+        }
+        assert!(started.elapsed() < PATIENCE, "never served");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Zero-window calls on four connections fill the unary budget (each
+/// connection at most half of it) and lock others out; past the stall
+/// bound their slots come back, a normal client is served within 5 s, and
+/// the connections whose calls all stalled are closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zero_window_calls_give_their_slots_back_and_their_connections_are_closed() {
+    // 2 s: the calls of the first connections must still hold their slots
+    // when the last are sent, however loaded the machine.
+    let server = TestServer::start(&["--stall-timeout", "2s", "--max-unary-calls", "8"]).await;
+    let normal = server.channel().await;
+    let mut attackers = zero_window_calls(&server, LOCAL, 4, 16).await;
+    let admitted: Vec<usize> = attackers.iter().map(|(_, admitted)| *admitted).collect();
+    assert_eq!(admitted.iter().sum::<usize>(), 8, "admitted per connection: {admitted:?}");
+    assert!(admitted.iter().all(|&n| n <= 4), "a connection over its share: {admitted:?}");
+    let waited = served_after(&normal).await;
+    eprintln!("zero-window calls on 4 connections: a normal call served after {waited:?}");
+    assert!(waited < SERVED_WITHIN, "served after {waited:?}");
+    for (connection, admitted) in &mut attackers {
+        if *admitted > 0 {
+            assert!(connection.closed_within(PATIENCE).await, "a stalled connection stays open");
+        }
+    }
+    // And again: the budget is whole.
+    for _ in 0..8 {
+        validate(&normal).await.expect("served once the stalled calls are gone");
+    }
+    server.shutdown().await.unwrap();
+}
+
+/// A stalled `ValidateGames` stream and a stalled `ValidatePgn` stream each
+/// hold a slot of `--max-concurrency` (each on its own connection, since a
+/// connection may hold half of it) until the stall bound; then others are
+/// served and both connections are closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_streams_give_their_slots_back() {
+    let server = TestServer::start(&["--stall-timeout", "1s", "--max-concurrency", "2"]).await;
+    let games = proto::ValidateGamesRequest { id: "a".into(), game: Some(game()) };
+    let pgn = proto::ValidatePgnRequest {
+        chunk: b"[Event \"?\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n".to_vec(),
+    };
+    let mut streams = Vec::new();
+    for (method, message) in
+        [("ValidateGames", games.encode_to_vec()), ("ValidatePgn", pgn.encode_to_vec())]
+    {
+        let mut connection = ZeroWindow::connect(server.addr, LOCAL).await;
+        // The request stays open: the stream waits for more, its answer
+        // for the window.
+        assert_eq!(connection.call(method, &message, false).await, Headers::Admitted, "{method}");
+        streams.push(connection);
+    }
+    let normal = server.channel().await;
+    let waited = served_after(&normal).await;
+    eprintln!("two stalled streams: a normal call served after {waited:?}");
+    assert!(waited < SERVED_WITHIN, "served after {waited:?}");
+    for connection in &mut streams {
+        assert!(
+            connection.closed_within(PATIENCE).await,
+            "a stalled stream's connection stays open"
+        );
+    }
+    server.shutdown().await.unwrap();
+}
+
+/// For a minute, another address keeps sending zero-window calls on four
+/// connections, reconnecting as they are closed; with `--max-peer-share 50`
+/// it never holds more than half of the budget, and every call of a
+/// normal client is served at once throughout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_minute_of_zero_window_calls_from_another_address_shuts_no_one_out() {
+    const ATTACK: Duration = Duration::from_secs(60);
+    let server = Arc::new(
+        TestServer::start(&[
+            "--stall-timeout",
+            "1s",
+            "--max-unary-calls",
+            "8",
+            "--max-peer-share",
+            "50",
+        ])
+        .await,
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let (rounds, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let attack = {
+        let (server, stop, rounds, most) =
+            (Arc::clone(&server), Arc::clone(&stop), Arc::clone(&rounds), Arc::clone(&most));
+        tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                let mut attackers = zero_window_calls(&server, OTHER, 4, 16).await;
+                let admitted: usize = attackers.iter().map(|(_, admitted)| admitted).sum();
+                most.fetch_max(admitted, Ordering::Relaxed);
+                rounds.fetch_add(1, Ordering::Relaxed);
+                // Those with calls admitted are closed once the calls stall;
+                // the others have nothing open and are dropped.
+                for (connection, admitted) in &mut attackers {
+                    if *admitted > 0 {
+                        assert!(connection.closed_within(PATIENCE).await, "a stalled connection");
+                    }
+                }
+            }
+        })
+    };
+    let normal = server.channel().await;
+    let started = Instant::now();
+    let mut served = 0;
+    while started.elapsed() < ATTACK {
+        validate(&normal).await.unwrap_or_else(|status| {
+            panic!("shut out after {:?} of the attack: {status:?}", started.elapsed())
+        });
+        served += 1;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    attack.await.unwrap();
+    let (rounds, most) = (rounds.load(Ordering::Relaxed), most.load(Ordering::Relaxed));
+    eprintln!("a minute of zero-window calls: {rounds} rounds, {served} normal calls served");
+    assert!(rounds >= 10, "the attack ran {rounds} rounds");
+    assert_eq!(most, 4, "the other address held {most} of the 8 slots at most");
+    Arc::into_inner(server).unwrap().shutdown().await.unwrap();
+}
