@@ -25,12 +25,15 @@
 //! - [`status`]: the names of gRPC status codes, for metrics and JSON.
 //! - [`cache`]: the bounded cache of replay state that lets a request
 //!   extending a recently seen move list replay only the new moves.
-//! - [`admission`]: the budget of calls in flight; calls over it are shed
-//!   with RESOURCE_EXHAUSTED at once.
+//! - [`admission`]: the budgets of calls in flight, each client within its
+//!   share; calls over them are shed with RESOURCE_EXHAUSTED at once, and a
+//!   call whose answer the client does not read within the stall bound
+//!   gives its slots back and ends.
 //! - [`server`]: `server::run(listener, config, shutdown)` with health,
 //!   reflection, gRPC-Web, limits and the graceful drain.
 //! - [`listener`]: the accept loop, with a bound on open connections and a
-//!   back-off when accepting fails (e.g. out of file descriptors).
+//!   back-off when accepting fails (e.g. out of file descriptors), and the
+//!   closing of silent, idle and stalled connections.
 //! - [`telemetry`]: logs, Prometheus metrics with the tower layer that counts
 //!   every call, and opt-in OpenTelemetry traces over OTLP.
 //! - [`metrics_endpoint`]: the `/metrics` HTTP endpoint on its own port.
