@@ -9,10 +9,10 @@
 #   node      clients/node's tests against ARBITER_BIN over gRPC and gRPC-Web
 #   web       clients/web's page in headless Chromium against ARBITER_BIN,
 #             screenshot in target/web-client.png
-#   go        Debian's Go 1.19 and gRPC-Go; runs README.md's Go commands as
+#   go        Debian's Go 1.19 and gRPC-Go; runs clients/go/README.md's commands as
 #             written: stubs, GOPATH, `go vet` and `go test` of clients/go
 #             against ARBITER_BIN
-#   java      Debian's JDK 17 and grpc-java; runs README.md's Java command as
+#   java      Debian's JDK 17 and grpc-java; runs clients/java/README.md's command as
 #             written: clients/java/build.sh test, JUnit 5 against ARBITER_BIN
 #
 # Needs: PYTHON (a venv with clients/python/requirements.txt), ARBITER_BIN
@@ -77,23 +77,24 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-# readme_block HEADING: the first ```sh block after the README line HEADING.
+# readme_block FILE HEADING: the first ```sh block after the line HEADING of
+# the Markdown file FILE.
 readme_block() {
-    awk -v heading="$1" '
+    awk -v heading="$2" '
         $0 == heading { found = 1; next }
         found && /^```sh$/ { inside = 1; next }
         inside && /^```$/ { exit }
         inside { print }
-    ' README.md
+    ' "$1"
 }
 
-# run_readme_block HEADING: runs that block with bash, as a reader would
+# run_readme_block FILE HEADING: runs that block with bash, as a reader would
 # paste it, in a subshell at the repository root; fails on its first error.
 run_readme_block() {
     local block
-    block="$(readme_block "$1")"
-    [[ -n "$block" ]] || { echo "README.md: no sh block under '$1'" >&2; exit 1; }
-    echo "README.md, $1:"
+    block="$(readme_block "$1" "$2")"
+    [[ -n "$block" ]] || { echo "$1: no sh block under '$2'" >&2; exit 1; }
+    echo "$1, $2:"
     printf '%s\n' "$block" | sed 's/^/    /'
     bash -euo pipefail -c "$block"
 }
@@ -108,7 +109,7 @@ go_tests() {
     local unformatted
     unformatted="$(gofmt -l clients/go)"
     [[ -z "$unformatted" ]] || { echo "gofmt: not formatted: $unformatted" >&2; exit 1; }
-    ARBITER_BIN="$(realpath "$ARBITER_BIN")" run_readme_block "### Go"
+    ARBITER_BIN="$(realpath "$ARBITER_BIN")" run_readme_block clients/go/README.md "## Build and test"
 }
 
 java_tests() {
@@ -119,7 +120,7 @@ java_tests() {
         "libgeronimo-annotation-1.3-spec-java=$ANNOTATION_JAVA_VERSION" \
         "libperfmark-java=$PERFMARK_VERSION" "junit5=$JUNIT5_VERSION"
     javac -version
-    run_readme_block "### Java"
+    run_readme_block clients/java/README.md "## Build and test"
 }
 
 node_tests() {

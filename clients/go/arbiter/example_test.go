@@ -10,7 +10,7 @@ import (
 	arbiterv1 "example.invalid/arbiter/gen/go/arbiter/v1"
 )
 
-// The README's example (README.md, "Go"), run against the test server.
+// The example of clients/go/README.md, run against the test server.
 func ExampleClient() {
 	address := arbiter.ServerAddress() // in the README: "localhost:50051"
 	client, err := arbiter.Dial(address)

@@ -160,7 +160,7 @@ class ArbiterClientTest {
         assertTrue(refused.message().contains("1025 moves"), refused.message());
     }
 
-    /** The README's example ("Java"), but for the address, with its output checked. */
+    /** The example of clients/java/README.md, but for the address, with its output checked. */
     @Test
     void readmeExample() throws InterruptedException {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
