@@ -10,7 +10,8 @@
 //!   generation, Zobrist keys, FEN and perft;
 //! - notation: SAN and UCI, read and written, and why a move is illegal;
 //! - rules: a game as it is played (repetitions, claims, game ends), the
-//!   replay of a move list, dead positions and unwinnability.
+//!   replay of a move list, dead positions and unwinnability, and the
+//!   clock (time controls, remaining times, flag falls).
 //!
 //! ```
 //! use arbiter_chess::{Position, perft};
@@ -39,6 +40,11 @@ pub use notation::san::{
     CastlingSide, ParseSanError, San, SanError, SanString, san, san_with_after,
 };
 pub use notation::uci::{ParseUciError, UciMove};
+pub use rules::clock::control::{
+    Delay, DelayKind, Field, MAX_PERIOD_MOVES, MAX_PERIODS, MAX_SECONDS, NumberError, Period,
+    TimeControl, TimeControlError,
+};
+pub use rules::clock::running::{Clock, FlagFell};
 pub use rules::dead::{
     Analysis, CARRIED_PLIES, FIRST_LOOK, FULL_LOOK_PAWN_MOVES, Finding, examine, is_dead,
     pawn_moves, per_ply_gate, worth_a_full_look,

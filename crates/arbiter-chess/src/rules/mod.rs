@@ -1,6 +1,8 @@
 //! Game rules on top of notation: a game as it is played and replayed, its
-//! outcome and draw claims, dead positions and unwinnability.
+//! outcome and draw claims, dead positions and unwinnability, and the
+//! clock.
 
+pub(crate) mod clock;
 pub(crate) mod dead;
 pub(crate) mod game;
 pub(crate) mod outcome;

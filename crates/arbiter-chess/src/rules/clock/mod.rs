@@ -1,0 +1,6 @@
+//! The clock: time controls (the PGN TimeControl tag and a structured
+//! form with a delay) and the arithmetic that runs both sides' clocks
+//! move by move and tells when a flag fell.
+
+pub(crate) mod control;
+pub(crate) mod running;

@@ -1,0 +1,181 @@
+//! The clock's arithmetic, in whole milliseconds.
+
+use super::control::{DelayKind, Period, TimeControl};
+use crate::board::types::Color;
+
+/// A move made after its mover's flag fell: it took longer than the time
+/// the mover had (and, with a simple delay, the delay).
+///
+/// ```
+/// use arbiter_chess::{Clock, Color, FlagFell};
+/// let mut clock = Clock::new(&"60".parse().unwrap(), Color::White).unwrap();
+/// let fell = clock.play(60_001).unwrap_err();
+/// assert_eq!(fell, FlagFell { mover: Color::White, remaining_ms: 60_000, taken_ms: 60_001 });
+/// assert_eq!(fell.to_string(), "white's flag fell: the move took 60001 ms with 60000 ms left");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}'s flag fell: the move took {taken_ms} ms with {remaining_ms} ms left", .mover.name())]
+pub struct FlagFell {
+    /// The side whose flag fell.
+    pub mover: Color,
+    /// The time it had left before the move.
+    pub remaining_ms: u64,
+    /// The time the move took.
+    pub taken_ms: u64,
+}
+
+/// Both sides' clocks under a time control, move by move.
+///
+/// A side starts with the first period's time. After each of its moves
+/// it has its time less the time taken, plus the period's increment; with
+/// a delay, the time taken up to the delay is not charged. When a move
+/// completes a period's move count, the next period's time is added (a
+/// last period with a move count repeats). Under a sandclock the time a
+/// side takes flows to its opponent. A move that took more than the
+/// mover's time (plus the delay, for a simple delay) was made after its
+/// flag fell.
+///
+/// ```
+/// use arbiter_chess::{Clock, Color};
+/// let mut clock = Clock::new(&"2/60+1:30".parse().unwrap(), Color::White).unwrap();
+/// assert_eq!(clock.play(10_000), Ok(51_000)); // white: 60 - 10 + 1
+/// assert_eq!(clock.play(0), Ok(61_000)); // black
+/// assert_eq!(clock.play(5_000), Ok(77_000)); // 51 - 5 + 1, + 30 for the next period
+/// assert_eq!(clock.remaining_ms(Color::White), 77_000);
+/// assert!(clock.flag_fell(61_001)); // black to move, thinking
+/// ```
+#[derive(Clone, Debug)]
+pub struct Clock {
+    timing: Timing,
+    turn: Color,
+    remaining: [u64; 2],
+    /// Moves each side has made in its current period.
+    moves: [u32; 2],
+    /// Each side's current period.
+    period: [usize; 2],
+}
+
+#[derive(Clone, Debug)]
+enum Timing {
+    Sandclock,
+    Periods { periods: Vec<Period>, delay_ms: u64, simple: bool },
+}
+
+impl Clock {
+    /// A clock at the start of a game with `turn` to move; `None` for an
+    /// unknown or unlimited control, which runs no clock.
+    ///
+    /// ```
+    /// use arbiter_chess::{Clock, Color, TimeControl};
+    /// let clock = Clock::new(&"*90".parse().unwrap(), Color::Black).unwrap();
+    /// assert_eq!(clock.remaining_ms(Color::White), 90_000);
+    /// assert!(Clock::new(&TimeControl::Unlimited, Color::White).is_none());
+    /// ```
+    pub fn new(control: &TimeControl, turn: Color) -> Option<Clock> {
+        let (timing, start) = match control {
+            TimeControl::Unknown | TimeControl::Unlimited => return None,
+            TimeControl::Sandclock { time_ms } => (Timing::Sandclock, *time_ms),
+            TimeControl::Periods { periods, delay } => {
+                let timing = Timing::Periods {
+                    periods: periods.clone(),
+                    delay_ms: delay.map_or(0, |d| d.ms),
+                    simple: delay.is_some_and(|d| d.kind == DelayKind::Simple),
+                };
+                (timing, periods.first().map_or(0, |p| p.time_ms))
+            }
+        };
+        Some(Clock { timing, turn, remaining: [start; 2], moves: [0; 2], period: [0; 2] })
+    }
+
+    /// The side to move.
+    ///
+    /// ```
+    /// use arbiter_chess::{Clock, Color};
+    /// let mut clock = Clock::new(&"60".parse().unwrap(), Color::White).unwrap();
+    /// clock.play(1_000).unwrap();
+    /// assert_eq!(clock.turn(), Color::Black);
+    /// ```
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// A side's remaining time, in milliseconds.
+    ///
+    /// ```
+    /// use arbiter_chess::{Clock, Color};
+    /// let clock = Clock::new(&"300+3".parse().unwrap(), Color::White).unwrap();
+    /// assert_eq!(clock.remaining_ms(Color::Black), 300_000);
+    /// ```
+    pub fn remaining_ms(&self, side: Color) -> u64 {
+        self.remaining[side.index()]
+    }
+
+    /// Whether the side to move, having used `pending_ms` on its move in
+    /// progress, is past its time: its flag has fallen.
+    ///
+    /// ```
+    /// use arbiter_chess::{Clock, Color, Delay, DelayKind, Period, TimeControl};
+    /// let g1 = vec![Period { moves: 0, time_ms: 60_000, increment_ms: 0 }];
+    /// let delay = Some(Delay { kind: DelayKind::Simple, ms: 5_000 });
+    /// let clock = Clock::new(&TimeControl::structured(g1, delay).unwrap(), Color::White).unwrap();
+    /// assert!(!clock.flag_fell(65_000)); // the clock ran 60 s after the delay
+    /// assert!(clock.flag_fell(65_001));
+    /// ```
+    pub fn flag_fell(&self, pending_ms: u64) -> bool {
+        pending_ms > self.allowance()
+    }
+
+    /// Plays a move of the side to move that took `taken_ms`, and gives
+    /// the mover's remaining time after it (increment and any period
+    /// bonus included). A move made after the flag fell is an error and
+    /// leaves the clock as it was.
+    ///
+    /// ```
+    /// use arbiter_chess::{Clock, Color, Delay, DelayKind, Period, TimeControl};
+    /// let g1 = vec![Period { moves: 0, time_ms: 60_000, increment_ms: 0 }];
+    /// let delay = Some(Delay { kind: DelayKind::Bronstein, ms: 5_000 });
+    /// let mut clock = Clock::new(&TimeControl::structured(g1, delay).unwrap(), Color::White).unwrap();
+    /// assert_eq!(clock.play(3_000), Ok(60_000)); // within the delay: all given back
+    /// assert_eq!(clock.play(8_000), Ok(57_000)); // 5 s of 8 given back
+    /// assert!(clock.play(60_001).is_err()); // a Bronstein clock runs from the start
+    /// ```
+    pub fn play(&mut self, taken_ms: u64) -> Result<u64, FlagFell> {
+        let mover = self.turn.index();
+        let remaining_ms = self.remaining[mover];
+        if taken_ms > self.allowance() {
+            return Err(FlagFell { mover: self.turn, remaining_ms, taken_ms });
+        }
+        match &self.timing {
+            Timing::Sandclock => {
+                self.remaining[mover] = remaining_ms - taken_ms;
+                self.remaining[1 - mover] = self.remaining[1 - mover].saturating_add(taken_ms);
+            }
+            Timing::Periods { periods, delay_ms, .. } => {
+                let period = periods[self.period[mover]];
+                let charged = taken_ms - taken_ms.min(*delay_ms);
+                let mut after = (remaining_ms - charged).saturating_add(period.increment_ms);
+                // Counted only in a period with a move count: no overflow.
+                if period.moves > 0 {
+                    self.moves[mover] += 1;
+                }
+                if period.moves > 0 && self.moves[mover] == period.moves {
+                    self.moves[mover] = 0;
+                    self.period[mover] = (self.period[mover] + 1).min(periods.len() - 1);
+                    after = after.saturating_add(periods[self.period[mover]].time_ms);
+                }
+                self.remaining[mover] = after;
+            }
+        }
+        self.turn = !self.turn;
+        Ok(self.remaining[mover])
+    }
+
+    /// The most the side to move may take on its move.
+    fn allowance(&self) -> u64 {
+        let remaining = self.remaining[self.turn.index()];
+        match self.timing {
+            Timing::Periods { delay_ms, simple: true, .. } => remaining.saturating_add(delay_ms),
+            _ => remaining,
+        }
+    }
+}
