@@ -378,3 +378,131 @@ fn number_error(period: usize, field: Field, text: &str, why: NumberError) -> Ti
     };
     TimeControlError::Number { period, field, text, why }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(tag: &str) -> Result<TimeControl, TimeControlError> {
+        tag.parse()
+    }
+
+    fn periods(list: &[(u32, u64, u64)]) -> TimeControl {
+        let periods = list
+            .iter()
+            .map(|&(moves, time_ms, increment_ms)| Period { moves, time_ms, increment_ms })
+            .collect();
+        TimeControl::Periods { periods, delay: None }
+    }
+
+    fn number(period: usize, field: Field, text: &str, why: NumberError) -> TimeControlError {
+        TimeControlError::Number { period, field, text: text.into(), why }
+    }
+
+    #[test]
+    fn every_form_of_the_tag() {
+        assert_eq!(parse(""), Ok(TimeControl::Unknown));
+        assert_eq!(parse("?"), Ok(TimeControl::Unknown));
+        assert_eq!(parse("-"), Ok(TimeControl::Unlimited));
+        assert_eq!(parse("300"), Ok(periods(&[(0, 300_000, 0)])));
+        assert_eq!(parse("180+2"), Ok(periods(&[(0, 180_000, 2_000)])));
+        assert_eq!(parse("40/5400"), Ok(periods(&[(40, 5_400_000, 0)])));
+        assert_eq!(parse("40/5400+30"), Ok(periods(&[(40, 5_400_000, 30_000)])));
+        assert_eq!(parse("*180"), Ok(TimeControl::Sandclock { time_ms: 180_000 }));
+        assert_eq!(
+            parse("40/5400+30:1800+30"),
+            Ok(periods(&[(40, 5_400_000, 30_000), (0, 1_800_000, 30_000)]))
+        );
+        assert_eq!(
+            parse("40/7200:20/3600:900"),
+            Ok(periods(&[(40, 7_200_000, 0), (20, 3_600_000, 0), (0, 900_000, 0)]))
+        );
+        // Decimals in the increment, as Python's float() reads them.
+        assert_eq!(parse("60+0.5"), Ok(periods(&[(0, 60_000, 500)])));
+        assert_eq!(parse("60+.25"), Ok(periods(&[(0, 60_000, 250)])));
+        assert_eq!(parse("60+2."), Ok(periods(&[(0, 60_000, 2_000)])));
+        assert_eq!(parse("60+0.001000"), Ok(periods(&[(0, 60_000, 1)])));
+        assert_eq!(parse("007+01"), Ok(periods(&[(0, 7_000, 1_000)])));
+        assert_eq!(parse("0/60"), Ok(periods(&[(0, 60_000, 0)])));
+    }
+
+    #[test]
+    fn malformed_tags_name_what_is_wrong() {
+        use NumberError::*;
+        assert_eq!(parse("x"), Err(number(1, Field::Seconds, "x", NotANumber)));
+        assert_eq!(parse("40/5400:x"), Err(number(2, Field::Seconds, "x", NotANumber)));
+        assert_eq!(parse("a/60"), Err(number(1, Field::Moves, "a", NotANumber)));
+        assert_eq!(parse("60+"), Err(number(1, Field::Increment, "", NotANumber)));
+        assert_eq!(parse("60+."), Err(number(1, Field::Increment, ".", NotANumber)));
+        assert_eq!(parse(" 60"), Err(number(1, Field::Seconds, " 60", NotANumber)));
+        assert_eq!(parse("60+-1"), Err(number(1, Field::Increment, "-1", NotANumber)));
+        assert_eq!(parse("60.5"), Err(number(1, Field::Seconds, "60.5", NotWhole)));
+        assert_eq!(parse("4.5/60"), Err(number(1, Field::Moves, "4.5", NotWhole)));
+        assert_eq!(parse("60+0.0005"), Err(number(1, Field::Increment, "0.0005", SubMillisecond)));
+        assert_eq!(parse("10000001"), Err(number(1, Field::Seconds, "10000001", TooLarge)));
+        assert_eq!(parse("10001/60"), Err(number(1, Field::Moves, "10001", TooLarge)));
+        assert_eq!(parse("*"), Err(number(1, Field::Seconds, "", NotANumber)));
+        assert_eq!(parse("*60+1"), Err(number(1, Field::Seconds, "60+1", NotANumber)));
+        assert_eq!(parse("60:30"), Err(TimeControlError::SuddenDeathNotLast { period: 1 }));
+        assert_eq!(parse("60+1+2"), Err(TimeControlError::Repeated { period: 1, sign: '+' }));
+        assert_eq!(parse("40/60/7"), Err(TimeControlError::Repeated { period: 1, sign: '/' }));
+        assert_eq!(parse("300+5d"), Err(TimeControlError::DelayKindUnstated { period: 1 }));
+        assert_eq!(parse("?x"), Err(number(1, Field::Seconds, "?x", NotANumber)));
+        assert_eq!(parse("-5"), Err(number(1, Field::Seconds, "-5", NotANumber)));
+        assert_eq!(
+            parse("1:30:00").unwrap_err().to_string(),
+            "period 1 has no move count, but only the last period may be the rest of the game"
+        );
+    }
+
+    #[test]
+    fn absurd_tags_are_errors_not_overflows() {
+        let digits = "9".repeat(1 << 20);
+        let e = parse(&digits).unwrap_err();
+        assert_eq!(
+            e,
+            number(1, Field::Seconds, &format!("{}…", "9".repeat(24)), NumberError::TooLarge)
+        );
+        assert!(e.to_string().len() < 80, "{e}");
+        let zeros = format!("{}60", "0".repeat(1 << 20));
+        assert_eq!(parse(&zeros), Ok(periods(&[(0, 60_000, 0)])));
+        let many = "40/60:".repeat(100_000) + "60";
+        assert_eq!(parse(&many), Err(TimeControlError::TooManyPeriods { found: 100_001 }));
+        let sixteen = "1/1:".repeat(MAX_PERIODS - 1) + "1";
+        assert_eq!(parse(&sixteen).unwrap().periods().len(), MAX_PERIODS);
+        let max = format!("{MAX_PERIOD_MOVES}/{MAX_SECONDS}+{MAX_SECONDS}");
+        assert!(parse(&max).is_ok());
+        // Multi-byte text is shortened on a character boundary.
+        let e = parse(&"é".repeat(30)).unwrap_err();
+        assert_eq!(
+            e,
+            number(1, Field::Seconds, &format!("{}…", "é".repeat(24)), NumberError::NotANumber)
+        );
+    }
+
+    #[test]
+    fn structured_controls_are_checked_as_tags_are() {
+        let g60 = Period { moves: 0, time_ms: 60_000, increment_ms: 0 };
+        let d = |ms| Some(Delay { kind: DelayKind::Bronstein, ms });
+        assert_eq!(TimeControl::structured(vec![], None), Err(TimeControlError::NoPeriods));
+        assert_eq!(
+            TimeControl::structured(vec![g60, g60], None),
+            Err(TimeControlError::SuddenDeathNotLast { period: 1 })
+        );
+        assert_eq!(
+            TimeControl::structured(vec![g60; MAX_PERIODS + 1], None),
+            Err(TimeControlError::TooManyPeriods { found: MAX_PERIODS + 1 })
+        );
+        let huge = Period { time_ms: u64::MAX, ..g60 };
+        assert!(matches!(
+            TimeControl::structured(vec![huge], None),
+            Err(TimeControlError::Number { field: Field::Seconds, why: NumberError::TooLarge, .. })
+        ));
+        assert!(matches!(
+            TimeControl::structured(vec![g60], d(u64::MAX)),
+            Err(TimeControlError::Number { field: Field::Delay, why: NumberError::TooLarge, .. })
+        ));
+        let tc = TimeControl::structured(vec![g60], d(5_000)).unwrap();
+        assert_eq!(tc.periods(), [g60]);
+    }
+}

@@ -179,3 +179,131 @@ impl Clock {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::clock::control::Delay;
+
+    fn clock(tag: &str) -> Clock {
+        Clock::new(&tag.parse().unwrap(), Color::White).unwrap()
+    }
+
+    fn delayed(kind: DelayKind) -> Clock {
+        let g60 = vec![Period { moves: 0, time_ms: 60_000, increment_ms: 1_000 }];
+        let delay = Some(Delay { kind, ms: 5_000 });
+        Clock::new(&TimeControl::structured(g60, delay).unwrap(), Color::White).unwrap()
+    }
+
+    /// Plays the times in turn, giving each mover's remaining time.
+    fn play(clock: &mut Clock, times: &[u64]) -> Vec<u64> {
+        times.iter().map(|&t| clock.play(t).unwrap()).collect()
+    }
+
+    #[test]
+    fn no_clock_without_a_control() {
+        assert!(Clock::new(&TimeControl::Unknown, Color::White).is_none());
+        assert!(Clock::new(&TimeControl::Unlimited, Color::White).is_none());
+    }
+
+    #[test]
+    fn sudden_death_and_increment() {
+        let mut c = clock("60");
+        assert_eq!(play(&mut c, &[0, 0, 10_000, 20_500]), [60_000, 60_000, 50_000, 39_500]);
+        let mut c = clock("180+2");
+        // 180 - 0 + 2, 180 - 3 + 2, 182 - 4.5 + 2, 179 - 179 + 2
+        assert_eq!(play(&mut c, &[0, 3_000, 4_500, 179_000]), [182_000, 179_000, 179_500, 2_000]);
+        let mut c = clock("60+0.5");
+        assert_eq!(play(&mut c, &[1_000]), [59_500]);
+    }
+
+    #[test]
+    fn periods_add_their_time_when_a_move_completes_one() {
+        // 90 minutes for 40 moves, then 30 for the rest, 30 s a move.
+        let mut c = clock("40/5400+30:1800+30");
+        let times = [60_000, 1_000].repeat(40);
+        let after = play(&mut c, &times);
+        // White: 5400 - 40 × 60 + 40 × 30 + 1800 = 6000 s after move 40.
+        assert_eq!(after[78], 6_000_000);
+        assert_eq!(after[38], 5_400_000 - 20 * 30_000);
+        // Black: 5400 - 40 × 1 + 40 × 30 + 1800.
+        assert_eq!(after[79], 8_360_000);
+        // Move 41 is in the second period: 30 s still added, no bonus.
+        assert_eq!(c.play(10_000), Ok(6_020_000));
+    }
+
+    #[test]
+    fn a_last_period_with_a_move_count_repeats() {
+        let mut c = clock("2/60");
+        let after = play(&mut c, &[10_000, 0, 10_000, 0, 10_000, 0, 10_000, 0]);
+        // 60 - 10 = 50; 50 - 10 + 60 = 100; 90; 90 - 10 + 60 = 140.
+        assert_eq!(
+            after.iter().step_by(2).copied().collect::<Vec<_>>(),
+            [50_000, 100_000, 90_000, 140_000]
+        );
+        let mut c = clock("1/10:2/20");
+        // 10 - 1 + 20 = 29; 28; 28 - 1 + 20 = 47; 46; 46 - 1 + 20.
+        let after = play(&mut c, &[1_000, 0, 1_000, 0, 1_000, 0, 1_000, 0, 1_000, 0]);
+        assert_eq!(
+            after.iter().step_by(2).copied().collect::<Vec<_>>(),
+            [29_000, 28_000, 47_000, 46_000, 65_000]
+        );
+    }
+
+    #[test]
+    fn bronstein_and_simple_delays_leave_the_same_time() {
+        for kind in [DelayKind::Bronstein, DelayKind::Simple] {
+            let mut c = delayed(kind);
+            // 60 - 0 + 1; 60 - (3 - 3) + 1; 61 - (8 - 5) + 1 = 59.
+            assert_eq!(play(&mut c, &[0, 3_000, 8_000]), [61_000, 61_000, 59_000], "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn a_simple_delay_holds_the_flag_a_bronstein_clock_does_not() {
+        let mut bronstein = delayed(DelayKind::Bronstein);
+        assert!(!bronstein.flag_fell(60_000));
+        assert!(bronstein.flag_fell(60_001));
+        assert_eq!(bronstein.play(60_001).unwrap_err().remaining_ms, 60_000);
+        // Exactly all its time: a Bronstein clock gives back the delay, plus the increment.
+        assert_eq!(bronstein.play(60_000), Ok(6_000));
+
+        let mut simple = delayed(DelayKind::Simple);
+        assert!(!simple.flag_fell(65_000));
+        assert!(simple.flag_fell(65_001));
+        assert!(simple.play(65_001).is_err());
+        assert_eq!(simple.play(65_000), Ok(1_000));
+    }
+
+    #[test]
+    fn a_move_after_the_flag_fell_is_not_played() {
+        let mut c = clock("60+1");
+        assert_eq!(c.play(60_000), Ok(1_000)); // exactly all of it: in time
+        let fell = c.play(60_001).unwrap_err();
+        assert_eq!(fell, FlagFell { mover: Color::Black, remaining_ms: 60_000, taken_ms: 60_001 });
+        // The clock is as it was: black to move, with its time.
+        assert_eq!(c.turn(), Color::Black);
+        assert_eq!(c.remaining_ms(Color::Black), 60_000);
+        assert!(c.flag_fell(60_001) && !c.flag_fell(60_000));
+        assert_eq!(c.play(u64::MAX).unwrap_err().taken_ms, u64::MAX);
+    }
+
+    #[test]
+    fn black_may_move_first() {
+        let mut c = Clock::new(&"60".parse().unwrap(), Color::Black).unwrap();
+        assert_eq!(c.play(5_000), Ok(55_000));
+        assert_eq!(c.remaining_ms(Color::Black), 55_000);
+        assert_eq!(c.remaining_ms(Color::White), 60_000);
+        assert_eq!(c.turn(), Color::White);
+    }
+
+    #[test]
+    fn a_sandclock_passes_time_to_the_opponent() {
+        let mut c = clock("*60");
+        assert_eq!(play(&mut c, &[10_000, 5_000]), [50_000, 65_000]);
+        assert_eq!(c.remaining_ms(Color::White), 55_000);
+        assert!(c.flag_fell(55_001));
+        assert_eq!(c.play(55_000), Ok(0));
+        assert_eq!(c.remaining_ms(Color::Black), 120_000);
+    }
+}
