@@ -119,8 +119,6 @@ pub enum Field {
     Seconds,
     /// The increment after `+`.
     Increment,
-    /// A delay's length.
-    Delay,
 }
 
 impl fmt::Display for Field {
@@ -129,7 +127,6 @@ impl fmt::Display for Field {
             Field::Moves => "moves",
             Field::Seconds => "seconds",
             Field::Increment => "increment",
-            Field::Delay => "delay",
         })
     }
 }
@@ -176,12 +173,18 @@ pub enum TimeControlError {
     /// More than [`MAX_PERIODS`] periods.
     #[error("{found} periods, at most {MAX_PERIODS} allowed")]
     TooManyPeriods {
-        /// The periods found (or a lower bound, for a long tag).
+        /// The periods found.
         found: usize,
     },
     /// A structured control without periods.
     #[error("no periods")]
     NoPeriods,
+    /// A structured control's delay above [`MAX_SECONDS`].
+    #[error("a delay of {ms} ms is too large")]
+    DelayTooLarge {
+        /// The delay, in milliseconds.
+        ms: u64,
+    },
     /// A number that is not one, or out of bounds.
     #[error("period {period}: {field} {text:?}: {why}")]
     Number {
@@ -266,7 +269,7 @@ impl TimeControl {
         if let Some(d) = delay
             && d.ms > max_ms
         {
-            return Err(too_large(1, Field::Delay, d.ms));
+            return Err(TimeControlError::DelayTooLarge { ms: d.ms });
         }
         Ok(TimeControl::Periods { periods, delay })
     }
@@ -347,8 +350,9 @@ fn whole(period: usize, field: Field, text: &str) -> Result<u64, TimeControlErro
     Ok(number(period, field, text)? / 1000)
 }
 
-/// Seconds, with decimals down to the millisecond, as milliseconds
-/// (`5.`, `.5` and `0.5000` are allowed, as Python's `float` reads them).
+/// Seconds (or moves), with decimals down to the millisecond, as
+/// milliseconds (`5.`, `.5` and `0.5000` are allowed, as Python's `float`
+/// reads them).
 fn number(period: usize, field: Field, text: &str) -> Result<u64, TimeControlError> {
     let err = |why| number_error(period, field, text, why);
     let (int, frac) = text.split_once('.').unwrap_or((text, ""));
@@ -362,7 +366,8 @@ fn number(period: usize, field: Field, text: &str) -> Result<u64, TimeControlErr
     }
     let int = int.trim_start_matches('0');
     let limit = if field == Field::Moves { u64::from(MAX_PERIOD_MOVES) } else { MAX_SECONDS };
-    // At most 8 digits after the zeros: no overflow before the bound.
+    // At most 8 digits after the zeros: no overflow before the bound; an
+    // empty whole part (`.5`) is 0.
     let seconds = if int.len() > 8 { u64::MAX } else { int.parse::<u64>().unwrap_or(0) };
     if seconds > limit {
         return Err(err(NumberError::TooLarge));
@@ -498,10 +503,10 @@ mod tests {
             TimeControl::structured(vec![huge], None),
             Err(TimeControlError::Number { field: Field::Seconds, why: NumberError::TooLarge, .. })
         ));
-        assert!(matches!(
+        assert_eq!(
             TimeControl::structured(vec![g60], d(u64::MAX)),
-            Err(TimeControlError::Number { field: Field::Delay, why: NumberError::TooLarge, .. })
-        ));
+            Err(TimeControlError::DelayTooLarge { ms: u64::MAX })
+        );
         let tc = TimeControl::structured(vec![g60], d(5_000)).unwrap();
         assert_eq!(tc.periods(), [g60]);
     }
