@@ -42,7 +42,10 @@ pub use notation::san::{
 pub use notation::uci::{ParseUciError, UciMove};
 pub use rules::clock::control::{
     Delay, DelayKind, Field, MAX_PERIOD_MOVES, MAX_PERIODS, MAX_SECONDS, NumberError, Period,
-    TimeControl, TimeControlError,
+    TimeControl, TimeControlError, seconds_ms,
+};
+pub use rules::clock::record::{
+    ClockRecord, ClockRecordError, ClockRun, Clocks, TimeOf, replay_clocked,
 };
 pub use rules::clock::running::{Clock, FlagFell};
 pub use rules::dead::{

@@ -54,11 +54,13 @@ pub enum IllegalReason {
     NonCanonical,
     /// The game has already ended.
     GameOver,
+    /// The move was made after its mover's flag fell (its time ran out).
+    FlagFell,
 }
 
 impl IllegalReason {
     /// Every reason, in declaration order.
-    pub const ALL: [IllegalReason; 20] = [
+    pub const ALL: [IllegalReason; 21] = [
         IllegalReason::Unparseable,
         IllegalReason::NoPiece,
         IllegalReason::CannotMoveThatWay,
@@ -79,6 +81,7 @@ impl IllegalReason {
         IllegalReason::AmbiguousSan,
         IllegalReason::NonCanonical,
         IllegalReason::GameOver,
+        IllegalReason::FlagFell,
     ];
 
     /// A stable snake_case name, for logs and metrics labels.
@@ -104,6 +107,7 @@ impl IllegalReason {
             IllegalReason::AmbiguousSan => "ambiguous_san",
             IllegalReason::NonCanonical => "non_canonical",
             IllegalReason::GameOver => "game_over",
+            IllegalReason::FlagFell => "flag_fell",
         }
     }
 }

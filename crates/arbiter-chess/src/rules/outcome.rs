@@ -66,6 +66,12 @@ impl Termination {
             Termination::TimeoutVsUnwinnable => "timeout_vs_unwinnable",
         }
     }
+
+    /// Why a move after this end is rejected: "the game is over
+    /// (checkmate)".
+    pub fn game_over_message(self) -> String {
+        format!("the game is over ({})", self.as_str().replace('_', " "))
+    }
 }
 
 /// A draw the player to move may claim; the game goes on until they do.

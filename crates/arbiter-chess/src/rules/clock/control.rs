@@ -351,26 +351,48 @@ fn whole(period: usize, field: Field, text: &str) -> Result<u64, TimeControlErro
 }
 
 /// Seconds (or moves), with decimals down to the millisecond, as
-/// milliseconds (`5.`, `.5` and `0.5000` are allowed, as Python's `float`
-/// reads them).
+/// milliseconds, within the bound of `field`.
 fn number(period: usize, field: Field, text: &str) -> Result<u64, TimeControlError> {
-    let err = |why| number_error(period, field, text, why);
+    let limit = if field == Field::Moves { u64::from(MAX_PERIOD_MOVES) } else { MAX_SECONDS };
+    decimal_ms(text, limit).map_err(|why| number_error(period, field, text, why))
+}
+
+/// Seconds written in decimal, down to the millisecond, as milliseconds:
+/// `12`, `12.5`, `.5`, `5.` and `0.5000` (as Python's `float` reads them,
+/// without signs, exponents or spaces), at most [`MAX_SECONDS`].
+///
+/// ```
+/// use arbiter_chess::{NumberError, seconds_ms};
+/// assert_eq!(seconds_ms("12.5"), Ok(12_500));
+/// assert_eq!(seconds_ms(".001"), Ok(1));
+/// assert_eq!(seconds_ms("0.0005"), Err(NumberError::SubMillisecond));
+/// assert_eq!(seconds_ms("-1"), Err(NumberError::NotANumber));
+/// ```
+///
+/// # Errors
+///
+/// Not a number, finer than a millisecond, or past the bound.
+pub fn seconds_ms(text: &str) -> Result<u64, NumberError> {
+    decimal_ms(text, MAX_SECONDS)
+}
+
+/// A decimal number of at most `limit` as thousandths.
+fn decimal_ms(text: &str, limit: u64) -> Result<u64, NumberError> {
     let (int, frac) = text.split_once('.').unwrap_or((text, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
-        return Err(err(NumberError::NotANumber));
+        return Err(NumberError::NotANumber);
     }
     let frac = frac.trim_end_matches('0');
     if frac.len() > 3 {
-        return Err(err(NumberError::SubMillisecond));
+        return Err(NumberError::SubMillisecond);
     }
     let int = int.trim_start_matches('0');
-    let limit = if field == Field::Moves { u64::from(MAX_PERIOD_MOVES) } else { MAX_SECONDS };
     // At most 8 digits after the zeros: no overflow before the bound; an
     // empty whole part (`.5`) is 0.
     let seconds = if int.len() > 8 { u64::MAX } else { int.parse::<u64>().unwrap_or(0) };
     if seconds > limit {
-        return Err(err(NumberError::TooLarge));
+        return Err(NumberError::TooLarge);
     }
     let millis = frac.bytes().chain(std::iter::repeat(b'0')).take(3);
     Ok(millis.fold(seconds, |acc, b| acc * 10 + u64::from(b - b'0')))

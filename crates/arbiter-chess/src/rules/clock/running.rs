@@ -125,6 +125,27 @@ impl Clock {
         pending_ms > self.allowance()
     }
 
+    /// The side to move's time left once it has used `pending_ms` on its
+    /// move in progress: its remaining time less what the clock has run
+    /// (with a simple delay, only past the delay), 0 once its flag fell.
+    ///
+    /// ```
+    /// use arbiter_chess::{Clock, Color, Delay, DelayKind, Period, TimeControl};
+    /// let g1 = vec![Period { moves: 0, time_ms: 60_000, increment_ms: 0 }];
+    /// let delay = Some(Delay { kind: DelayKind::Simple, ms: 5_000 });
+    /// let clock = Clock::new(&TimeControl::structured(g1, delay).unwrap(), Color::White).unwrap();
+    /// assert_eq!(clock.remaining_while(3_000), 60_000);
+    /// assert_eq!(clock.remaining_while(15_000), 50_000);
+    /// assert_eq!(clock.remaining_while(70_000), 0);
+    /// ```
+    pub fn remaining_while(&self, pending_ms: u64) -> u64 {
+        let run = match self.timing {
+            Timing::Periods { delay_ms, simple: true, .. } => pending_ms.saturating_sub(delay_ms),
+            _ => pending_ms,
+        };
+        self.remaining[self.turn.index()].saturating_sub(run)
+    }
+
     /// Plays a move of the side to move that took `taken_ms`, and gives
     /// the mover's remaining time after it (increment and any period
     /// bonus included). A move made after the flag fell is an error and

@@ -212,10 +212,7 @@ fn not_canonical(text: &str, canonical: &str) -> Illegal {
 }
 
 fn game_over(termination: Termination) -> Illegal {
-    Illegal::new(
-        IllegalReason::GameOver,
-        format!("the game is over ({})", termination.as_str().replace('_', " ")),
-    )
+    Illegal::new(IllegalReason::GameOver, termination.game_over_message())
 }
 
 #[cfg(test)]

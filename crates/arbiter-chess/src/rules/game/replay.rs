@@ -11,6 +11,7 @@ use crate::notation::echo::echo;
 use crate::notation::illegal::{Illegal, IllegalReason};
 use crate::notation::san::SanString;
 use crate::notation::uci::UciMove;
+use crate::rules::clock::record::Clocks;
 use crate::rules::dead::{self, Analysis, Finding, examine};
 use crate::rules::outcome::{DrawClaims, Outcome};
 use crate::rules::unwinnable::{Winnability, analyse};
@@ -88,6 +89,9 @@ pub struct Replay {
     pub winnability: Option<[Winnability; 2]>,
     /// FENs are asked for with Shredder-FEN castling letters.
     pub shredder_fen: bool,
+    /// The clocks, for a game replayed with a clock record
+    /// ([`crate::replay_clocked`]).
+    pub clocks: Option<Clocks>,
 }
 
 impl Replay {
@@ -341,6 +345,7 @@ impl Replayer {
             outcome,
             winnability,
             shredder_fen: options.shredder_fen,
+            clocks: None,
         }
     }
 

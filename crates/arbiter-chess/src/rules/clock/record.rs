@@ -1,0 +1,389 @@
+//! A move list's clock record, as a platform sends it with the moves: the
+//! time control, the time each ply took and the time the side to move has
+//! used on its move in progress. Run on the clock, it says each mover's
+//! remaining time, which move (if any) was made after its mover's flag
+//! fell, and both sides' times in the final position.
+
+use super::control::{MAX_SECONDS, TimeControl};
+use super::running::{Clock, FlagFell};
+use crate::board::position::Position;
+use crate::board::types::Color;
+use crate::notation::echo::echo;
+use crate::notation::illegal::IllegalReason;
+use crate::rules::game::{IllegalMove, Replay, ReplayOptions, replay};
+use crate::rules::outcome::Termination;
+
+/// A clock record that does not fit its move list.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClockRecordError {
+    /// Not one time for each move.
+    #[error("{times} move times for {moves} moves: send one for each move")]
+    Misaligned { times: usize, moves: usize },
+    /// A time past [`MAX_SECONDS`].
+    #[error("{what} is {ms} ms, more than {MAX_SECONDS} s")]
+    TooLong { what: TimeOf, ms: u64 },
+}
+
+/// Which time of a record is at fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeOf {
+    /// The time the ply at this index (from 0) took.
+    Move(usize),
+    /// The time used on the move in progress.
+    Pending,
+}
+
+impl std::fmt::Display for TimeOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TimeOf::Move(index) => write!(f, "the time of move {index}"),
+            TimeOf::Pending => f.write_str("the pending time"),
+        }
+    }
+}
+
+/// A move list's clock record: the control, the time each ply took (a
+/// platform that does not run the clock for a side's first move sends 0
+/// for it) and the time the side to move has used on its move in progress.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClockRecord {
+    control: TimeControl,
+    move_times_ms: Vec<u64>,
+    pending_ms: u64,
+}
+
+impl ClockRecord {
+    /// A record for a list of `moves` moves.
+    ///
+    /// ```
+    /// use arbiter_chess::ClockRecord;
+    /// assert!(ClockRecord::new("300+3".parse().unwrap(), vec![0, 0, 1_500], 0, 3).is_ok());
+    /// let e = ClockRecord::new("300+3".parse().unwrap(), vec![0], 0, 3).unwrap_err();
+    /// assert_eq!(e.to_string(), "1 move times for 3 moves: send one for each move");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Not one time for each move, or a time past [`MAX_SECONDS`].
+    pub fn new(
+        control: TimeControl,
+        move_times_ms: Vec<u64>,
+        pending_ms: u64,
+        moves: usize,
+    ) -> Result<ClockRecord, ClockRecordError> {
+        if move_times_ms.len() != moves {
+            return Err(ClockRecordError::Misaligned { times: move_times_ms.len(), moves });
+        }
+        let max = MAX_SECONDS * 1000;
+        let times = move_times_ms.iter().copied().enumerate().map(|(i, ms)| (TimeOf::Move(i), ms));
+        if let Some((what, ms)) =
+            times.chain([(TimeOf::Pending, pending_ms)]).find(|&(_, ms)| ms > max)
+        {
+            return Err(ClockRecordError::TooLong { what, ms });
+        }
+        Ok(ClockRecord { control, move_times_ms, pending_ms })
+    }
+
+    /// The time control.
+    pub fn control(&self) -> &TimeControl {
+        &self.control
+    }
+
+    /// Runs the record on the clock from a start position with `turn` to
+    /// move, up to the first move made after its mover's flag fell; `None`
+    /// for an unknown or unlimited control, which runs no clock.
+    pub fn run(&self, turn: Color) -> Option<ClockRun> {
+        let mut clock = Clock::new(&self.control, turn)?;
+        let mut states = Vec::with_capacity(self.move_times_ms.len() + 1);
+        states.push(both(&clock));
+        let mut fell = None;
+        for &taken in &self.move_times_ms {
+            if let Err(flag) = clock.play(taken) {
+                fell = Some(flag);
+                break;
+            }
+            states.push(both(&clock));
+        }
+        let pending_flag = (fell.is_none() && clock.flag_fell(self.pending_ms))
+            .then_some(turn_of(turn, states.len() - 1));
+        let pending_left = clock.remaining_while(self.pending_ms);
+        Some(ClockRun { states, fell, pending_flag, pending_left })
+    }
+}
+
+/// Both sides' remaining times, by [`Color::index`].
+fn both(clock: &Clock) -> [u64; 2] {
+    Color::ALL.map(|side| clock.remaining_ms(side))
+}
+
+/// The side to move after `plies` plies from a start with `turn` to move.
+fn turn_of(turn: Color, plies: usize) -> Color {
+    if plies % 2 == 0 { turn } else { !turn }
+}
+
+/// A clock record run on the clock: both sides' times after each ply
+/// played before a flag fell, and what ended the clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClockRun {
+    /// Both sides' times at the start and after each ply, by
+    /// [`Color::index`].
+    states: Vec<[u64; 2]>,
+    /// The first move made after its mover's flag fell; its index is
+    /// `states.len() - 1`.
+    fell: Option<FlagFell>,
+    /// With no such move: the side to move, if its time ran out on the
+    /// move in progress.
+    pending_flag: Option<Color>,
+    /// With no such move: the side to move's time left on the move in
+    /// progress.
+    pending_left: u64,
+}
+
+/// The clocks of a replayed game: each returned ply's mover's time after
+/// the move (increment and any period bonus included) and both sides'
+/// times in the final position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clocks {
+    /// The mover's time after each returned ply, in milliseconds.
+    pub plies_ms: Vec<u64>,
+    /// Both sides' times in the final position, by [`Color::index`]: 0 for
+    /// a side whose flag fell; the side to move's less the time it has
+    /// used on its move in progress while the game goes on.
+    pub remaining_ms: [u64; 2],
+}
+
+impl ClockRun {
+    /// How many plies to replay: those before the first move made after
+    /// its mover's flag fell, or all of them.
+    pub fn plies(&self, moves: usize) -> usize {
+        if self.fell.is_some() { self.states.len() - 1 } else { moves }
+    }
+
+    /// The side whose flag fell once the plies are played: the mover of
+    /// the move made after its flag fell, or the side to move past its
+    /// time on the move in progress (FIDE 6.9 then decides the game, as
+    /// for [`ReplayOptions::flagged`]).
+    pub fn flagged(&self) -> Option<Color> {
+        self.fell.map(|flag| flag.mover).or(self.pending_flag)
+    }
+
+    /// Completes `replay`, a replay of the first [`ClockRun::plies`] of
+    /// `moves` with [`ClockRun::flagged`] as its flagged side: the clocks,
+    /// and the move made after its mover's flag fell named as the illegal
+    /// move (or, when the game had ended before it, as a move after the
+    /// end, as the replay names any).
+    pub fn complete<S: AsRef<str>>(
+        &self,
+        replay: &mut Replay,
+        moves: &[S],
+        options: &ReplayOptions,
+    ) {
+        let played = self.plies(moves.len());
+        if replay.illegal_move.is_none()
+            && let Some(flag) = self.fell
+        {
+            let text = moves[played].as_ref();
+            let (reason, message) = match replay.outcome.termination {
+                Some(Termination::Timeout | Termination::TimeoutVsUnwinnable) => {
+                    (IllegalReason::FlagFell, flag.to_string())
+                }
+                Some(ended) => (IllegalReason::GameOver, ended.game_over_message()),
+                None => unreachable!("a flag fall ends a game that goes on"),
+            };
+            replay.illegal_move =
+                Some(IllegalMove { index: played, text: echo(text).into_owned(), reason, message });
+        }
+        let accepted = replay.illegal_move.as_ref().map_or(played, |bad| bad.index);
+        let turn = replay.position.turn();
+        let plies_ms = (options.plies_from + 1..=accepted)
+            .map(|after| self.states[after][turn_of(!turn, accepted - after).index()])
+            .collect();
+        let mut remaining_ms = self.states[accepted];
+        let timed_out = matches!(
+            replay.outcome.termination,
+            Some(Termination::Timeout | Termination::TimeoutVsUnwinnable)
+        );
+        if timed_out && let Some(flagged) = self.flagged() {
+            remaining_ms[flagged.index()] = 0;
+        } else if accepted == moves.len() && !replay.outcome.is_over() {
+            remaining_ms[turn.index()] = self.pending_left;
+        }
+        replay.clocks = Some(Clocks { plies_ms, remaining_ms });
+    }
+}
+
+/// [`replay`] with a clock record: the moves up to the first one made
+/// after its mover's flag fell, which is named as the illegal move and
+/// ends the game (FIDE 6.9: the opponent wins, or a draw when they cannot
+/// mate), a pending time past the side to move's time ending it the same
+/// way, and the clocks in the answer. `options.flagged` is the clock's.
+///
+/// ```
+/// use arbiter_chess::{ClockRecord, IllegalReason, ReplayOptions, Termination, replay_clocked};
+/// let record = ClockRecord::new("60".parse().unwrap(), vec![1_000, 2_000, 59_500], 0, 3).unwrap();
+/// let r = replay_clocked(Default::default(), &["e4", "e5", "Nf3"], &ReplayOptions::default(), &record);
+/// assert_eq!(r.plies.len(), 2);
+/// assert_eq!(r.illegal_move.unwrap().reason, IllegalReason::FlagFell);
+/// assert_eq!(r.outcome.termination, Some(Termination::Timeout));
+/// assert_eq!(r.clocks.unwrap().remaining_ms, [0, 58_000]);
+/// ```
+pub fn replay_clocked<S: AsRef<str>>(
+    start: Position,
+    moves: &[S],
+    options: &ReplayOptions,
+    record: &ClockRecord,
+) -> Replay {
+    let Some(run) = record.run(start.turn()) else {
+        return replay(start, moves, options);
+    };
+    let options = ReplayOptions { flagged: run.flagged(), ..*options };
+    let mut answer = replay(start, &moves[..run.plies(moves.len())], &options);
+    run.complete(&mut answer, moves, &options);
+    answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::outcome::GameResult;
+
+    fn record(tag: &str, times: &[u64], pending: u64) -> ClockRecord {
+        ClockRecord::new(tag.parse().unwrap(), times.to_vec(), pending, times.len()).unwrap()
+    }
+
+    fn run(fen: &str, moves: &[&str], record: &ClockRecord, options: &ReplayOptions) -> Replay {
+        let start = if fen.is_empty() { Position::default() } else { fen.parse().unwrap() };
+        replay_clocked(start, moves, options, record)
+    }
+
+    const OPENING: [&str; 4] = ["e4", "e5", "Nf3", "Nc6"];
+
+    /// 3 minutes + 2: each mover's time after its move (the first moves
+    /// not timed), and the final position's with White thinking for 10 s.
+    #[test]
+    fn each_ply_carries_its_movers_time() {
+        let r = run(
+            "",
+            &OPENING,
+            &record("180+2", &[0, 0, 5_000, 12_500], 10_000),
+            &ReplayOptions::default(),
+        );
+        assert!(r.illegal_move.is_none());
+        let clocks = r.clocks.unwrap();
+        assert_eq!(clocks.plies_ms, [182_000, 182_000, 179_000, 171_500]);
+        assert_eq!(clocks.remaining_ms, [169_000, 171_500]);
+        assert!(!r.outcome.is_over());
+    }
+
+    /// Only the plies from `plies_from` are returned, with their own times.
+    #[test]
+    fn plies_from_returns_the_later_plies_clocks() {
+        let options = ReplayOptions { plies_from: 3, ..ReplayOptions::default() };
+        let r = run("", &OPENING, &record("180+2", &[0, 0, 5_000, 12_500], 0), &options);
+        assert_eq!(r.clocks.unwrap().plies_ms, [171_500]);
+    }
+
+    /// The third move took longer than White's minute: it is not played,
+    /// it is the illegal move, and Black, who can mate, wins on time.
+    #[test]
+    fn a_move_after_the_flag_fell_is_not_played() {
+        let r =
+            run("", &OPENING, &record("60", &[30_000, 1_000, 30_001, 0], 0), &Default::default());
+        assert_eq!(r.plies.len(), 2);
+        let bad = r.illegal_move.unwrap();
+        assert_eq!((bad.index, bad.text.as_str(), bad.reason), (2, "Nf3", IllegalReason::FlagFell));
+        assert_eq!(bad.message, "white's flag fell: the move took 30001 ms with 30000 ms left");
+        assert_eq!(r.outcome.result, GameResult::BlackWins);
+        assert_eq!(r.outcome.termination, Some(Termination::Timeout));
+        assert!(r.legal_moves.is_empty());
+        assert_eq!(r.clocks.unwrap().remaining_ms, [0, 59_000]);
+    }
+
+    /// White's flag falls while Black has a bare king: a draw (FIDE 6.9).
+    #[test]
+    fn a_flag_fall_against_a_bare_king_draws() {
+        let fen = "8/8/4k3/8/8/4K3/4Q3/8 w - - 0 60";
+        let r = run(fen, &["Qe2d2"], &record("10", &[10_001], 0), &Default::default());
+        assert_eq!(r.outcome.result, GameResult::Draw);
+        assert_eq!(r.outcome.termination, Some(Termination::TimeoutVsUnwinnable));
+        assert_eq!(r.illegal_move.unwrap().reason, IllegalReason::FlagFell);
+    }
+
+    /// A move after mate stays a move after the end, however long it took.
+    #[test]
+    fn a_move_after_mate_is_after_the_end_not_after_the_flag() {
+        let moves = ["f3", "e5", "g4", "Qh4", "a3"];
+        let r = run("", &moves, &record("60", &[0, 0, 0, 0, 90_000], 0), &Default::default());
+        assert_eq!(r.outcome.termination, Some(Termination::Checkmate));
+        let bad = r.illegal_move.unwrap();
+        assert_eq!((bad.index, bad.reason), (4, IllegalReason::GameOver));
+        assert_eq!(bad.message, "the game is over (checkmate)");
+        // The clock stopped with the mate: nobody's time is taken to 0.
+        assert_eq!(r.clocks.unwrap().remaining_ms, [60_000, 60_000]);
+    }
+
+    /// An illegal move before the flag fell is the answer, as without a
+    /// clock; the clocks stop before it and the pending time is not used.
+    #[test]
+    fn an_illegal_move_before_the_flag_comes_first() {
+        let r = run(
+            "",
+            &["e4", "Ke7", "Nf3"],
+            &record("60", &[1_000, 0, 90_000], 0),
+            &Default::default(),
+        );
+        let bad = r.illegal_move.unwrap();
+        assert_eq!((bad.index, bad.reason), (1, IllegalReason::CaptureOwnPiece));
+        assert_eq!(r.clocks.unwrap().remaining_ms, [59_000, 60_000]);
+        assert!(!r.outcome.is_over());
+    }
+
+    /// The side to move thinking past its time loses once the moves are in.
+    #[test]
+    fn a_pending_time_past_the_clock_ends_the_game() {
+        let r = run("", &["e4"], &record("60", &[1_000], 60_001), &Default::default());
+        assert!(r.illegal_move.is_none());
+        assert_eq!(r.outcome.result, GameResult::WhiteWins);
+        assert_eq!(r.outcome.termination, Some(Termination::Timeout));
+        assert_eq!(r.clocks.unwrap().remaining_ms, [59_000, 0]);
+        let r = run("", &["e4"], &record("60", &[1_000], 60_000), &Default::default());
+        assert!(!r.outcome.is_over());
+        assert_eq!(r.clocks.unwrap().remaining_ms, [59_000, 0]);
+    }
+
+    /// An unknown or unlimited control runs no clock: the plain replay.
+    #[test]
+    fn no_clock_without_a_known_limit() {
+        for tag in ["?", "-"] {
+            let r = run("", &OPENING, &record(tag, &[99_999_999; 4], 0), &Default::default());
+            assert_eq!(r, replay(Position::default(), &OPENING, &ReplayOptions::default()));
+        }
+    }
+
+    /// Every record whose flag never falls answers the plain replay, plus
+    /// clocks (here on games of every length up to a mate).
+    #[test]
+    fn a_clock_that_never_falls_changes_only_the_clocks() {
+        let moves = ["f3", "e5", "g4", "Qh4"];
+        for len in 0..=moves.len() {
+            let r =
+                run("", &moves[..len], &record("1+1", &vec![1_000; len], 0), &Default::default());
+            let mut plain = replay(Position::default(), &moves[..len], &ReplayOptions::default());
+            let clocks = r.clocks.clone().unwrap();
+            assert_eq!(clocks.plies_ms, vec![1_000; len]);
+            plain.clocks = Some(clocks);
+            assert_eq!(r, plain);
+        }
+    }
+
+    #[test]
+    fn records_must_fit_their_moves() {
+        let tc = || "60".parse::<TimeControl>().unwrap();
+        assert_eq!(
+            ClockRecord::new(tc(), vec![0, 10_000_000_001], 0, 2),
+            Err(ClockRecordError::TooLong { what: TimeOf::Move(1), ms: 10_000_000_001 })
+        );
+        let e = ClockRecord::new(tc(), vec![], 10_000_000_001, 0).unwrap_err();
+        assert_eq!(e.to_string(), "the pending time is 10000000001 ms, more than 10000000 s");
+    }
+}
