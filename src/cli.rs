@@ -13,8 +13,8 @@ use crate::answer::json::write_game;
 use crate::config::{AnalysisArgs, ServeConfig};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
-    CastlingMode, Color, Notation, Position, ReplayOptions, SearchBudget, UciMove, Winnability,
-    analyse, divide, perft,
+    CastlingMode, ClockRecord, Color, Notation, Position, ReplayOptions, SearchBudget, TimeControl,
+    UciMove, Winnability, analyse, divide, echo, perft, seconds_ms,
 };
 
 mod batch;
@@ -49,8 +49,10 @@ pub enum Command {
     ///
     /// Prints one JSON object (the proto3 JSON of ValidateGameResponse). With
     /// --batch, reads one game per line (`MOVE MOVE ...` from the standard
-    /// start, or `FEN; MOVE MOVE ...`) and prints one JSON object per game.
-    /// Illegal moves are results, not failures.
+    /// start, or `FEN; MOVE MOVE ...`, then optionally `; TC T1,T2,...
+    /// [PENDING]` for a clock record; an empty FEN is the start) and
+    /// prints one JSON object per game. Illegal moves are results, not
+    /// failures.
     Validate(ValidateArgs),
     /// Validate PGN files game by game (plain, .zst, .gz or .bz2).
     ///
@@ -206,6 +208,19 @@ pub struct ValidateArgs {
     /// mate by any series of legal moves. Applies to every game of a batch.
     #[arg(long, value_enum, value_name = "COLOR")]
     pub flagged: Option<ColorArg>,
+    /// The time control, as a PGN TimeControl tag (`300+3`,
+    /// `40/5400+30:1800+30`, `*60`): with --move-times, the clock decides
+    /// flag falls, and each ply gets its mover's remaining time.
+    #[arg(long, value_name = "TC", conflicts_with_all = ["batch", "flagged"])]
+    pub time_control: Option<String>,
+    /// The time each move took, in seconds (decimals down to the
+    /// millisecond), comma-separated, one for each move.
+    #[arg(long, value_name = "T1,T2,...", requires = "time_control")]
+    pub move_times: Option<String>,
+    /// The time the side to move has used on its move in progress, in
+    /// seconds: past its remaining time, its flag has fallen.
+    #[arg(long, value_name = "SECONDS", requires = "time_control")]
+    pub pending_time: Option<String>,
     /// Report whether each colour can still mate in the final position,
     /// with helpmates (`position.winnability`).
     #[arg(long)]
@@ -337,6 +352,28 @@ impl ValidateArgs {
     }
 }
 
+/// A clock record from text: a TimeControl tag, the moves' times in
+/// seconds (comma-separated; empty for none) and the pending time.
+fn clock_record(
+    control: &str,
+    times: &str,
+    pending: Option<&str>,
+    moves: usize,
+) -> Result<ClockRecord, String> {
+    let control: TimeControl =
+        control.parse().map_err(|e| format!("invalid time control {control:?}: {e}"))?;
+    let seconds = |what: &str, text: &str| {
+        seconds_ms(text).map_err(|e| format!("{what} {:?}: {e}", echo(text)))
+    };
+    let times = if times.is_empty() {
+        Vec::new()
+    } else {
+        times.split(',').map(|t| seconds("move time", t.trim())).collect::<Result<_, _>>()?
+    };
+    let pending = pending.map_or(Ok(0), |p| seconds("pending time", p))?;
+    ClockRecord::new(control, times, pending, moves).map_err(|e| e.to_string())
+}
+
 /// A per-game error line of a batch.
 #[derive(Serialize)]
 struct ErrorLine<'a> {
@@ -362,8 +399,27 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
                 Ok(pos) => pos,
                 Err(code) => return code,
             };
+            let clock = match &args.time_control {
+                Some(control) => {
+                    let times = args.move_times.as_deref().unwrap_or_default();
+                    match clock_record(
+                        control,
+                        times,
+                        args.pending_time.as_deref(),
+                        args.moves.len(),
+                    ) {
+                        Ok(record) => Some(record),
+                        Err(message) => {
+                            eprintln!("arbiter: {message}");
+                            return ExitCode::from(2);
+                        }
+                    }
+                }
+                None => None,
+            };
             let mut json = Vec::new();
-            write_game(&mut json, start, &args.moves, &options).and_then(|()| out.write_all(&json))
+            write_game(&mut json, start, &args.moves, &options, clock.as_ref())
+                .and_then(|()| out.write_all(&json))
         }
         Some(path) => return run_batch(path, |input| validate_batch(input, args, &options, out)),
     };
@@ -438,14 +494,32 @@ fn answer_line(
         Some(at) => (Some(text[..at].trim()), &text[at + 1..]),
         None => (None, text),
     };
-    let start = match fen.map(|fen| Position::from_fen(fen, start.mode())) {
-        Some(Err(err)) => return error_line(out, &err.to_string()),
-        Some(Ok(pos)) => pos,
-        None => default_start.clone(),
+    let (moves, clock) = match fen.and_then(|_| moves.split_once(';')) {
+        Some((moves, clock)) => (moves, Some(clock.trim())),
+        None => (moves, None),
     };
+    let start =
+        match fen.filter(|fen| !fen.is_empty()).map(|fen| Position::from_fen(fen, start.mode())) {
+            Some(Err(err)) => return error_line(out, &err.to_string()),
+            Some(Ok(pos)) => pos,
+            None => default_start.clone(),
+        };
     let moves: Vec<&str> =
         if moves.is_ascii() { ascii_tokens(moves) } else { moves.split_whitespace().collect() };
-    write_game(out, start, &moves, options)
+    let clock = match clock.map(|clock| {
+        let mut fields = clock.split_ascii_whitespace();
+        let control = fields.next().unwrap_or_default();
+        let (times, pending) = (fields.next().unwrap_or_default(), fields.next());
+        match fields.next() {
+            Some(extra) => Err(format!("unexpected {:?} after the clock record", echo(extra))),
+            None => clock_record(control, times, pending, moves.len()),
+        }
+    }) {
+        Some(Err(message)) => return error_line(out, &message),
+        Some(Ok(record)) => Some(record),
+        None => None,
+    };
+    write_game(out, start, &moves, options, clock.as_ref())
 }
 
 /// The tokens of ASCII `text` between ASCII whitespace, as

@@ -19,10 +19,11 @@ use std::mem::MaybeUninit;
 
 use serde::Serialize;
 
-use crate::answer::final_position;
+use crate::answer::{duration, final_position};
 use crate::proto;
 use arbiter_chess::{
-    CastlingMode, Played, PlyRecord, Position, Replay, ReplayOptions, Replayer, SanString, UciMove,
+    CastlingMode, ClockRecord, Played, PlyRecord, Position, Replay, ReplayOptions, Replayer,
+    SanString, UciMove, replay_clocked,
 };
 
 /// A `ValidateGameResponse` as proto3 JSON, written by
@@ -30,6 +31,8 @@ use arbiter_chess::{
 #[derive(Debug)]
 pub struct GameJson<'a> {
     plies: Plies<'a>,
+    /// Each returned ply's mover's time, with a clock record.
+    clocks: Option<&'a [u64]>,
     illegal_move: Option<IllegalMoveJson<'a>>,
     position: Option<PositionJson<'a>>,
     outcome: Option<OutcomeJson<'a>>,
@@ -56,6 +59,28 @@ struct PositionJson<'a> {
     legal_moves: Vec<LegalMoveJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     winnability: Option<WinnabilityJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clocks: Option<RemainingTimesJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct RemainingTimesJson {
+    white: Option<String>,
+    black: Option<String>,
+}
+
+/// A `google.protobuf.Duration` in proto3 JSON: seconds with 0, 3, 6 or 9
+/// decimals and an `s` (`"12.500s"`).
+pub fn duration_json(duration: &prost_types::Duration) -> String {
+    let prost_types::Duration { seconds, nanos } = *duration;
+    let sign = if seconds < 0 || nanos < 0 { "-" } else { "" };
+    let (seconds, nanos) = (seconds.unsigned_abs(), nanos.unsigned_abs());
+    match nanos {
+        0 => format!("{sign}{seconds}s"),
+        n if n % 1_000_000 == 0 => format!("{sign}{seconds}.{:03}s", n / 1_000_000),
+        n if n % 1_000 == 0 => format!("{sign}{seconds}.{:06}s", n / 1_000),
+        n => format!("{sign}{seconds}.{n:09}s"),
+    }
 }
 
 /// A legal move; its `claimableDraws` left out when empty, as proto3 JSON
@@ -137,6 +162,7 @@ impl<'a> GameJson<'a> {
         let Messages { illegal_move, position, outcome } = messages;
         GameJson {
             plies: Plies::Records(&replay.plies),
+            clocks: replay.clocks.as_ref().map(|clocks| clocks.plies_ms.as_slice()),
             illegal_move: illegal_move.as_ref().map(IllegalMoveJson::from),
             position: Some(PositionJson::from(position)),
             outcome: Some(OutcomeJson::from(outcome)),
@@ -160,12 +186,14 @@ impl<'a> GameJson<'a> {
     ///
     /// What serializing the fields other than the plies fails with.
     pub fn write_json(&self, out: &mut Vec<u8>) -> io::Result<()> {
-        let GameJson { plies, illegal_move, position, outcome } = self;
+        let GameJson { plies, clocks, illegal_move, position, outcome } = self;
         out.extend_from_slice(b"{\"plies\":[");
         match *plies {
-            Plies::Records(records) if records.iter().any(|ply| ply.fen_after.is_some()) => {
+            Plies::Records(records)
+                if clocks.is_some() || records.iter().any(|ply| ply.fen_after.is_some()) =>
+            {
                 for (i, ply) in records.iter().enumerate() {
-                    write_ply(out, ply, i > 0);
+                    write_ply(out, ply, clocks.and_then(|ms| ms.get(i).copied()), i > 0);
                 }
             }
             Plies::Records(records) => write_plain_plies(
@@ -188,8 +216,9 @@ impl<'a> GameJson<'a> {
     }
 }
 
-/// Replays `moves` from `start` and writes the answer as its proto3 JSON
-/// line (with its `\n`), as `arbiter validate` prints it.
+/// Replays `moves` from `start`, on the `clock` record if there is one,
+/// and writes the answer as its proto3 JSON line (with its `\n`), as
+/// `arbiter validate` prints it.
 ///
 /// # Errors
 ///
@@ -199,7 +228,15 @@ pub fn write_game<S: AsRef<str>>(
     start: Position,
     moves: &[S],
     options: &ReplayOptions,
+    clock: Option<&ClockRecord>,
 ) -> io::Result<()> {
+    if let Some(record) = clock {
+        let replay = replay_clocked(start, moves, options, record);
+        let messages = Messages::new(&replay);
+        GameJson::new(&replay, &messages).write_json(out)?;
+        out.push(b'\n');
+        return Ok(());
+    }
     let mut replayer = Replayer::new(start, options.analysis);
     let tail = replayer.extend(moves, options);
     if options.include_fens || options.plies_from > 0 {
@@ -326,9 +363,11 @@ impl<'a> ShortRun<'a> {
 /// One ply as `proto::Ply` from the service's conversion, without the
 /// strings. SAN, UCI and FEN are made of letters, digits and `x=+#-/ `
 /// only: nothing in them needs escaping.
-/// A comma comes first when `comma`.
-fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, comma: bool) {
-    let _: fn(proto::Ply) = |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _ }| {};
+/// Its mover's clock after it (`clock_ms`) as a Duration. A comma comes
+/// first when `comma`.
+fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, clock_ms: Option<u64>, comma: bool) {
+    let _: fn(proto::Ply) =
+        |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _ }| {};
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
     let plain = |text: &[u8]| {
         text.iter().all(|&b| (b.is_ascii_graphic() && b != b'"' && b != b'\\') || b == b' ')
@@ -351,11 +390,17 @@ fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, comma: bool) {
         run.push(b"\"");
     }
     run.push(if *canonical_input {
-        b",\"canonicalInput\":true}"
+        b",\"canonicalInput\":true"
     } else {
-        b",\"canonicalInput\":false}"
+        b",\"canonicalInput\":false"
     });
-    run.finish();
+    let out = run.finish();
+    if let Some(ms) = clock_ms {
+        out.extend_from_slice(b",\"clock\":\"");
+        out.extend_from_slice(duration_json(&duration(ms)).as_bytes());
+        out.push(b'"');
+    }
+    out.push(b'}');
 }
 
 impl<'a> From<&'a proto::IllegalMove> for IllegalMoveJson<'a> {
@@ -380,6 +425,7 @@ impl<'a> From<&'a proto::Position> for PositionJson<'a> {
             fullmove_number,
             legal_moves,
             winnability,
+            clocks,
         } = position;
         PositionJson {
             fen,
@@ -399,6 +445,13 @@ impl<'a> From<&'a proto::Position> for PositionJson<'a> {
                 WinnabilityJson {
                     white: white.as_ref().map(ColorVerdictJson::from),
                     black: black.as_ref().map(ColorVerdictJson::from),
+                }
+            }),
+            clocks: clocks.as_ref().map(|times| {
+                let proto::RemainingTimes { white, black } = times;
+                RemainingTimesJson {
+                    white: white.as_ref().map(duration_json),
+                    black: black.as_ref().map(duration_json),
                 }
             }),
         }
@@ -538,7 +591,9 @@ mod tests {
             let plies = value["plies"].as_array().unwrap();
             assert_eq!(plies.len(), full.plies.len());
             for (json, record) in plies.iter().zip(&full.plies) {
-                let proto::Ply { san, uci, fen_after, canonical_input } = proto::Ply::from(record);
+                let proto::Ply { san, uci, fen_after, canonical_input, clock } =
+                    proto::Ply::from(record);
+                assert!(clock.is_none());
                 assert_eq!(json["san"], san.as_str());
                 assert_eq!(json["uci"], uci.as_str());
                 assert!(fen_after.is_empty() && json.get("fenAfter").is_none());

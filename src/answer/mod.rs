@@ -41,9 +41,16 @@ impl From<&Replay> for proto::ValidateGameResponse {
             outcome,
             winnability: _,
             shredder_fen: _,
+            clocks,
         } = replay;
+        let mut plies: Vec<proto::Ply> = plies.iter().map(proto::Ply::from).collect();
+        if let Some(clocks) = clocks {
+            for (ply, &ms) in plies.iter_mut().zip(&clocks.plies_ms) {
+                ply.clock = Some(duration(ms));
+            }
+        }
         proto::ValidateGameResponse {
-            plies: plies.iter().map(proto::Ply::from).collect(),
+            plies,
             illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
             position: Some(final_position(replay)),
             outcome: Some(proto::Outcome::from(outcome)),
@@ -52,14 +59,27 @@ impl From<&Replay> for proto::ValidateGameResponse {
 }
 
 /// The `Position` message of a replay's final position: its listed legal
-/// moves, and both colours' verdicts when they were asked for.
+/// moves, both colours' verdicts when they were asked for, and both
+/// clocks when the game had a clock record.
 pub fn final_position(replay: &Replay) -> proto::Position {
-    let Replay { position, legal_moves, winnability, shredder_fen, .. } = replay;
+    let Replay { position, legal_moves, winnability, shredder_fen, clocks, .. } = replay;
     let mut message = position_message(position, legal_moves, *shredder_fen);
     message.winnability = winnability
         .as_ref()
         .map(|verdicts| winnability_message(verdicts, position.castling_mode()));
+    message.clocks = clocks.as_ref().map(|clocks| remaining_times(clocks.remaining_ms));
     message
+}
+
+/// A time in whole milliseconds as a `google.protobuf.Duration`.
+pub fn duration(ms: u64) -> prost_types::Duration {
+    // At most MAX_SECONDS (10^7 s): both fit.
+    prost_types::Duration { seconds: (ms / 1000) as i64, nanos: (ms % 1000 * 1_000_000) as i32 }
+}
+
+/// White's and black's times (by [`Color::index`]) as `RemainingTimes`.
+pub fn remaining_times([white, black]: [u64; 2]) -> proto::RemainingTimes {
+    proto::RemainingTimes { white: Some(duration(white)), black: Some(duration(black)) }
 }
 
 impl From<&PlyRecord> for proto::Ply {
@@ -72,6 +92,8 @@ impl From<&PlyRecord> for proto::Ply {
             uci: uci.to_array_string().as_str().to_owned(),
             fen_after: fen_after.as_ref().map_or("", |fen| fen.as_str()).to_owned(),
             canonical_input: *canonical_input,
+            // Set from the replay's clocks, which a ply does not hold.
+            clock: None,
         }
     }
 }
@@ -112,6 +134,7 @@ impl From<IllegalReason> for proto::IllegalMoveReason {
             IllegalReason::AmbiguousSan => P::AmbiguousSan,
             IllegalReason::NonCanonical => P::NonCanonical,
             IllegalReason::GameOver => P::GameOver,
+            IllegalReason::FlagFell => P::FlagFell,
         }
     }
 }
@@ -157,6 +180,7 @@ pub fn position_message(
             })
             .collect(),
         winnability: None,
+        clocks: None,
     }
 }
 

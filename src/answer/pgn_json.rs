@@ -82,6 +82,7 @@ const _: fn(proto::Position) = |proto::Position {
                                     fullmove_number: _,
                                     legal_moves: _,
                                     winnability: _,
+                                    clocks: _,
                                 }| {};
 
 fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {

@@ -6,7 +6,10 @@ use std::fmt;
 
 use crate::move_texts::MoveTexts;
 use crate::proto;
-use arbiter_chess::{CastlingMode, Color, Notation, Position, ReplayOptions};
+use arbiter_chess::{
+    CastlingMode, ClockRecord, Color, Delay, DelayKind, MAX_SECONDS, Notation, Period, Position,
+    ReplayOptions, TimeControl, TimeOf,
+};
 
 use super::wire;
 use super::{Limits, RequestError};
@@ -17,6 +20,8 @@ pub struct GameRequest {
     pub start: Position,
     pub moves: MoveTexts,
     pub options: ReplayOptions,
+    /// The clock record, which decides flag falls, if any.
+    pub clock: Option<ClockRecord>,
 }
 
 /// Reads the start position under `mode`: a Chess960 start position by
@@ -123,6 +128,128 @@ impl fmt::Display for Field<'_> {
     }
 }
 
+/// A `google.protobuf.Duration` in whole milliseconds: not negative, at
+/// most [`MAX_SECONDS`], no finer than a millisecond.
+fn duration_ms(
+    duration: &prost_types::Duration,
+    field: impl FnOnce() -> String,
+) -> Result<u64, RequestError> {
+    let prost_types::Duration { seconds, nanos } = *duration;
+    let why = if seconds < 0 || nanos < 0 {
+        "is negative"
+    } else if nanos >= 1_000_000_000 {
+        "has nanos of a second or more"
+    } else if nanos % 1_000_000 != 0 {
+        "is finer than a millisecond: times are whole milliseconds"
+    } else if seconds.unsigned_abs() > MAX_SECONDS {
+        "is more than 10000000 s"
+    } else {
+        return Ok(seconds.unsigned_abs() * 1000 + nanos.unsigned_abs() as u64 / 1_000_000);
+    };
+    Err(RequestError::InvalidDuration { field: field(), why: why.to_owned() })
+}
+
+/// An optional Duration, 0 when absent.
+fn optional_ms(
+    duration: Option<&prost_types::Duration>,
+    field: impl FnOnce() -> String,
+) -> Result<u64, RequestError> {
+    duration.map_or(Ok(0), |duration| duration_ms(duration, field))
+}
+
+/// A `TimeControl` message: the tag, or the periods and the delay.
+fn time_control(
+    control: Option<proto::TimeControl>,
+    field: Field<'_>,
+) -> Result<TimeControl, RequestError> {
+    let proto::TimeControl { tag, periods, delay } = control.unwrap_or_default();
+    let at = |name: &str| format!("{field}.{name}");
+    let invalid = |name: &str| {
+        let field = at(name);
+        move |error| RequestError::InvalidTimeControl { field, error }
+    };
+    if !tag.is_empty() {
+        if !periods.is_empty() || delay.is_some() {
+            return Err(RequestError::ConflictingFields {
+                field: at("tag"),
+                why: "and periods or delay are both given: send one",
+            });
+        }
+        return tag.parse().map_err(invalid("tag"));
+    }
+    if periods.is_empty() {
+        return Err(RequestError::MissingField { field: format!("{field}.tag") });
+    }
+    let periods = periods
+        .iter()
+        .enumerate()
+        .map(|(i, period)| {
+            let proto::TimePeriod { moves, time, increment } = period;
+            Ok(Period {
+                moves: *moves,
+                time_ms: optional_ms(time.as_ref(), || at(&format!("periods[{i}].time")))?,
+                increment_ms: optional_ms(increment.as_ref(), || {
+                    at(&format!("periods[{i}].increment"))
+                })?,
+            })
+        })
+        .collect::<Result<Vec<_>, RequestError>>()?;
+    let delay = match delay {
+        None => None,
+        Some(proto::TimeDelay { kind, time }) => {
+            let ms = optional_ms(time.as_ref(), || at("delay.time"))?;
+            let kind = match proto::DelayKind::try_from(kind) {
+                Ok(proto::DelayKind::Bronstein) => Some(DelayKind::Bronstein),
+                Ok(proto::DelayKind::Simple) => Some(DelayKind::Simple),
+                Ok(proto::DelayKind::Unspecified) => None,
+                Err(_) => {
+                    return Err(RequestError::UnknownEnumValue {
+                        field: at("delay.kind"),
+                        value: kind,
+                    });
+                }
+            };
+            match (kind, ms) {
+                (_, 0) => None,
+                (Some(kind), ms) => Some(Delay { kind, ms }),
+                (None, _) => {
+                    return Err(RequestError::MissingField { field: at("delay.kind") });
+                }
+            }
+        }
+    };
+    TimeControl::structured(periods, delay).map_err(invalid("periods"))
+}
+
+/// A `GameClock` message for a list of `moves` moves.
+fn clock_record(
+    clock: proto::GameClock,
+    moves: usize,
+    field: Field<'_>,
+) -> Result<ClockRecord, RequestError> {
+    let proto::GameClock { time_control: control, move_times, pending } = clock;
+    let control =
+        time_control(control, Field { prefix: &field.to_string(), name: "time_control" })?;
+    let times = move_times
+        .iter()
+        .enumerate()
+        .map(|(i, time)| duration_ms(time, || format!("{field}.move_times[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pending = optional_ms(pending.as_ref(), || format!("{field}.pending"))?;
+    ClockRecord::new(control, times, pending, moves).map_err(|error| {
+        let field = match error {
+            arbiter_chess::ClockRecordError::TooLong { what: TimeOf::Move(i), .. } => {
+                format!("{field}.move_times[{i}]")
+            }
+            arbiter_chess::ClockRecordError::TooLong { what: TimeOf::Pending, .. } => {
+                format!("{field}.pending")
+            }
+            arbiter_chess::ClockRecordError::Misaligned { .. } => format!("{field}.move_times"),
+        };
+        RequestError::InvalidClock { field, error }
+    })
+}
+
 impl GameRequest {
     /// Checks a `ValidateGameRequest`; `prefix` names where it sits in the
     /// message (empty at the top level, `game` in a stream request).
@@ -148,6 +275,7 @@ impl GameRequest {
             shredder_fen,
             flagged: flagged_value,
             include_winnability,
+            clock,
         } = request;
         let field = |name| Field { prefix, name };
         let mode = variant(variant_value, field("variant"))?;
@@ -162,8 +290,19 @@ impl GameRequest {
             field("chess960_position"),
             limits,
         )?;
+        let clock = match clock {
+            Some(_) if flagged.is_some() => {
+                return Err(RequestError::ConflictingFields {
+                    field: field("clock").to_string(),
+                    why: "and flagged are both given: the clock decides flag falls",
+                });
+            }
+            Some(clock) => Some(clock_record(clock, moves.len(), field("clock"))?),
+            None => None,
+        };
         Ok(GameRequest {
             start,
+            clock,
             moves,
             options: ReplayOptions {
                 notation,
@@ -231,7 +370,7 @@ impl LegalMovesQuery {
             analysis: limits.analysis,
             ..ReplayOptions::default()
         };
-        Ok(LegalMovesQuery { game: GameRequest { start, moves, options } })
+        Ok(LegalMovesQuery { game: GameRequest { start, moves, options, clock: None } })
     }
 }
 

@@ -17,7 +17,7 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
 use crate::status::code_name;
-use arbiter_chess::{Analysis, FenError};
+use arbiter_chess::{Analysis, ClockRecordError, FenError, TimeControlError};
 
 /// Per-request limits, from the server configuration.
 #[derive(Clone, Debug)]
@@ -87,6 +87,12 @@ pub enum RequestError {
     DepthTooLarge { field: String, depth: u32, max: u32 },
     #[error("{field} is missing")]
     MissingField { field: String },
+    #[error("invalid time control: {error}")]
+    InvalidTimeControl { field: String, error: TimeControlError },
+    #[error("{field} {why}")]
+    InvalidDuration { field: String, why: String },
+    #[error("{error}")]
+    InvalidClock { field: String, error: ClockRecordError },
 }
 
 impl RequestError {
@@ -109,6 +115,9 @@ impl RequestError {
             RequestError::InvalidSquare { field, .. } => ("INVALID_SQUARE", field),
             RequestError::DepthTooLarge { field, .. } => ("DEPTH_TOO_LARGE", field),
             RequestError::MissingField { field } => ("MISSING_FIELD", field),
+            RequestError::InvalidTimeControl { field, .. } => ("INVALID_TIME_CONTROL", field),
+            RequestError::InvalidDuration { field, .. } => ("INVALID_DURATION", field),
+            RequestError::InvalidClock { field, .. } => ("INVALID_CLOCK", field),
         }
     }
 
@@ -124,7 +133,10 @@ impl RequestError {
             | RequestError::ConflictingFields { .. }
             | RequestError::InvalidSquare { .. }
             | RequestError::DepthTooLarge { .. }
-            | RequestError::MissingField { .. } => Code::InvalidArgument,
+            | RequestError::MissingField { .. }
+            | RequestError::InvalidTimeControl { .. }
+            | RequestError::InvalidDuration { .. }
+            | RequestError::InvalidClock { .. } => Code::InvalidArgument,
         }
     }
 

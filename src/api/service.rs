@@ -71,10 +71,23 @@ async fn replay_then<T: Send + 'static>(
     limits: &Limits,
     respond: impl FnOnce(Replay) -> T + Send + 'static,
 ) -> Result<(T, GameReport), Status> {
-    let GameRequest { start, moves, options: _ } = game;
-    let prefix = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
+    let GameRequest { start, mut moves, options: _, clock } = game;
     let sent = moves.len();
-    let remaining = sent - prefix.as_ref().map_or(0, CachedPrefix::plies_done);
+    // A clock record decides the flag fall, and ends the moves to play
+    // before a move made after it: that move's text is kept for the answer.
+    let clock = clock.and_then(|record| record.run(start.turn()));
+    let mut options = options;
+    let mut late = None;
+    if let Some(run) = &clock {
+        options.flagged = run.flagged();
+        let played = run.plies(sent);
+        if played < sent {
+            late = Some(moves.get(played).to_owned());
+            moves.truncate(played);
+        }
+    }
+    let prefix = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
+    let remaining = moves.len() - prefix.as_ref().map_or(0, CachedPrefix::plies_done);
     // A flag fall, reported verdicts and a start position past the wide
     // gate get the full unwinnability analysis, up to about a second (any
     // replay may take longer with budgets above the defaults): not on an
@@ -84,10 +97,13 @@ async fn replay_then<T: Send + 'static>(
         || worth_a_full_look(&start)
         || limits.raised_analysis();
     run(remaining > limits.blocking_moves || analysis, move || {
-        let replay = match (cache, prefix) {
+        let mut replay = match (cache, prefix) {
             (Some(cache), Some(prefix)) => cache.finish(prefix, moves, &options),
             _ => replay(start, &moves.tail(0), &options),
         };
+        if let Some(run) = clock {
+            run.complete(&mut replay, sent, late.as_deref(), &options);
+        }
         let report = GameReport::new(options.notation, sent, &replay);
         report.count();
         (respond(replay), report)

@@ -214,6 +214,7 @@ fn illegal_reason(reason: i32) -> Option<IllegalReason> {
         P::AmbiguousSan => IllegalReason::AmbiguousSan,
         P::NonCanonical => IllegalReason::NonCanonical,
         P::GameOver => IllegalReason::GameOver,
+        P::FlagFell => IllegalReason::FlagFell,
     })
 }
 

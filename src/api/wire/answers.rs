@@ -24,7 +24,8 @@ use arbiter_chess::{
 /// write it (and the byte-for-byte tests hold them to the generated code).
 const _: fn(proto::ValidateGameResponse) =
     |proto::ValidateGameResponse { plies: _, illegal_move: _, position: _, outcome: _ }| {};
-const _: fn(proto::Ply) = |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _ }| {};
+const _: fn(proto::Ply) =
+    |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _ }| {};
 const _: fn(proto::LegalMove) = |proto::LegalMove { uci: _, san: _, claimable_draws: _ }| {};
 const _: fn(proto::Position) = |proto::Position {
                                     fen: _,
@@ -34,6 +35,7 @@ const _: fn(proto::Position) = |proto::Position {
                                     fullmove_number: _,
                                     legal_moves: _,
                                     winnability: _,
+                                    clocks: _,
                                 }| {};
 const _: fn(proto::Outcome) = |proto::Outcome {
                                    result: _,
@@ -72,12 +74,18 @@ impl From<Replay> for GameAnswer {
             outcome,
             winnability,
             shredder_fen,
+            clocks,
         } = &replay;
         // Plies without FENs take at most 20 bytes, legal moves 20; the
-        // writer grows if FENs or verdicts need more.
+        // writer grows if FENs, clocks or verdicts need more.
         let mut out = Writer::with_room(24 * plies.len() + 24 * legal_moves.len() + 256);
-        for ply in plies {
-            put_ply(ply, &mut out);
+        match clocks {
+            None => plies.iter().for_each(|ply| put_ply(ply, &mut out)),
+            Some(clocks) => {
+                for (ply, &ms) in plies.iter().zip(&clocks.plies_ms) {
+                    put_ply_in_full(ply, Some(ms), &mut out);
+                }
+            }
         }
         if let Some(bad) = illegal_move {
             out.with_vec(|bytes| message::encode(2, &proto::IllegalMove::from(bad), bytes));
@@ -101,6 +109,13 @@ impl From<Replay> for GameAnswer {
             if let Some(verdicts) = winnability {
                 let message = winnability_message(verdicts, position.castling_mode());
                 out.with_vec(|bytes| message::encode(7, &message, bytes));
+            }
+            if let Some(clocks) = clocks {
+                out.nested(8, |out| {
+                    for (tag, ms) in [1, 2].into_iter().zip(clocks.remaining_ms) {
+                        put_duration(tag, ms, out);
+                    }
+                });
             }
         });
         out.nested(4, |out| put_outcome(outcome, out));
@@ -296,8 +311,8 @@ fn uci_field(tag: u8, uci: UciMove) -> [u8; 8] {
 #[inline]
 fn put_ply(ply: &PlyRecord, out: &mut Writer) {
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
-    if let Some(fen) = fen_after {
-        return put_ply_with_fen(ply, fen, out);
+    if fen_after.is_some() {
+        return put_ply_in_full(ply, None, out);
     }
     let (san_len, uci_len) = (san.len() & 7, uci.text_len() & 7);
     let flag = 2 * usize::from(*canonical_input);
@@ -317,19 +332,58 @@ fn put_ply(ply: &PlyRecord, out: &mut Writer) {
     out.end += at + flag;
 }
 
-/// A ply with the FEN after it, field by field.
-fn put_ply_with_fen(ply: &PlyRecord, fen: &str, out: &mut Writer) {
-    let PlyRecord { san, uci, fen_after: _, canonical_input } = ply;
-    let len = short_len(san.len()) + short_len(uci.text_len()) + short_len(fen.len());
-    let len = len + 2 * usize::from(*canonical_input);
-    out.room(2 + MAX_PLY_LEN);
-    out.push(&[key(1, WireType::LengthDelimited), len as u8]);
+/// A ply with the FEN after it or its mover's clock, field by field.
+fn put_ply_in_full(ply: &PlyRecord, clock_ms: Option<u64>, out: &mut Writer) {
+    let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+    let fen = fen_after.as_ref().map_or("", |fen| fen.as_str());
+    let clock = clock_ms.map(duration_content);
+    let len = short_len(san.len())
+        + short_len(uci.text_len())
+        + if fen.is_empty() { 0 } else { short_len(fen.len()) }
+        + 2 * usize::from(*canonical_input)
+        + clock.map_or(0, |(_, len)| short_len(len));
+    // With a FEN and a clock, a ply may pass 127 bytes: a longer length.
+    let (length, width) = varint(len as u64);
+    out.room(1 + width + len);
+    out.push(&[key(1, WireType::LengthDelimited)]);
+    out.push_prefix(length, width);
     out.push(&[key(1, WireType::LengthDelimited), san.len() as u8]);
     out.push_prefix(san.padded(), san.len());
     out.push_prefix(uci_field(2, *uci), short_len(uci.text_len()));
-    out.push(&[key(3, WireType::LengthDelimited), fen.len() as u8]);
-    out.push(fen.as_bytes());
+    if !fen.is_empty() {
+        out.push(&[key(3, WireType::LengthDelimited), fen.len() as u8]);
+        out.push(fen.as_bytes());
+    }
     out.push_prefix([key(4, WireType::Varint), 1], 2 * usize::from(*canonical_input));
+    if let Some((content, len)) = clock {
+        out.push(&[key(5, WireType::LengthDelimited), len as u8]);
+        out.push(&content[..len]);
+    }
+}
+
+/// The content of a `google.protobuf.Duration` of `ms` milliseconds, as
+/// [`crate::answer::duration`] builds it: seconds and nanoseconds, each
+/// left out when 0, at most 12 bytes.
+fn duration_content(ms: u64) -> ([u8; 12], usize) {
+    let mut content = [0; 12];
+    let mut len = 0;
+    for (tag, value) in [(1, ms / 1000), (2, ms % 1000 * 1_000_000)] {
+        if value != 0 {
+            let (bytes, width) = varint(value);
+            content[len] = key(tag, WireType::Varint);
+            content[len + 1..len + 1 + width].copy_from_slice(&bytes[..width]);
+            len += 1 + width;
+        }
+    }
+    (content, len)
+}
+
+/// A `google.protobuf.Duration` of `ms` milliseconds as field `tag`.
+fn put_duration(tag: u8, ms: u64, out: &mut Writer) {
+    let (content, len) = duration_content(ms);
+    out.room(2 + len);
+    out.push(&[key(tag, WireType::LengthDelimited), len as u8]);
+    out.push(&content[..len]);
 }
 
 /// `arbiter.v1.LegalMove` as field 6 of `arbiter.v1.Position`, in one
@@ -475,7 +529,7 @@ mod tests {
     /// random workloads of tests/cache.rs check many more).
     #[test]
     fn answers_are_byte_compatible_with_the_contract() {
-        use arbiter_chess::{ReplayOptions, replay};
+        use arbiter_chess::{ClockRecord, ReplayOptions, replay, replay_clocked};
         let fools_mate = ["f3", "e5", "g4", "Qh4#", "a3"];
         let with_fens = ReplayOptions { include_fens: true, ..ReplayOptions::default() };
         let later = ReplayOptions { plies_from: 3, skip_legal_moves: true, ..with_fens };
@@ -486,6 +540,33 @@ mod tests {
         let start = arbiter_chess::Position::default();
         // The fifty-move rule a move away, and a mate.
         let late: arbiter_chess::Position = "7k/8/6K1/8/8/8/8/R7 w - - 99 80".parse().unwrap();
+        let clocked = |start: &arbiter_chess::Position, moves: &[&str], tc: &str, times: &[u64]| {
+            let record =
+                ClockRecord::new(tc.parse().unwrap(), times.to_vec(), 2_500, moves.len()).unwrap();
+            replay_clocked(start.clone(), moves, &with_fens, &record)
+        };
+        let long_fen: arbiter_chess::Position =
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4".parse().unwrap();
+        let clocked_games = [
+            // Whole seconds, milliseconds, none (0 s) and a long time.
+            clocked(&start, &fools_mate[..4], "300+2", &[0, 1_500, 2_000, 10_000]),
+            // The flag falls on the third move.
+            clocked(&start, &fools_mate[..4], "1", &[0, 500, 999, 0]),
+            // A FEN and a clock past 127 bytes a ply, a clock of 0.
+            clocked(&long_fen, &["O-O", "Nxe4"], "9999999", &[9_999_999_999, 0]),
+            replay_clocked(
+                start.clone(),
+                &shuffle[..],
+                &later,
+                &ClockRecord::new("40/5400+30:1800+30".parse().unwrap(), vec![100; 7], 0, 7)
+                    .unwrap(),
+            ),
+        ];
+        for replayed in clocked_games {
+            assert!(replayed.clocks.is_some());
+            let expected = proto::ValidateGameResponse::from(&replayed);
+            assert_eq!(written(&GameAnswer::from(replayed)), expected.encode_to_vec());
+        }
         for (start, moves, options) in [
             (&start, &fools_mate[..0], ReplayOptions::default()),
             (&start, &fools_mate[..2], with_fens),

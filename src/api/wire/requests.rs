@@ -196,6 +196,7 @@ pub struct ValidateGameRequest {
     pub shredder_fen: bool,
     pub flagged: i32,
     pub include_winnability: bool,
+    pub clock: Option<proto::GameClock>,
 }
 
 impl Decode for ValidateGameRequest {
@@ -242,6 +243,8 @@ impl ValidateGameRequest {
             11 => int32::merge(wire_type, &mut self.flagged, buf, ctx).map_err(at(NAME, "flagged")),
             12 => pbool::merge(wire_type, &mut self.include_winnability, buf, ctx)
                 .map_err(at(NAME, "include_winnability")),
+            13 => message::merge(wire_type, self.clock.get_or_insert_default(), buf, ctx)
+                .map_err(at(NAME, "clock")),
             _ => skip_field(wire_type, tag, buf, ctx),
         }
     }
@@ -412,6 +415,7 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             shredder_fen,
             flagged,
             include_winnability,
+            clock,
         } = request;
         ValidateGameRequest {
             fen,
@@ -426,6 +430,7 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             shredder_fen,
             flagged,
             include_winnability,
+            clock,
         }
     }
 }
@@ -478,6 +483,20 @@ mod tests {
             shredder_fen: true,
             flagged: 2,
             include_winnability: true,
+            // After the moves: their run must stop before it, nested too.
+            clock: Some(proto::GameClock {
+                time_control: Some(proto::TimeControl {
+                    tag: String::new(),
+                    periods: vec![proto::TimePeriod {
+                        moves: 40,
+                        time: Some(prost_types::Duration { seconds: 5400, nanos: 0 }),
+                        increment: Some(prost_types::Duration { seconds: 30, nanos: 0 }),
+                    }],
+                    delay: Some(proto::TimeDelay { kind: 2, time: None }),
+                }),
+                move_times: vec![prost_types::Duration { seconds: 1, nanos: 500_000_000 }; 5],
+                pending: Some(prost_types::Duration::default()),
+            }),
         }
     }
 

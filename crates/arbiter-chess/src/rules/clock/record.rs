@@ -168,21 +168,21 @@ impl ClockRun {
     }
 
     /// Completes `replay`, a replay of the first [`ClockRun::plies`] of
-    /// `moves` with [`ClockRun::flagged`] as its flagged side: the clocks,
-    /// and the move made after its mover's flag fell named as the illegal
-    /// move (or, when the game had ended before it, as a move after the
-    /// end, as the replay names any).
-    pub fn complete<S: AsRef<str>>(
+    /// the `sent` moves with [`ClockRun::flagged`] as its flagged side:
+    /// the clocks, and the move made after its mover's flag fell (whose
+    /// text is `late`) named as the illegal move, or, when the game had
+    /// ended before it, as a move after the end, as the replay names any.
+    pub fn complete(
         &self,
         replay: &mut Replay,
-        moves: &[S],
+        sent: usize,
+        late: Option<&str>,
         options: &ReplayOptions,
     ) {
-        let played = self.plies(moves.len());
+        let played = self.plies(sent);
         if replay.illegal_move.is_none()
             && let Some(flag) = self.fell
         {
-            let text = moves[played].as_ref();
             let (reason, message) = match replay.outcome.termination {
                 Some(Termination::Timeout | Termination::TimeoutVsUnwinnable) => {
                     (IllegalReason::FlagFell, flag.to_string())
@@ -190,8 +190,8 @@ impl ClockRun {
                 Some(ended) => (IllegalReason::GameOver, ended.game_over_message()),
                 None => unreachable!("a flag fall ends a game that goes on"),
             };
-            replay.illegal_move =
-                Some(IllegalMove { index: played, text: echo(text).into_owned(), reason, message });
+            let text = echo(late.unwrap_or_default()).into_owned();
+            replay.illegal_move = Some(IllegalMove { index: played, text, reason, message });
         }
         let accepted = replay.illegal_move.as_ref().map_or(played, |bad| bad.index);
         let turn = replay.position.turn();
@@ -205,7 +205,7 @@ impl ClockRun {
         );
         if timed_out && let Some(flagged) = self.flagged() {
             remaining_ms[flagged.index()] = 0;
-        } else if accepted == moves.len() && !replay.outcome.is_over() {
+        } else if accepted == sent && !replay.outcome.is_over() {
             remaining_ms[turn.index()] = self.pending_left;
         }
         replay.clocks = Some(Clocks { plies_ms, remaining_ms });
@@ -237,8 +237,9 @@ pub fn replay_clocked<S: AsRef<str>>(
         return replay(start, moves, options);
     };
     let options = ReplayOptions { flagged: run.flagged(), ..*options };
-    let mut answer = replay(start, &moves[..run.plies(moves.len())], &options);
-    run.complete(&mut answer, moves, &options);
+    let played = run.plies(moves.len());
+    let mut answer = replay(start, &moves[..played], &options);
+    run.complete(&mut answer, moves.len(), moves.get(played).map(AsRef::as_ref), &options);
     answer
 }
 
