@@ -38,11 +38,12 @@ mod pgn {
 }
 
 /// The gRPC service: every RPC over a real socket, hostile clients,
-/// connection limits, overload, CORS, TLS, traces, the replay cache and the
-/// hand-written wire code.
+/// connection limits, overload, CORS, TLS, traces, the replay cache, the
+/// clock and the hand-written wire code.
 mod server {
     mod adversarial;
     mod cache;
+    mod clock;
     mod connections;
     mod cors;
     mod overload;

@@ -7,7 +7,7 @@
 use arbiter::api::Limits;
 use arbiter::api::convert::GameRequest;
 use arbiter::proto::{ValidateGameRequest, ValidateGameResponse};
-use arbiter_chess::{Game, Position, replay};
+use arbiter_chess::{Game, Position, replay, replay_clocked};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tokio_stream::StreamExt;
@@ -41,9 +41,13 @@ fn random_game(rng: &mut SmallRng, plies: usize) -> Vec<String> {
 
 /// What the server must answer to `request`, from the rules core in process.
 fn expected(request: &ValidateGameRequest) -> ValidateGameResponse {
-    let GameRequest { start, moves, options } =
+    let GameRequest { start, moves, options, clock } =
         GameRequest::from_proto(request.clone().into(), "", &Limits::default()).unwrap();
-    ValidateGameResponse::from(&replay(start, &moves.tail(0), &options))
+    let replayed = match clock {
+        Some(record) => replay_clocked(start, &moves.tail(0), &options, &record),
+        None => replay(start, &moves.tail(0), &options),
+    };
+    ValidateGameResponse::from(&replayed)
 }
 
 async fn health_status(channel: Channel) -> ServingStatus {
