@@ -307,6 +307,77 @@ fn validate_applies_a_flag_fall_and_reports_verdicts_and_claims() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("green"));
 }
 
+/// `arbiter validate --time-control` runs the clock on the moves' times:
+/// Durations as proto3 JSON, a move after the flag fell, a pending time,
+/// batch lines with a record of their own, and bad records refused.
+#[test]
+fn validate_runs_the_clock() {
+    let out = arbiter(&[
+        "validate",
+        "--time-control",
+        "180+2",
+        "--move-times",
+        "0,0,5,12.5",
+        "--pending-time",
+        "10",
+        "--no-legal-moves",
+        "e4",
+        "e5",
+        "Nf3",
+        "Nc6",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let value = json(&out.stdout);
+    let clocks: Vec<&str> =
+        value["plies"].as_array().unwrap().iter().map(|p| p["clock"].as_str().unwrap()).collect();
+    assert_eq!(clocks, ["182s", "182s", "179s", "171.500s"]);
+    assert_eq!(value["position"]["clocks"]["white"], "169s");
+    assert_eq!(value["position"]["clocks"]["black"], "171.500s");
+    assert_eq!(value["outcome"]["result"], "GAME_RESULT_ONGOING");
+
+    let out = arbiter(&[
+        "validate",
+        "--time-control",
+        "60",
+        "--move-times",
+        "1,2,59.5",
+        "e4",
+        "e5",
+        "Nf3",
+    ]);
+    let value = json(&out.stdout);
+    assert_eq!(value["illegalMove"]["reason"], "ILLEGAL_MOVE_REASON_FLAG_FELL");
+    assert_eq!(value["illegalMove"]["index"], 2);
+    assert_eq!(value["outcome"]["termination"], "TERMINATION_TIMEOUT");
+    assert_eq!(value["position"]["clocks"]["white"], "0s");
+
+    let input = "; e4 e5; 60 1,61\ne4\n8/8/4k3/8/8/4K3/4Q3/8 w - - 0 60; Qd2; 10 10.001\n; e4; 60 1 0.5 extra\n; e4; 60 1,2\n";
+    let out = arbiter_with_input(&["validate", "--batch", "-", "--no-legal-moves"], input.into());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| json(l.as_bytes())).collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0]["illegalMove"]["reason"], "ILLEGAL_MOVE_REASON_FLAG_FELL");
+    assert_eq!(lines[0]["outcome"]["result"], "GAME_RESULT_WHITE_WINS");
+    assert!(lines[1]["plies"][0].get("clock").is_none());
+    assert_eq!(lines[2]["outcome"]["termination"], "TERMINATION_TIMEOUT_VS_UNWINNABLE");
+    assert_eq!(lines[3]["error"]["message"], "unexpected \"extra\" after the clock record");
+    assert_eq!(lines[4]["error"]["message"], "2 move times for 1 moves: send one for each move");
+
+    for (args, error) in [
+        (&["--time-control", "40/x", "--move-times", "1", "e4"][..], "period 1: seconds"),
+        (&["--time-control", "60", "--move-times", "1,-1", "e4", "e5"], "move time \"-1\""),
+        (&["--time-control", "60", "--move-times", "0.0001", "e4"], "finer than a millisecond"),
+        (&["--time-control", "60", "--flagged", "white"], "cannot be used with"),
+        (&["--move-times", "1", "e4"], "--time-control"),
+    ] {
+        let out = arbiter(&[&["validate"], args].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(error), "{args:?}: {stderr}");
+    }
+}
+
 /// `arbiter validate` and `arbiter pgn` take the server's budgets of the
 /// unwinnability analysis: White's flag falls where Black, with a king and
 /// a pawn, can mate only by a long helpmate, which the default budget finds
