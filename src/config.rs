@@ -38,6 +38,39 @@ impl AnalysisArgs {
     }
 }
 
+/// How a PGN game's clock record is judged (`[%clk]`, `[%emt]` against
+/// the TimeControl tag): the server's, for `ValidatePgn`, and that of
+/// `arbiter pgn`, so that both find alike.
+#[derive(Clone, Copy, Debug, clap::Args)]
+pub struct ClockArgs {
+    /// How far a clock reading or an emt may be from what the record and
+    /// the time control imply before it is a finding (lichess exports
+    /// whole seconds), 0 to 10 minutes.
+    #[arg(long, env = "ARBITER_CLOCK_TOLERANCE", default_value = "1s",
+          value_parser = parse_clock_tolerance)]
+    pub clock_tolerance: Duration,
+}
+
+impl ClockArgs {
+    /// The tolerance in whole milliseconds.
+    pub fn tolerance_ms(&self) -> u64 {
+        // At most 10 minutes: it fits.
+        self.clock_tolerance.as_millis() as u64
+    }
+}
+
+/// A clock tolerance: whole milliseconds, at most 10 minutes.
+fn parse_clock_tolerance(text: &str) -> Result<Duration, String> {
+    let tolerance = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    if tolerance > Duration::from_secs(600) {
+        return Err("more than 10 minutes".to_owned());
+    }
+    if tolerance.subsec_nanos() % 1_000_000 != 0 {
+        return Err("finer than a millisecond".to_owned());
+    }
+    Ok(tolerance)
+}
+
 /// Settings of `arbiter serve`. Every flag has an `ARBITER_*` twin.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ServeConfig {
@@ -82,6 +115,9 @@ pub struct ServeConfig {
 
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+
+    #[command(flatten)]
+    pub clock: ClockArgs,
 
     /// Rules-service calls open at once across all connections, from
     /// admission until the response has been sent; a ValidateGames stream
@@ -378,6 +414,7 @@ impl ServeConfig {
             stream_games_in_flight: self.stream_games_in_flight as usize,
             blocking_moves: self.blocking_moves as usize,
             analysis: self.analysis.analysis(),
+            clock_tolerance_ms: self.clock.tolerance_ms(),
             max_pgn_game_bytes: self.max_pgn_game_bytes as usize,
         }
     }

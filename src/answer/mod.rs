@@ -28,7 +28,7 @@ use arbiter_chess::{
     CastlingMode, ClaimableDraw, Color, GameResult, IllegalMove, IllegalReason, LegalMove, Outcome,
     PlyRecord, Position, Replay, Termination, UciMove, Winnability,
 };
-use arbiter_pgn::VariationReason;
+use arbiter_pgn::{ClockFinding, ClockFindingKind, ClockReport, VariationReason};
 
 impl From<&Replay> for proto::ValidateGameResponse {
     fn from(replay: &Replay) -> proto::ValidateGameResponse {
@@ -75,6 +75,65 @@ pub fn final_position(replay: &Replay) -> proto::Position {
 pub fn duration(ms: u64) -> prost_types::Duration {
     // At most MAX_SECONDS (10^7 s): both fit.
     prost_types::Duration { seconds: (ms / 1000) as i64, nanos: (ms % 1000 * 1_000_000) as i32 }
+}
+
+/// A PGN game's clock record as `PgnClock`.
+pub fn pgn_clock_message(report: &ClockReport) -> proto::PgnClock {
+    let ClockReport { tag, control: _, elapsed_ms, findings } = report;
+    proto::PgnClock {
+        time_control: Some(proto::TimeControl {
+            tag: tag.clone().unwrap_or_default(),
+            periods: report
+                .periods()
+                .iter()
+                .map(|period| proto::TimePeriod {
+                    moves: period.moves,
+                    time: Some(duration(period.time_ms)),
+                    increment: Some(duration(period.increment_ms)),
+                })
+                .collect(),
+            delay: None,
+        }),
+        elapsed: elapsed_ms.iter().map(|ms| proto::Elapsed { time: ms.map(duration) }).collect(),
+        findings: findings
+            .iter()
+            .map(|finding| {
+                let ClockFinding { ply, side, kind, reading_ms, emt_ms, limit_ms, implied_ms } =
+                    finding;
+                proto::ClockFinding {
+                    ply: u32::try_from(*ply).unwrap_or(u32::MAX),
+                    side: color(*side) as i32,
+                    kind: proto::ClockFindingKind::from(*kind) as i32,
+                    reading: reading_ms.map(duration),
+                    emt: emt_ms.map(duration),
+                    limit: limit_ms.map(duration),
+                    implied: implied_ms.map(duration),
+                    message: finding.to_string(),
+                }
+            })
+            .collect(),
+        error: report.error().map(|error| error.to_string()).unwrap_or_default(),
+    }
+}
+
+impl From<ClockFindingKind> for proto::ClockFindingKind {
+    fn from(kind: ClockFindingKind) -> proto::ClockFindingKind {
+        match kind {
+            ClockFindingKind::StartAboveBase => proto::ClockFindingKind::StartAboveBase,
+            ClockFindingKind::ClockRose => proto::ClockFindingKind::ClockRose,
+            ClockFindingKind::EmtMismatch => proto::ClockFindingKind::EmtMismatch,
+            ClockFindingKind::PlayedAfterFlag => proto::ClockFindingKind::PlayedAfterFlag,
+            ClockFindingKind::ForfeitNotOnMove => proto::ClockFindingKind::ForfeitNotOnMove,
+        }
+    }
+}
+
+/// A colour as the contract's.
+pub fn color(color: Color) -> proto::Color {
+    match color {
+        Color::White => proto::Color::White,
+        Color::Black => proto::Color::Black,
+    }
 }
 
 /// White's and black's times (by [`Color::index`]) as `RemainingTimes`.
@@ -275,5 +334,17 @@ mod tests {
         // Every contract value except UNSPECIFIED is reached.
         assert_eq!(seen.len(), IllegalReason::ALL.len());
         assert!(proto::IllegalMoveReason::try_from(IllegalReason::ALL.len() as i32 + 1).is_err());
+    }
+
+    /// Clock finding kinds too: the contract's names end with the kind's.
+    #[test]
+    fn clock_finding_kinds_map_one_to_one_onto_the_contract() {
+        for (i, kind) in ClockFindingKind::ALL.into_iter().enumerate() {
+            let value = proto::ClockFindingKind::from(kind);
+            assert_eq!(value as usize, i + 1);
+            assert_eq!(value.as_str_name(), format!("CLOCK_FINDING_KIND_{}", kind.as_str()));
+        }
+        let past = ClockFindingKind::ALL.len() as i32 + 1;
+        assert!(proto::ClockFindingKind::try_from(past).is_err());
     }
 }

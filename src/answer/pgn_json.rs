@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use crate::proto;
 use arbiter_chess::{Color, IllegalMove};
-use arbiter_pgn::{GameReport, VariationError, Verdict};
+use arbiter_pgn::{ClockFinding, ClockReport, GameReport, VariationError, Verdict};
 
 /// `value` as a JSON string.
 fn string(out: &mut Vec<u8>, value: &str) -> io::Result<()> {
@@ -94,6 +94,7 @@ fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
         outcome,
         result_tag,
         result_consistent,
+        clock,
     } = verdict;
     write!(out, ",\"plies\":{plies}")?;
     if let Some(IllegalMove { index, text, reason, message }) = illegal_move {
@@ -160,5 +161,89 @@ fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
         string(out, tag)?;
     }
     write!(out, ",\"resultConsistent\":{result_consistent}")?;
+    if let Some(report) = clock {
+        write_clock(report, out)?;
+    }
+    Ok(())
+}
+
+/// Milliseconds as a JSON number of seconds, exactly (`2.5`, `0.001`).
+fn seconds(out: &mut Vec<u8>, ms: u64) -> io::Result<()> {
+    match ms % 1000 {
+        0 => write!(out, "{}", ms / 1000),
+        frac => {
+            let digits = format!("{frac:03}");
+            write!(out, "{}.{}", ms / 1000, digits.trim_end_matches('0'))
+        }
+    }
+}
+
+/// `"name":seconds` after a comma, when there is a time.
+fn seconds_field(out: &mut Vec<u8>, name: &str, ms: Option<u64>) -> io::Result<()> {
+    let Some(ms) = ms else { return Ok(()) };
+    write!(out, ",\"{name}\":")?;
+    seconds(out, ms)
+}
+
+/// The game's `clock`: the control's periods, the time each ply took and
+/// the findings, times in seconds (as JSON numbers: what anti-cheat models
+/// read), the contract's names for the kinds and sides.
+fn write_clock(report: &ClockReport, out: &mut Vec<u8>) -> io::Result<()> {
+    let _: fn(proto::PgnClock) =
+        |proto::PgnClock { time_control: _, elapsed: _, findings: _, error: _ }| {};
+    let _: fn(proto::ClockFinding) = |proto::ClockFinding {
+                                          ply: _,
+                                          side: _,
+                                          kind: _,
+                                          reading: _,
+                                          emt: _,
+                                          limit: _,
+                                          implied: _,
+                                          message: _,
+                                      }| {};
+    out.extend_from_slice(b",\"clock\":{\"timeControl\":{\"tag\":");
+    string(out, report.tag.as_deref().unwrap_or_default())?;
+    out.extend_from_slice(b",\"periods\":[");
+    for (i, period) in report.periods().iter().enumerate() {
+        write!(out, "{}{{\"moves\":{},\"seconds\":", if i > 0 { "," } else { "" }, period.moves)?;
+        seconds(out, period.time_ms)?;
+        out.extend_from_slice(b",\"increment\":");
+        seconds(out, period.increment_ms)?;
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]},\"elapsed\":[");
+    for (i, elapsed) in report.elapsed_ms.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match elapsed {
+            Some(ms) => seconds(out, *ms)?,
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+    out.extend_from_slice(b"],\"findings\":[");
+    for (i, finding) in report.findings.iter().enumerate() {
+        let ClockFinding { ply, side, kind, reading_ms, emt_ms, limit_ms, implied_ms } = finding;
+        write!(
+            out,
+            "{}{{\"ply\":{ply},\"side\":\"{}\",\"kind\":\"{}\"",
+            if i > 0 { "," } else { "" },
+            crate::answer::color(*side).as_str_name(),
+            proto::ClockFindingKind::from(*kind).as_str_name(),
+        )?;
+        seconds_field(out, "reading", *reading_ms)?;
+        seconds_field(out, "emt", *emt_ms)?;
+        seconds_field(out, "limit", *limit_ms)?;
+        seconds_field(out, "implied", *implied_ms)?;
+        out.extend_from_slice(b",\"message\":");
+        string(out, &finding.to_string())?;
+        out.push(b'}');
+    }
+    out.push(b']');
+    if let Some(error) = report.error() {
+        out.extend_from_slice(b",\"error\":");
+        string(out, &error.to_string())?;
+    }
+    out.push(b'}');
     Ok(())
 }

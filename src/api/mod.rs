@@ -18,6 +18,7 @@ use tonic_types::{ErrorDetails, StatusExt};
 
 use crate::status::code_name;
 use arbiter_chess::{Analysis, ClockRecordError, FenError, TimeControlError};
+use arbiter_pgn::CheckOptions;
 
 /// Per-request limits, from the server configuration.
 #[derive(Clone, Debug)]
@@ -32,6 +33,8 @@ pub struct Limits {
     /// The budgets of the unwinnability analysis (dead positions, flag
     /// fall, verdicts).
     pub analysis: Analysis,
+    /// The tolerance of `ValidatePgn`'s clock findings, in milliseconds.
+    pub clock_tolerance_ms: u64,
     /// Largest game of a `ValidatePgn` stream, in bytes.
     pub max_pgn_game_bytes: usize,
 }
@@ -46,12 +49,19 @@ impl Default for Limits {
             stream_games_in_flight: 16,
             blocking_moves: 256,
             analysis: Analysis::DEFAULT,
+            clock_tolerance_ms: CheckOptions::DEFAULT.clock_tolerance_ms,
             max_pgn_game_bytes: 1 << 20,
         }
     }
 }
 
 impl Limits {
+    /// How `ValidatePgn` checks games: the analysis's budgets and the
+    /// clock's tolerance.
+    pub fn check_options(&self) -> CheckOptions {
+        CheckOptions { analysis: self.analysis, clock_tolerance_ms: self.clock_tolerance_ms }
+    }
+
     /// Whether the analysis's budgets are above the defaults: then every
     /// replay's per-ply and final looks may run for longer than the
     /// defaults allow (about a second), and every game is replayed on the

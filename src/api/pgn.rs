@@ -51,6 +51,7 @@ fn verdict(verdict: &Verdict) -> proto::PgnVerdict {
         outcome,
         result_tag,
         result_consistent,
+        clock,
     } = verdict;
     proto::PgnVerdict {
         plies: u32::try_from(*plies).unwrap_or(u32::MAX),
@@ -60,6 +61,7 @@ fn verdict(verdict: &Verdict) -> proto::PgnVerdict {
         outcome: Some(proto::Outcome::from(outcome)),
         result_tag: result_tag.clone(),
         result_consistent: *result_consistent,
+        clock: clock.as_ref().map(crate::answer::pgn_clock_message),
     }
 }
 

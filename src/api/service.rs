@@ -273,7 +273,7 @@ impl RulesService for Rules {
         let options = ReaderOptions { max_game_bytes: self.limits.max_pgn_game_bytes };
         // A game's text is about eight bytes a move, more with comments.
         let heavy_bytes = self.limits.blocking_moves.saturating_mul(16);
-        let analysis = self.limits.analysis;
+        let checking = self.limits.check_options();
         let raised = self.limits.raised_analysis();
         let span = tracing::Span::current();
         let mut games: i64 = 0;
@@ -290,14 +290,14 @@ impl RulesService for Rules {
                 // defaults), as `ValidateGame` is.
                 if raw.text.as_ref().map_or(0, Vec::len) > heavy_bytes {
                     return run(true, move || {
-                        super::pgn::response(&check_game_with(raw, true, analysis))
+                        super::pgn::response(&check_game_with(raw, true, checking))
                     })
                     .await;
                 }
                 let (index, line, game) = raw.into_game();
                 let heavy = raised || game.as_ref().is_ok_and(may_analyse_fully);
                 run(heavy, move || {
-                    super::pgn::response(&check_read_game(index, line, game, true, analysis))
+                    super::pgn::response(&check_read_game(index, line, game, true, checking))
                 })
                 .await
             })

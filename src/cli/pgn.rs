@@ -14,10 +14,11 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::remote;
-use crate::config::AnalysisArgs;
+use crate::config::{AnalysisArgs, ClockArgs};
 use crate::pgn_files::{self, Check, Games};
-use arbiter_chess::Analysis;
-use arbiter_pgn::{GameReport, RawGame, ReaderOptions, check_game_with, write_canonical};
+use arbiter_pgn::{
+    CheckOptions, GameReport, RawGame, ReaderOptions, check_game_with, write_canonical,
+};
 
 /// Arguments of `arbiter pgn`.
 #[derive(Debug, clap::Args)]
@@ -69,6 +70,8 @@ pub struct PgnArgs {
     // field, so --remote's help says to match the server's.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    #[command(flatten)]
+    pub clock: ClockArgs,
     /// PGN files, plain or compressed (.zst, .gz, .bz2, found by content);
     /// none or `-`: standard input.
     pub files: Vec<PathBuf>,
@@ -113,13 +116,12 @@ struct Answer {
     canonical: Vec<u8>,
 }
 
-/// What a run writes of each game, and the budgets of the unwinnability
-/// analysis it checks games with.
+/// What a run writes of each game, and how it checks them.
 #[derive(Clone, Copy, Debug)]
 struct Mode {
     json: bool,
     canonical: bool,
-    analysis: Analysis,
+    checking: CheckOptions,
 }
 
 impl Check for Mode {
@@ -127,7 +129,7 @@ impl Check for Mode {
 
     fn check(&self, raw: RawGame) -> GameReport {
         // Only the canonical export writes the mainline's moves.
-        check_game_with(raw, self.canonical, self.analysis)
+        check_game_with(raw, self.canonical, self.checking)
     }
 
     fn answer(&self, report: &GameReport) -> Answer {
@@ -285,7 +287,10 @@ pub fn run(args: &PgnArgs) -> ExitCode {
     let mode = Mode {
         json: args.json,
         canonical: args.canonical.is_some(),
-        analysis: args.analysis.analysis(),
+        checking: CheckOptions {
+            analysis: args.analysis.analysis(),
+            clock_tolerance_ms: args.clock.tolerance_ms(),
+        },
     };
     let mut counts = Counts::default();
     let mut take = |answer: Answer, counts: &mut Counts, progress: &mut Progress| {
@@ -366,7 +371,7 @@ fn run_remote(
         let (send, receive) = tokio::sync::mpsc::channel(1024);
         let reader = std::thread::spawn(move || {
             while let Some(raw) = games.next_game() {
-                if send.blocking_send(remote::plan(raw, mode.analysis)).is_err() {
+                if send.blocking_send(remote::plan(raw, mode.checking)).is_err() {
                     break;
                 }
             }

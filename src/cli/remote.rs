@@ -27,12 +27,12 @@ use tonic::{Code, Status};
 use crate::proto::rules_service_client::RulesServiceClient;
 use crate::proto::{self, validate_games_response};
 use arbiter_chess::{
-    Analysis, CastlingMode, Color, GameResult, IllegalMove, IllegalReason, Outcome, Position,
-    SanString, Termination,
+    CastlingMode, Color, GameResult, IllegalMove, IllegalReason, Outcome, Position, SanString,
+    Termination,
 };
 use arbiter_pgn::{
-    GameReport, Line, PgnGame, RawGame, VariationError, VariationReason, Verdict,
-    check_parsed_with, flagged_side, parse_game, result_consistent, start_position,
+    CheckOptions, GameReport, Line, PgnGame, RawGame, VariationError, VariationReason, Verdict,
+    check_parsed_with, clock_report, flagged_side, parse_game, result_consistent, start_position,
 };
 
 /// Attempts of a stream before its games are given up (the retry policy's
@@ -114,7 +114,7 @@ pub struct Job {
     requests: Vec<proto::ValidateGameRequest>,
     /// The budgets of a check made here, when the server's answers do not
     /// fit.
-    analysis: Analysis,
+    checking: CheckOptions,
 }
 
 /// A move's text as the local check takes it.
@@ -153,8 +153,8 @@ fn plan_line(
 }
 
 /// Reads a game and plans its requests; should the game be checked here
-/// after all, it gets the budgets of `analysis`.
-pub fn plan(raw: RawGame, analysis: Analysis) -> Result<Job, Box<GameReport>> {
+/// after all, it gets `checking`.
+pub fn plan(raw: RawGame, checking: CheckOptions) -> Result<Job, Box<GameReport>> {
     let (index, line, game) = raw.into_game();
     let game = match game {
         Ok(game) => game,
@@ -187,7 +187,7 @@ pub fn plan(raw: RawGame, analysis: Analysis) -> Result<Job, Box<GameReport>> {
         }
     }
     let (plan, requests) = job;
-    Ok(Job { index, line, game, start, plan, requests, analysis })
+    Ok(Job { index, line, game, start, plan, requests, checking })
 }
 
 fn illegal_reason(reason: i32) -> Option<IllegalReason> {
@@ -315,7 +315,7 @@ fn count_variations(moves: &[arbiter_pgn::MoveNode]) -> usize {
 /// (the server refused a request, say over its moves limit) is checked
 /// here instead.
 pub fn report(job: Job, answers: Vec<validate_games_response::Result>) -> GameReport {
-    let Job { index, line, mut game, start, plan, requests: _, analysis } = job;
+    let Job { index, line, mut game, start, plan, requests: _, checking } = job;
     let start = match start {
         Ok(start) => start,
         Err(error) => return GameReport { index, line, game: Some(game), verdict: Err(error) },
@@ -327,13 +327,14 @@ pub fn report(job: Job, answers: Vec<validate_games_response::Result>) -> GameRe
             validate_games_response::Result::Error(_) => None,
         })
         .collect();
-    let verdict = answered.and_then(|answers| verdict(&mut game, &start, &answers, &plan));
+    let verdict =
+        answered.and_then(|answers| verdict(&mut game, &start, &answers, &plan, checking));
     let verdict = match verdict {
         Some(verdict) => Ok(verdict),
         None => {
             // The answers' SAN may be half filled in: start again.
             let mut fresh = parse_game(std::mem::take(&mut game.text));
-            let verdict = check_parsed_with(&mut fresh, true, analysis);
+            let verdict = check_parsed_with(&mut fresh, true, checking);
             game = fresh;
             verdict
         }
@@ -346,6 +347,7 @@ fn verdict(
     start: &Position,
     answers: &[proto::ValidateGameResponse],
     plan: &[Planned],
+    checking: CheckOptions,
 ) -> Option<Verdict> {
     let main = answers.first()?;
     let mut variation_errors = game.syntax_errors.clone();
@@ -359,14 +361,18 @@ fn verdict(
     let outcome = outcome(main.outcome.as_ref()?)?;
     let result_tag = game.tag("Result").map(std::borrow::Cow::into_owned);
     let result_consistent = result_consistent(result_tag.as_deref(), game.result_token, &outcome);
+    // The clock record is read here, as a local check reads it.
+    let plies = main.plies.len();
+    let clock = clock_report(game, plies, start.turn(), checking.clock_tolerance_ms);
     Some(Verdict {
-        plies: main.plies.len(),
+        plies,
         illegal_move,
         variation_errors,
         position,
         outcome,
         result_tag,
         result_consistent,
+        clock,
     })
 }
 

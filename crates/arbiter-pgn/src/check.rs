@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 
 use thiserror::Error;
 
+use super::clock::{ClockReport, clock_report, lost_on_time};
 use super::parse::{Line, PgnGame};
 use super::reader::RawGame;
 pub use super::terms::{ResultToken, VariationError, VariationReason};
@@ -161,6 +162,34 @@ pub struct Verdict {
     /// Whether the tag and the result token agree with each other and with
     /// how the moves ended.
     pub result_consistent: bool,
+    /// The clock record against the time control, when the game has a
+    /// `TimeControl` tag, a clock comment or a clock finding.
+    pub clock: Option<ClockReport>,
+}
+
+/// How games are checked: the unwinnability analysis's budgets and the
+/// clock record's tolerance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// The budgets of dead positions' and flag falls' analysis, as the
+    /// server's `--unwinnable-nodes` and `--unwinnable-ply-nodes` bound it
+    /// for `ValidateGame`.
+    pub analysis: Analysis,
+    /// How far a clock reading may be from what the record implies before
+    /// it is a finding (lichess exports whole seconds): 1 s by default.
+    pub clock_tolerance_ms: u64,
+}
+
+impl CheckOptions {
+    /// The default budgets and a tolerance of 1 s.
+    pub const DEFAULT: CheckOptions =
+        CheckOptions { analysis: Analysis::DEFAULT, clock_tolerance_ms: 1000 };
+}
+
+impl Default for CheckOptions {
+    fn default() -> CheckOptions {
+        CheckOptions::DEFAULT
+    }
 }
 
 impl Verdict {
@@ -218,17 +247,16 @@ pub fn result_consistent(tag: Option<&str>, token: Option<ResultToken>, outcome:
 }
 
 /// Reads and validates one game as the reader cut it, with the default
-/// budgets of the unwinnability analysis.
+/// options.
 pub fn check_game(raw: RawGame) -> GameReport {
-    check_game_with(raw, true, Analysis::DEFAULT)
+    check_game_with(raw, true, CheckOptions::DEFAULT)
 }
 
 /// [`check_game`], with the mainline's canonical SAN written into the game
-/// only when `sans`, and the analysis's budgets `analysis` (see
-/// [`check_parsed_with`]).
-pub fn check_game_with(raw: RawGame, sans: bool, analysis: Analysis) -> GameReport {
+/// only when `sans`, and `options` (see [`check_parsed_with`]).
+pub fn check_game_with(raw: RawGame, sans: bool, options: CheckOptions) -> GameReport {
     let (index, line, game) = raw.into_game();
-    check_read_game(index, line, game, sans, analysis)
+    check_read_game(index, line, game, sans, options)
 }
 
 /// [`check_game_with`] for a game already read from its [`RawGame`]
@@ -238,11 +266,11 @@ pub fn check_read_game(
     line: usize,
     game: Result<PgnGame, u64>,
     sans: bool,
-    analysis: Analysis,
+    options: CheckOptions,
 ) -> GameReport {
     match game {
         Ok(mut game) => {
-            let verdict = check_parsed_with(&mut game, sans, analysis);
+            let verdict = check_parsed_with(&mut game, sans, options);
             GameReport { index, line, game: Some(game), verdict }
         }
         Err(bytes) => {
@@ -258,15 +286,15 @@ pub fn check_read_game(
 /// A [`GameError`] when the game cannot be validated at all (bad `FEN`
 /// tag, a variant that cannot be played).
 pub fn check_parsed(game: &mut PgnGame) -> Result<Verdict, GameError> {
-    check_parsed_with(game, true, Analysis::DEFAULT)
+    check_parsed_with(game, true, CheckOptions::DEFAULT)
 }
 
 /// [`check_parsed`], writing the mainline's canonical SAN into the game
 /// only when `sans` (the canonical export needs it; the JSON and the
 /// summary do not). Side lines always get theirs. The verdict is the same
-/// either way. `analysis` bounds the unwinnability analysis of dead
-/// positions and of a flag fall, as the server's `--unwinnable-nodes` and
-/// `--unwinnable-ply-nodes` bound it for `ValidateGame`.
+/// either way. `options.analysis` bounds the unwinnability analysis of
+/// dead positions and of a flag fall; the clock record is read with
+/// `options.clock_tolerance_ms` ([`clock_report`]).
 ///
 /// # Errors
 ///
@@ -274,9 +302,10 @@ pub fn check_parsed(game: &mut PgnGame) -> Result<Verdict, GameError> {
 pub fn check_parsed_with(
     game: &mut PgnGame,
     sans: bool,
-    analysis: Analysis,
+    options: CheckOptions,
 ) -> Result<Verdict, GameError> {
-    let mut played = start_game(game, analysis)?;
+    let mut played = start_game(game, options.analysis)?;
+    let turn = played.position().turn();
     let flagged = flagged_side(game, played.position());
     let PgnGame { text, mainline, result_token, syntax_errors, .. } = game;
     // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
@@ -331,6 +360,7 @@ pub fn check_parsed_with(
     let result_token = *result_token;
     let result_tag = game.tag("Result").map(Cow::into_owned);
     let result_consistent = result_consistent(result_tag.as_deref(), result_token, &outcome);
+    let clock = clock_report(game, plies, turn, options.clock_tolerance_ms);
     Ok(Verdict {
         plies,
         illegal_move,
@@ -339,6 +369,7 @@ pub fn check_parsed_with(
         outcome,
         result_tag,
         result_consistent,
+        clock,
     })
 }
 
@@ -360,11 +391,6 @@ pub fn flagged_side(game: &PgnGame, start: &Position) -> Option<Color> {
     let turn = start.turn();
     lost_on_time(game)
         .then(|| if game.mainline.moves.len().is_multiple_of(2) { turn } else { !turn })
-}
-
-/// Whether the `Termination` tag says that `game` was lost on time.
-fn lost_on_time(game: &PgnGame) -> bool {
-    game.tag("Termination").is_some_and(|t| t.trim().eq_ignore_ascii_case("time forfeit"))
 }
 
 /// A move's text as the replay takes it: non-UTF-8 bytes can be no move.

@@ -18,17 +18,19 @@
 
 mod check;
 mod chunks;
+mod clock;
 mod export;
 mod parse;
 mod reader;
 mod terms;
 
 pub use check::{
-    GameError, GameReport, ResultToken, Variant, VariationError, VariationReason, Verdict,
-    check_game, check_game_with, check_parsed, check_parsed_with, check_read_game, flagged_side,
-    may_analyse_fully, result_consistent, start_position, variant_of,
+    CheckOptions, GameError, GameReport, ResultToken, Variant, VariationError, VariationReason,
+    Verdict, check_game, check_game_with, check_parsed, check_parsed_with, check_read_game,
+    flagged_side, may_analyse_fully, result_consistent, start_position, variant_of,
 };
 pub use chunks::{Chunk, ChunkGames, ChunkReader, Ending, Joiner, Split, read_in_chunks};
+pub use clock::{ClockFinding, ClockFindingKind, ClockReport, clock_report};
 pub use export::write_canonical;
-pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, parse_game};
+pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, Times, parse_game};
 pub use reader::{GameReader, RawGame, ReaderOptions, Splitter};

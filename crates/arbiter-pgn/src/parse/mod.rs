@@ -42,7 +42,9 @@ impl Span {
     }
 }
 
-/// A clock reading from a `[%clk H:MM:SS]` comment, to the millisecond.
+/// A time from a comment's `[%clk H:MM:SS]` (the mover's remaining time
+/// after the move) or `[%emt H:MM:SS]` (the time the move took), to the
+/// millisecond.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Clock {
     pub millis: u64,
@@ -161,12 +163,18 @@ impl PgnGame {
             .map(|(_, value)| unescape(value.bytes(&self.text)))
     }
 
-    /// The clock after the move `node` of this game, from the first of its
-    /// comments with a `[%clk]` command. Read when asked: the validation
-    /// and the outputs need no clock, and reading every comment for one
-    /// cost a twentieth of reading a game of lichess's.
-    pub fn clock(&self, node: &MoveNode) -> Option<Clock> {
-        node.comments().find_map(|span| read_clock(span.bytes(&self.text)))
+    /// The clock after the move `node` of this game and the time the move
+    /// took: the first `[%clk]` and the first `[%emt]` of its comments.
+    /// Read when asked, one pass over the comments' `%` signs.
+    pub fn times(&self, node: &MoveNode) -> Times {
+        let mut times = Times::default();
+        for span in node.comments() {
+            read_times(span.bytes(&self.text), &mut times);
+            if times.clk.is_some() && times.emt.is_some() {
+                break;
+            }
+        }
+        times
     }
 
     /// The text of `span` (a move or a comment).
@@ -188,19 +196,41 @@ fn unescape(raw: &[u8]) -> Cow<'_, str> {
     Cow::Owned(decode(&out).into_owned())
 }
 
-/// The clock in a comment's `[%clk H:MM:SS(.f)]`, if there is one.
-fn read_clock(comment: &[u8]) -> Option<Clock> {
+/// The clock and the time taken that a move's comments give.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Times {
+    /// `[%clk H:MM:SS(.f)]`: the mover's remaining time after the move.
+    pub clk: Option<Clock>,
+    /// `[%emt H:MM:SS(.f)]`: the time the move took.
+    pub emt: Option<Clock>,
+}
+
+/// Reads the first `[%clk ...]` and `[%emt ...]` of a comment into the
+/// `times` not yet found.
+fn read_times(comment: &[u8], times: &mut Times) {
     // By `%` and a comparison: a memmem searcher costs more to set up than
     // a short comment costs to search.
     let mut from = 0;
-    let at = loop {
-        let k = from + memchr::memchr(b'%', &comment[from..])?;
-        if k > 0 && comment[k - 1] == b'[' && comment[k + 1..].starts_with(b"clk") {
-            break k - 1;
-        }
+    while let Some(k) = memchr::memchr(b'%', &comment[from..]).map(|k| from + k) {
         from = k + 1;
-    };
-    let rest = comment[at + 5..].trim_ascii_start();
+        if k == 0 || comment[k - 1] != b'[' {
+            continue;
+        }
+        let slot = match comment.get(k + 1..k + 4) {
+            Some(b"clk") => &mut times.clk,
+            Some(b"emt") => &mut times.emt,
+            _ => continue,
+        };
+        if slot.is_none() {
+            *slot = read_time(&comment[k + 4..]);
+        }
+    }
+}
+
+/// The `H:MM:SS(.f)` at the start of `rest` (after spaces), ended by `]`
+/// or a space.
+fn read_time(rest: &[u8]) -> Option<Clock> {
+    let rest = rest.trim_ascii_start();
     let end = rest.iter().position(|&b| b == b']' || b.is_ascii_whitespace())?;
     let mut parts = rest[..end].split(|&b| b == b':');
     let number = |part: &[u8]| -> Option<u64> {
@@ -401,8 +431,30 @@ mod tests {
             "1. e4 { [%eval 0.2] [%clk 0:03:12] } e5 {[%clk 1:00:00.5]} 2. Nf3 {[%clk 0:99:00]} *",
         );
         let clocks: Vec<Option<u64>> =
-            g.mainline.moves.iter().map(|m| g.clock(m).map(|c| c.millis)).collect();
+            g.mainline.moves.iter().map(|m| g.times(m).clk.map(|c| c.millis)).collect();
         assert_eq!(clocks, [Some(192_000), Some(3_600_500), None]);
+        let g = game(
+            "1. e4 {[%emt 0:00:02.25] [%clk 0:03:12] [%clk 0:00:01]} e5 {[%emt 1:2:3]} {[%clk 0:0:1]} \
+             2. Nf3 {[%emt]} {[%emt 0:00:04]} 2... Nc6 {%clk 0:00:01 [% clk 0:00:01]} *",
+        );
+        let times: Vec<(Option<u64>, Option<u64>)> = g
+            .mainline
+            .moves
+            .iter()
+            .map(|m| {
+                let Times { clk, emt } = g.times(m);
+                (clk.map(|c| c.millis), emt.map(|c| c.millis))
+            })
+            .collect();
+        assert_eq!(
+            times,
+            [
+                (Some(192_000), Some(2_250)),
+                (Some(1_000), Some(3_723_000)),
+                (None, Some(4_000)),
+                (None, None)
+            ]
+        );
         assert_eq!(Clock { millis: 3_600_500 }.to_string(), "1:00:00.5");
         assert_eq!(Clock { millis: 192_000 }.to_string(), "0:03:12");
     }
