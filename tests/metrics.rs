@@ -312,6 +312,37 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     assert!((500.0..4096.0).contains(&bytes), "{bytes}");
     // The first sending was not kept: its game was not followed yet.
     assert_eq!(kept.value("arbiter_cache_not_kept_total", &[]), 1.0);
+
+    // The clock: a game whose flag fell (its move after the flag is
+    // illegal, the game ends on time) and a PGN game whose clock rose.
+    let clock = |times: &[u64]| proto::GameClock {
+        time_control: Some(proto::TimeControl { tag: "60".into(), ..Default::default() }),
+        move_times: times
+            .iter()
+            .map(|&s| prost_types::Duration { seconds: s as i64, nanos: 0 })
+            .collect(),
+        pending: None,
+    };
+    let flag = proto::ValidateGameRequest {
+        clock: Some(clock(&[1, 1, 70])),
+        ..game(&["e4", "e5", "Nf3"])
+    };
+    let r = client.validate_game(flag).await.unwrap().into_inner();
+    assert_eq!(r.illegal_move.unwrap().reason, proto::IllegalMoveReason::FlagFell as i32);
+    let pgn = "[TimeControl \"60\"]\n\n1. e4 {[%clk 0:00:59]} e5 {[%clk 0:00:58]} 2. Nf3 {[%clk 0:00:58]} Nc6 {[%clk 0:01:30]} *\n";
+    let chunk = proto::ValidatePgnRequest { chunk: pgn.as_bytes().to_vec() };
+    let answers = client.validate_pgn(tokio_stream::iter([chunk])).await.unwrap().into_inner();
+    let answers: Vec<_> = tokio_stream::StreamExt::collect::<Vec<_>>(answers).await;
+    assert_eq!(answers.len(), 1);
+    let (clocked, text) = Scrape::take(&server).await;
+    let delta = |name: &str, labels: &[(&str, &str)]| {
+        clocked.value(name, labels) - kept.value(name, labels)
+    };
+    assert_eq!(delta("arbiter_clocked_games_total", &[]), 1.0, "{text}");
+    assert_eq!(delta("arbiter_illegal_moves_total", &[("reason", "FLAG_FELL")]), 1.0, "{text}");
+    assert_eq!(delta("arbiter_games_finished_total", &[("termination", "TIMEOUT")]), 1.0, "{text}");
+    assert_eq!(delta("arbiter_clock_findings_total", &[("kind", "CLOCK_ROSE")]), 1.0, "{text}");
+    assert_eq!(delta("arbiter_clock_findings_total", &[("kind", "EMT_MISMATCH")]), 0.0, "{text}");
     server.shutdown().await.unwrap();
 }
 
@@ -327,6 +358,11 @@ async fn known_series_are_registered_at_zero_at_start_up() {
         "arbiter_illegal_moves_total{reason=\"PINNED_PIECE\"}",
         "arbiter_illegal_moves_total{reason=\"CASTLING_THROUGH_CHECK\"}",
         "arbiter_games_finished_total{termination=\"FIVEFOLD_REPETITION\"}",
+        "arbiter_games_finished_total{termination=\"TIMEOUT_VS_UNWINNABLE\"}",
+        "arbiter_illegal_moves_total{reason=\"FLAG_FELL\"}",
+        "arbiter_clock_findings_total{kind=\"START_ABOVE_BASE\"}",
+        "arbiter_clock_findings_total{kind=\"FORFEIT_NOT_ON_MOVE\"}",
+        "arbiter_clocked_games_total",
         "arbiter_game_requests_total{notation=\"UCI\",variant=\"STANDARD\"}",
         "arbiter_game_requests_total{notation=\"SAN\",variant=\"CHESS960\"}",
         "arbiter_moves_validated_total",

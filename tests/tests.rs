@@ -29,9 +29,11 @@ mod rules {
     mod unwinnable;
 }
 
-/// PGN: the reader, checker and export (`arbiter-pgn`), the `arbiter pgn`
-/// command, locally and against a server, and the `ValidatePgn` RPC.
+/// PGN: the reader, checker and export (`arbiter-pgn`), clock records, the
+/// `arbiter pgn` command, locally and against a server, and the
+/// `ValidatePgn` RPC.
 mod pgn {
+    mod clock;
     mod reader;
     mod remote;
     mod service;

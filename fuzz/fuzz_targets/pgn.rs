@@ -6,16 +6,18 @@
 //! (chunks of 1 to 64 bytes, joined) cut the same games as `GameReader`, a
 //! game read while it was cut is the game its text reads as, and checking
 //! without the mainline's SAN gives the same verdict; games read into the
-//! vectors of games handed back read as their texts do.
+//! vectors of games handed back read as their texts do; the export keeps
+//! the clock record (control and times); the input read as a TimeControl
+//! tag never panics.
 #![no_main]
 
 use std::io::BufReader;
 
 use std::collections::VecDeque;
 
-use arbiter_chess::Analysis;
+use arbiter_chess::{MAX_PERIODS, TimeControl};
 use arbiter_pgn::{
-    GameReader, ReaderOptions, Splitter, check_game, check_game_with, parse_game, read_in_chunks,
+    CheckOptions, GameReader, ReaderOptions, Splitter, check_game, check_game_with, parse_game, read_in_chunks,
     write_canonical,
 };
 use libfuzzer_sys::fuzz_target;
@@ -24,6 +26,13 @@ use libfuzzer_sys::fuzz_target;
 const MAX_GAME_BYTES: usize = 2048;
 
 fuzz_target!(|data: &[u8]| {
+    // The input as a TimeControl tag: read or refused, never more periods
+    // than allowed.
+    if let Ok(tag) = std::str::from_utf8(data)
+        && let Ok(control) = tag.parse::<TimeControl>()
+    {
+        assert!(control.periods().len() <= MAX_PERIODS, "{tag:?}");
+    }
     let options = ReaderOptions { max_game_bytes: MAX_GAME_BYTES };
     let input = BufReader::with_capacity(64, data);
     let mut splitter = Splitter::new(options);
@@ -46,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
         let from_chunks = chunked.next().expect("as many games read in chunks");
         assert_eq!((from_chunks.line, &from_chunks.text), (raw.line, &raw.text));
         assert_eq!(
-            check_game_with(from_chunks, false, Analysis::DEFAULT).verdict,
+            check_game_with(from_chunks, false, CheckOptions::DEFAULT).verdict,
             check_game(raw.clone()).verdict
         );
         cut += 1;
@@ -76,6 +85,11 @@ fuzz_target!(|data: &[u8]| {
         };
         assert_eq!(verdict2.plies, verdict.plies, "{}", String::from_utf8_lossy(&exported));
         assert_eq!(verdict2.position, verdict.position);
+        // The export keeps the clock record: its control and its times.
+        let times = |v: &arbiter_pgn::Verdict| {
+            v.clock.as_ref().map(|c| (c.control.clone(), c.elapsed_ms.clone()))
+        };
+        assert_eq!(times(verdict2), times(verdict), "{}", String::from_utf8_lossy(&exported));
         let sans =
             |g: &arbiter_pgn::PgnGame| g.mainline.moves.iter().map(|m| m.san).collect::<Vec<_>>();
         assert_eq!(sans(game2)[..verdict.plies], sans(game)[..verdict.plies]);

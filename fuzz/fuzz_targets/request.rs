@@ -3,7 +3,8 @@
 //! `ValidateGames` stream that goes through the service's own codec. Every
 //! call answers OK or INVALID_ARGUMENT (never INTERNAL, never a panic), and
 //! the answers hold together: a stream answers every game in order, an
-//! illegal move sits right after the accepted plies, a divide adds up. A
+//! illegal move sits right after the accepted plies, a divide adds up, a
+//! clock that runs times every ply. A
 //! service with the replay cache (kept across inputs, so that one input
 //! extending an earlier one resumes from it) answers exactly as one without.
 #![no_main]
@@ -59,6 +60,11 @@ fn check_game(request: &wire::ValidateGameRequest, response: &wire::GameAnswer) 
         None => request.moves.len(),
     };
     assert_eq!(response.plies.len(), accepted.saturating_sub(from));
+    // A clock that runs gives every ply its mover's time and the position
+    // both; none runs without a record.
+    let clocks = response.position.as_ref().and_then(|p| p.clocks);
+    assert!(request.clock.is_some() || clocks.is_none());
+    assert!(response.plies.iter().all(|ply| ply.clock.is_some() == clocks.is_some()));
 }
 
 /// A gRPC request body: each message with its 5-byte length prefix.

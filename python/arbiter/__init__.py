@@ -61,6 +61,9 @@ def validate(
     flagged: Optional[str] = None,
     winnability: bool = False,
     shredder_fen: bool = False,
+    time_control: Optional[str] = None,
+    move_times: Optional[Sequence[float]] = None,
+    pending_time: Optional[float] = None,
 ) -> dict[str, Any]:
     """Checks a game move by move: the object `arbiter validate` prints.
 
@@ -72,10 +75,17 @@ def validate(
     (False for `--no-legal-moves`), `flagged` ("white" or "black"),
     `winnability` and `shredder_fen`.
 
+    With `time_control` (a PGN TimeControl tag such as "300+3"), the clock
+    decides flag falls: `move_times` gives the seconds each move took (one
+    per move, rounded to the millisecond), `pending_time` the seconds the
+    side to move has used on its move in progress; each ply then carries
+    its mover's `clock`, the position both `clocks`.
+
     An illegal move is an answer (its `illegalMove`), not an exception.
 
     Raises:
-        ValueError: an invalid FEN, an unknown variant, notation or side.
+        ValueError: an invalid FEN, an unknown variant, notation or side,
+            a bad time control, or move times that do not fit the moves.
     """
     if isinstance(moves, str):
         moves = moves.split()
@@ -93,6 +103,9 @@ def validate(
         flagged=flagged,
         winnability=winnability,
         shredder_fen=shredder_fen,
+        time_control=time_control,
+        move_times=None if move_times is None else [float(t) for t in move_times],
+        pending_time=pending_time,
     )
     result: dict[str, Any] = json.loads(line)
     return result

@@ -21,6 +21,9 @@ def validate_json(
     flagged: Optional[str] = None,
     winnability: bool = False,
     shredder_fen: bool = False,
+    time_control: Optional[str] = None,
+    move_times: Optional[list[float]] = None,
+    pending_time: Optional[float] = None,
 ) -> bytes:
     """The JSON line `arbiter validate` prints for the game."""
 

@@ -22,14 +22,18 @@ use pyo3::types::{PyBytes, PyString};
 
 use arbiter::answer::{json::write_game, pgn_json};
 use arbiter::pgn_files::{self, Check, Games, OnError};
-use arbiter_chess::{Analysis, CastlingMode, Color, Notation, Position, ReplayOptions};
-use arbiter_pgn::{GameReader, GameReport, RawGame, ReaderOptions, check_game_with};
+use arbiter_chess::{
+    Analysis, CastlingMode, ClockRecord, Color, MAX_SECONDS, Notation, Position, ReplayOptions,
+    TimeControl,
+};
+use arbiter_pgn::{CheckOptions, GameReader, GameReport, RawGame, ReaderOptions, check_game_with};
 
 /// The answer of `arbiter validate` for one game, as its JSON line.
 #[pyfunction]
 #[pyo3(signature = (
     moves, fen=None, variant="standard", chess960=None, notation="auto", strict=false,
     fens=false, legal_moves=true, flagged=None, winnability=false, shredder_fen=false,
+    time_control=None, move_times=None, pending_time=None,
 ))]
 #[allow(clippy::too_many_arguments)] // The keyword arguments of `arbiter.validate`.
 fn validate_json<'py>(
@@ -45,6 +49,9 @@ fn validate_json<'py>(
     flagged: Option<&str>,
     winnability: bool,
     shredder_fen: bool,
+    time_control: Option<&str>,
+    move_times: Option<Vec<f64>>,
+    pending_time: Option<f64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let mode = match (variant, chess960) {
         ("chess960", _) | ("standard", Some(_)) => CastlingMode::Chess960,
@@ -89,9 +96,38 @@ fn validate_json<'py>(
         winnability,
         analysis: Analysis::DEFAULT,
     };
+    let clock = match time_control {
+        Some(tag) => {
+            let control: TimeControl = tag
+                .parse()
+                .map_err(|e| value_error(format!("invalid time control {tag:?}: {e}")))?;
+            let times = move_times
+                .unwrap_or_default()
+                .into_iter()
+                .map(|seconds| millis("a move time", seconds))
+                .collect::<PyResult<Vec<u64>>>()?;
+            let pending =
+                pending_time.map_or(Ok(0), |seconds| millis("the pending time", seconds))?;
+            Some(ClockRecord::new(control, times, pending, moves.len()).map_err(value_error)?)
+        }
+        None if move_times.is_some() || pending_time.is_some() => {
+            return Err(value_error("move_times and pending_time need a time_control"));
+        }
+        None => None,
+    };
     let mut json = Vec::new();
-    py.detach(|| write_game(&mut json, start, &moves, &options))?;
+    py.detach(|| write_game(&mut json, start, &moves, &options, clock.as_ref()))?;
     Ok(PyBytes::new(py, &json))
+}
+
+/// Seconds as whole milliseconds, rounded to the nearest.
+fn millis(what: &str, seconds: f64) -> PyResult<u64> {
+    let ms = (seconds * 1000.0).round();
+    if !(0.0..=(MAX_SECONDS * 1000) as f64).contains(&ms) {
+        return Err(value_error(format!("{what} of {seconds} s is not 0 to {MAX_SECONDS} s")));
+    }
+    // Within the bound, an f64 holds the integer exactly.
+    Ok(ms as u64)
 }
 
 fn value_error(reason: impl ToString) -> PyErr {
@@ -107,7 +143,7 @@ impl Check for JsonLines {
     type Answer = Vec<u8>;
 
     fn check(&self, raw: RawGame) -> GameReport {
-        check_game_with(raw, false, Analysis::DEFAULT)
+        check_game_with(raw, false, CheckOptions::DEFAULT)
     }
 
     fn answer(&self, report: &GameReport) -> Vec<u8> {

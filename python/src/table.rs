@@ -17,8 +17,7 @@ use pyo3::types::PyList;
 
 use arbiter::pgn_files::{self, Check};
 use arbiter::proto;
-use arbiter_chess::Analysis;
-use arbiter_pgn::{GameReport, RawGame, check_game_with};
+use arbiter_pgn::{CheckOptions, GameReport, RawGame, check_game_with};
 
 /// The tags a row carries, by their PGN names, as its columns name them.
 const TAGS: [(&str, &str); 5] = [
@@ -59,7 +58,7 @@ impl Check for Rows {
     type Answer = Row;
 
     fn check(&self, raw: RawGame) -> GameReport {
-        check_game_with(raw, false, Analysis::DEFAULT)
+        check_game_with(raw, false, CheckOptions::DEFAULT)
     }
 
     fn answer(&self, report: &GameReport) -> Row {

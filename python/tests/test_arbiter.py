@@ -54,6 +54,25 @@ def test_validate_from_a_fen_equals_the_cli(cli: Path) -> None:
     assert arbiter.validate("Qg7#", fen=fen)["outcome"]["termination"] == "TERMINATION_CHECKMATE"
 
 
+def test_a_clocked_game_equals_the_cli(cli: Path) -> None:
+    moves = ["e4", "e5", "Nf3", "Nc6", "Bb5"]
+    cases = [
+        ("180+2", [0, 0, 5, 12.5, 3], 10),  # the clock runs
+        ("60", [30, 1, 30.001, 0, 0], 0),  # white's flag falls on Nf3
+        ("40/5400+30:1800+30", [0.25, 1, 2, 3, 4], None),
+    ]
+    for tag, times, pending in cases:
+        flags = ["--time-control", tag, "--move-times", ",".join(str(t) for t in times)]
+        if pending is not None:
+            flags += ["--pending-time", str(pending)]
+        expected = run_cli(cli, "validate", *flags, "--", *moves)
+        got = arbiter.validate(moves, time_control=tag, move_times=times, pending_time=pending)
+        assert [got] == expected, tag
+    flag = arbiter.validate(moves, time_control="60", move_times=[30, 1, 30.001, 0, 0])
+    assert flag["illegalMove"]["reason"] == "ILLEGAL_MOVE_REASON_FLAG_FELL"
+    assert flag["position"]["clocks"] == {"white": "0s", "black": "59s"}
+
+
 def compare_pgn(cli: Path, path: Path) -> None:
     expected = run_cli(cli, "pgn", "--json", "--quiet", "--jobs", "1", str(path))
     assert arbiter.check_pgn(path.read_bytes()) == expected
@@ -149,6 +168,14 @@ def test_bad_arguments_raise_value_error() -> None:
         arbiter.validate("e4", flagged="red")
     with pytest.raises(ValueError, match="0-959"):
         arbiter.validate("e4", chess960=960)
+    with pytest.raises(ValueError, match="invalid time control"):
+        arbiter.validate("e4", time_control="40/x", move_times=[1])
+    with pytest.raises(ValueError, match="1 move times for 2 moves"):
+        arbiter.validate("e4 e5", time_control="60", move_times=[1])
+    with pytest.raises(ValueError, match="a move time of -1"):
+        arbiter.validate("e4", time_control="60", move_times=[-1])
+    with pytest.raises(ValueError, match="need a time_control"):
+        arbiter.validate("e4", move_times=[1])
     with pytest.raises(ValueError, match="str or bytes"):
         arbiter.check_pgn(12)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="jobs"):

@@ -15,7 +15,7 @@ use crate::admission::Admitted;
 use crate::cache::{CachedPrefix, ReplayCache};
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
-use crate::telemetry::prometheus::StreamGame;
+use crate::telemetry::prometheus::{self, StreamGame};
 use arbiter_chess::{Replay, ReplayOptions, UciMove, divide_until, replay, worth_a_full_look};
 use arbiter_pgn::{
     RawGame, ReaderOptions, Splitter, check_game_with, check_read_game, may_analyse_fully,
@@ -103,12 +103,23 @@ async fn replay_then<T: Send + 'static>(
         };
         if let Some(run) = clock {
             run.complete(&mut replay, sent, late.as_deref(), &options);
+            prometheus::count_clocked_game();
         }
         let report = GameReport::new(options.notation, sent, &replay);
         report.count();
         (respond(replay), report)
     })
     .await
+}
+
+/// The answer to one game of a PGN text, its clock findings counted.
+fn pgn_answer(report: &arbiter_pgn::GameReport) -> proto::ValidatePgnResponse {
+    if let Ok(verdict) = &report.verdict
+        && let Some(clock) = &verdict.clock
+    {
+        prometheus::count_clock_findings(clock);
+    }
+    super::pgn::response(report)
 }
 
 fn validate_response(replay: Replay) -> wire::GameAnswer {
@@ -289,17 +300,13 @@ impl RulesService for Rules {
                 // set-up start past the gate, budgets above the
                 // defaults), as `ValidateGame` is.
                 if raw.text.as_ref().map_or(0, Vec::len) > heavy_bytes {
-                    return run(true, move || {
-                        super::pgn::response(&check_game_with(raw, true, checking))
-                    })
-                    .await;
+                    return run(true, move || pgn_answer(&check_game_with(raw, true, checking)))
+                        .await;
                 }
                 let (index, line, game) = raw.into_game();
                 let heavy = raised || game.as_ref().is_ok_and(may_analyse_fully);
-                run(heavy, move || {
-                    super::pgn::response(&check_read_game(index, line, game, true, checking))
-                })
-                .await
+                run(heavy, move || pgn_answer(&check_read_game(index, line, game, true, checking)))
+                    .await
             })
             .buffered(self.limits.stream_games_in_flight)
             .map(move |item| {

@@ -21,6 +21,7 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use super::{GameReport, TelemetryError};
 use crate::proto;
 use arbiter_chess::{CastlingMode, IllegalReason, Notation, Termination};
+use arbiter_pgn::ClockReport;
 
 /// gRPC calls finished, by `grpc_service`, `grpc_method` and `grpc_code`.
 pub const RPC_HANDLED: &str = "arbiter_grpc_server_handled_total";
@@ -36,6 +37,10 @@ pub const ILLEGAL_MOVES: &str = "arbiter_illegal_moves_total";
 pub const GAMES_FINISHED: &str = "arbiter_games_finished_total";
 /// Games asked about (ValidateGame, LegalMoves, each game of a stream), by
 /// requested `notation`.
+/// Clock findings of `ValidatePgn` games, by `kind`.
+pub const CLOCK_FINDINGS: &str = "arbiter_clock_findings_total";
+/// Games checked on a clock record (`ValidateGame`, `ValidateGames`).
+pub const CLOCKED_GAMES: &str = "arbiter_clocked_games_total";
 pub const GAME_REQUESTS: &str = "arbiter_game_requests_total";
 /// Games of `ValidateGames` and `ValidatePgn` streams being checked right now.
 pub const STREAM_GAMES_IN_FLIGHT: &str = "arbiter_stream_games_in_flight";
@@ -116,6 +121,8 @@ fn describe() {
     describe_counter!(ILLEGAL_MOVES, "illegal moves, by reason");
     describe_counter!(GAMES_FINISHED, "games whose final position ends the game, by termination");
     describe_counter!(GAME_REQUESTS, "games asked about, by requested notation and variant");
+    describe_counter!(CLOCK_FINDINGS, "clock findings of ValidatePgn games, by kind");
+    describe_counter!(CLOCKED_GAMES, "games checked on a clock record that runs");
     describe_gauge!(
         STREAM_GAMES_IN_FLIGHT,
         "games of ValidateGames and ValidatePgn streams being checked"
@@ -154,6 +161,7 @@ fn register_at_zero() {
         counter!(counter).increment(0);
     }
     counter!(CONNECTIONS_REFUSED).increment(0);
+    counter!(CLOCKED_GAMES).increment(0);
     for rpc in STALLED_RPCS {
         counter!(CALLS_STALLED, "rpc" => rpc).increment(0);
     }
@@ -183,6 +191,24 @@ fn register_at_zero() {
         counter!(GAMES_FINISHED, "termination" => strip(termination.as_str_name(), "TERMINATION_"))
             .increment(0);
     }
+    for kind in (1..).map_while(|value| proto::ClockFindingKind::try_from(value).ok()) {
+        counter!(CLOCK_FINDINGS, "kind" => strip(kind.as_str_name(), "CLOCK_FINDING_KIND_"))
+            .increment(0);
+    }
+}
+
+/// Counts a PGN game's clock findings, by kind.
+pub fn count_clock_findings(report: &ClockReport) {
+    for finding in &report.findings {
+        let kind = proto::ClockFindingKind::from(finding.kind).as_str_name();
+        counter!(CLOCK_FINDINGS, "kind" => strip(kind, "CLOCK_FINDING_KIND_")).increment(1);
+    }
+}
+
+/// Counts a game checked on a clock record that runs.
+pub fn count_clocked_game() {
+    static CLOCKED: OnceLock<Counter> = OnceLock::new();
+    CLOCKED.get_or_init(|| counter!(CLOCKED_GAMES)).increment(1);
 }
 
 /// An enum value's name without its enum's prefix.

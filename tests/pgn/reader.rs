@@ -14,10 +14,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use arbiter_chess::{Analysis, IllegalReason, Move, Position, san};
+use arbiter_chess::{IllegalReason, Move, Position, san};
 use arbiter_pgn::{
-    GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with, read_in_chunks,
-    write_canonical,
+    CheckOptions, GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with,
+    read_in_chunks, write_canonical,
 };
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
@@ -51,7 +51,8 @@ fn assert_fast_paths_agree(text: &[u8], label: &str) {
         "{label}"
     );
     for (raw, raw_only) in whole.into_iter().zip(only) {
-        let (loud, quiet) = (check_game(raw), check_game_with(raw_only, false, Analysis::DEFAULT));
+        let (loud, quiet) =
+            (check_game(raw), check_game_with(raw_only, false, CheckOptions::DEFAULT));
         assert_eq!(loud.verdict, quiet.verdict, "{label}: game {}", loud.index);
     }
 }
@@ -202,7 +203,7 @@ fn every_shared_pgn_file_reads_as_expected() -> TestResult {
             if expect.file.contains("lichess") {
                 // lichess writes the clock after every move.
                 assert!(
-                    game.mainline.moves.iter().all(|m| game.clock(m).is_some()),
+                    game.mainline.moves.iter().all(|m| game.times(m).clk.is_some()),
                     "{}: clocks",
                     expect.file
                 );

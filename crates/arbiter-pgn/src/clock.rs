@@ -161,6 +161,9 @@ struct Side {
     in_period: u32,
     /// Its reading after its last move, when that move had one.
     reading: Option<u64>,
+    /// Its time after its last move by the record: the reading, else the
+    /// time before less the emt (plus increment and bonus), when known.
+    time: Option<u64>,
 }
 
 impl Side {
@@ -226,8 +229,12 @@ pub fn clock_report(
         let side = &mut sides[mover.index()];
         let first = side.moves == 0;
         let previous = side.reading;
+        // The time it had: by the record, or the base at its first move.
+        let had = if first { base } else { side.time };
         let (inc, bonus) = side.play(periods);
         side.reading = clk;
+        side.time =
+            clk.or_else(|| had.zip(emt).and_then(|(h, e)| (h + inc + bonus).checked_sub(e)));
         let mut find = |kind, limit_ms, implied_ms| {
             findings.push(ClockFinding {
                 ply: i + 1,
@@ -263,8 +270,7 @@ pub fn clock_report(
             {
                 find(ClockFindingKind::EmtMismatch, None, Some(implied));
             }
-            // The time it had: its last reading, or the base at its first move.
-            if let Some(had) = previous.or(first.then_some(base))
+            if let Some(had) = had
                 && e > had + tolerance_ms
             {
                 find(ClockFindingKind::PlayedAfterFlag, Some(had), None);
