@@ -133,6 +133,10 @@ struct Flags {
     /// makes the exit status non-zero.
     #[arg(long)]
     verify: bool,
+    /// The games of `validate` and `stream` carry a clock record (5 min +
+    /// 2 s, each move up to 5 s: no flag falls), to measure its cost.
+    #[arg(long)]
+    clock: bool,
     /// Send a call that failed with UNAVAILABLE or INTERNAL again, up to N times.
     #[arg(long, default_value_t = 0, value_name = "N")]
     retries: u32,
@@ -209,10 +213,11 @@ impl Workload {
         let validate: Vec<_> = games
             .iter()
             .map(|game| {
-                workload::validate_item(
-                    workload::validate_request(game, GAME_PLIES, 0),
-                    flags.verify,
-                )
+                let mut request = workload::validate_request(game, GAME_PLIES, 0);
+                if flags.clock {
+                    request.clock = Some(workload::clock_record(GAME_PLIES));
+                }
+                workload::validate_item(request, flags.verify)
             })
             .collect::<Result<_, _>>()?;
         let mut rng = SmallRng::seed_from_u64(flags.seed);

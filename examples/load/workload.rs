@@ -9,7 +9,7 @@ use arbiter::api::Limits;
 use arbiter::api::convert::GameRequest;
 use arbiter::proto::{LegalMovesRequest, LegalMovesResponse, ValidateGameRequest};
 use arbiter::proto::{Notation, ValidateGameResponse};
-use arbiter_chess::{Game, Position, replay};
+use arbiter_chess::{Game, Position, Replay, replay, replay_clocked};
 use prost::Message;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -154,6 +154,24 @@ impl<R: std::fmt::Debug> Item<R> {
     }
 }
 
+/// A clock record for `plies` moves that never runs out: 5 minutes + 2 s,
+/// each move taking up to 5 s (whole milliseconds, varied).
+pub fn clock_record(plies: usize) -> arbiter::proto::GameClock {
+    arbiter::proto::GameClock {
+        time_control: Some(arbiter::proto::TimeControl {
+            tag: "300+2".to_owned(),
+            ..Default::default()
+        }),
+        move_times: (0..plies as i32)
+            .map(|i| prost_types::Duration {
+                seconds: i64::from(i % 5),
+                nanos: i * 37 % 1000 * 1_000_000,
+            })
+            .collect(),
+        pending: Some(prost_types::Duration { seconds: 1, nanos: 0 }),
+    }
+}
+
 /// `ValidateGame` of `game`'s first `len` moves in SAN with the final legal
 /// moves, returning the plies from `plies_from` on.
 pub fn validate_request(game: &GameText, len: usize, plies_from: usize) -> ValidateGameRequest {
@@ -170,10 +188,19 @@ pub fn validate_request(game: &GameText, len: usize, plies_from: usize) -> Valid
 /// What the server answers to `request`: read by the server's own request
 /// conversion, replayed by the rules core.
 fn answer(request: &ValidateGameRequest) -> Result<ValidateGameResponse, Error> {
-    let GameRequest { start, moves, options } =
-        GameRequest::from_proto(request.clone().into(), "", &Limits::default())
-            .map_err(|err| format!("bad request in the workload: {err}"))?;
-    Ok(ValidateGameResponse::from(&replay(start, &moves.tail(0), &options)))
+    let game = GameRequest::from_proto(request.clone().into(), "", &Limits::default())
+        .map_err(|err| format!("bad request in the workload: {err}"))?;
+    Ok(ValidateGameResponse::from(&replay_game(&game)))
+}
+
+/// A checked request replayed as the server replays it on a cache miss,
+/// on its clock record when it has one.
+fn replay_game(game: &GameRequest) -> Replay {
+    let GameRequest { start, moves, options, clock } = game;
+    match clock {
+        Some(record) => replay_clocked(start.clone(), &moves.tail(0), options, record),
+        None => replay(start.clone(), &moves.tail(0), options),
+    }
 }
 
 /// The rules core's speed on `items`, in plies per second of this thread's
@@ -200,8 +227,8 @@ pub fn in_process_speed(items: &[Item<ValidateGameRequest>]) -> Result<f64, Erro
             let mut passes = 0;
             let mut spent = Duration::ZERO;
             while passes == 0 || spent < Duration::from_millis(100) {
-                for GameRequest { start, moves, options } in &games {
-                    std::hint::black_box(replay(start.clone(), &moves.tail(0), options));
+                for game in &games {
+                    std::hint::black_box(replay_game(game));
                 }
                 passes += 1;
                 spent = thread_cpu_time()?.saturating_sub(started);

@@ -222,7 +222,7 @@ pub fn clock_report(
     let mut findings = Vec::new();
     let mut read_any = false;
     for (i, node) in game.mainline.moves.iter().take(plies).enumerate() {
-        let mover = if i % 2 == 0 { turn } else { !turn };
+        let mover = if i.is_multiple_of(2) { turn } else { !turn };
         let times = game.times(node);
         let (clk, emt) = (times.clk.map(|c| c.millis), times.emt.map(|c| c.millis));
         read_any |= clk.is_some() || emt.is_some();
@@ -277,7 +277,7 @@ pub fn clock_report(
             }
         }
     }
-    let final_turn = if plies % 2 == 0 { turn } else { !turn };
+    let final_turn = if plies.is_multiple_of(2) { turn } else { !turn };
     if lost_on_time(game)
         && let Some(loser) = decisive_loser(game)
         && loser != final_turn

@@ -118,7 +118,7 @@ fn both(clock: &Clock) -> [u64; 2] {
 
 /// The side to move after `plies` plies from a start with `turn` to move.
 fn turn_of(turn: Color, plies: usize) -> Color {
-    if plies % 2 == 0 { turn } else { !turn }
+    if plies.is_multiple_of(2) { turn } else { !turn }
 }
 
 /// A clock record run on the clock: both sides' times after each ply
