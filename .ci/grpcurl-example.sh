@@ -2,7 +2,8 @@
 # Runs the README's grpcurl example against a real server: starts
 # `arbiter --listen 127.0.0.1:<free port>`, runs the README command with that
 # address in place of localhost:50051 and checks its JSON, lists services by
-# reflection, shows a failing call's error details, then stops the server by
+# reflection, shows a failing call's error details, runs the README's clocked
+# game, then stops the server by
 # PID with SIGTERM and checks that it exits 0.
 #
 # Needs: the release binary (ARBITER_BIN, default target/release/arbiter),
@@ -96,7 +97,25 @@ for want in 'Code: InvalidArgument' 'Message: illegal position: white has no kin
 done
 echo "check: INVALID_ARGUMENT with ErrorInfo ILLEGAL_POSITION and BadRequest field fen"
 
-# 4. Stop by PID; a clean drain exits 0.
+# 4. The README's clocked game: White's third ply comes after its flag fell.
+clocked='{"moves": ["e4", "e5", "Nf3"], "skipLegalMoves": true,
+  "clock": {"timeControl": {"tag": "60"}, "moveTimes": ["1s", "2s", "59.5s"]}}'
+echo
+echo "\$ grpcurl -plaintext -d '$clocked' $address arbiter.v1.RulesService/ValidateGame"
+"$GRPCURL" -plaintext -d "$clocked" "$address" arbiter.v1.RulesService/ValidateGame \
+    | tee "$work/clocked.json"
+"$PYTHON" - "$work/clocked.json" <<'EOF' || fail "unexpected clocked ValidateGame answer"
+import json, sys
+reply = json.load(open(sys.argv[1]))
+assert [p["clock"] for p in reply["plies"]] == ["59s", "58s"], reply["plies"]
+bad = reply["illegalMove"]
+assert bad["index"] == 2 and bad["reason"] == "ILLEGAL_MOVE_REASON_FLAG_FELL", bad
+assert reply["position"]["clocks"] == {"white": "0s", "black": "58s"}, reply["position"]
+assert reply["outcome"]["termination"] == "TERMINATION_TIMEOUT", reply["outcome"]
+EOF
+echo "check: the flag fell on Nf3, black wins on time, clocks 59s 58s, then 0s and 58s"
+
+# 5. Stop by PID; a clean drain exits 0.
 echo
 kill -TERM "$server_pid"
 await_exit "$server_pid" "$work/server.log"
