@@ -387,6 +387,49 @@ def test_dead_position_flag_fall_and_move_claims(pb, rules):
     assert claiming == {"Ng8": [pb.m.CLAIMABLE_DRAW_THREEFOLD_REPETITION]}
 
 
+def test_clocked_game(pb, rules):
+    """A game sent with its clock record: each ply carries its mover's time,
+    the position both; a move after the flag fell ends the game on time."""
+    from google.protobuf.duration_pb2 import Duration
+
+    def clocked(moves, tag, seconds, pending=0.0):
+        times = []
+        for s in seconds:
+            d = Duration()
+            d.FromMilliseconds(round(s * 1000))
+            times.append(d)
+        clock = pb.m.GameClock(
+            time_control=pb.m.TimeControl(tag=tag), move_times=times,
+            pending=Duration(seconds=int(pending)),
+        )  # fmt: skip
+        request = pb.m.ValidateGameRequest(moves=moves, clock=clock, skip_legal_moves=True)
+        return rules.ValidateGame(request, timeout=RPC_TIMEOUT_S)
+
+    # 3 minutes + 2 s; the first moves untimed; White thinking for 10 s.
+    reply = clocked(["e4", "e5", "Nf3", "Nc6"], "180+2", [0, 0, 5, 12.5], pending=10)
+    assert [p.clock.ToMilliseconds() for p in reply.plies] == [182000, 182000, 179000, 171500]
+    assert reply.position.clocks.white.ToMilliseconds() == 169000
+    assert reply.position.clocks.black.ToMilliseconds() == 171500
+    assert reply.outcome.result == pb.m.GAME_RESULT_ONGOING
+
+    # White's Nf3 took more than the 59 s it had: not played; Black wins on time.
+    reply = clocked(["e4", "e5", "Nf3"], "60", [1, 2, 59.5])
+    assert sans(reply.plies) == ["e4", "e5"]
+    assert reply.illegal_move.index == 2
+    assert reply.illegal_move.reason == pb.m.ILLEGAL_MOVE_REASON_FLAG_FELL
+    assert reply.outcome.termination == pb.m.TERMINATION_TIMEOUT
+    assert reply.outcome.result == pb.m.GAME_RESULT_BLACK_WINS
+    assert reply.position.clocks.white.ToMilliseconds() == 0
+
+    # A malformed control is INVALID_ARGUMENT naming its field.
+    with pytest.raises(grpc.RpcError) as error:
+        clocked(["e4"], "40/x", [1])
+    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    _, bad_request, error_info = decode_error(error.value)
+    assert [v.field for v in bad_request.field_violations] == ["clock.time_control.tag"]
+    assert error_info.reason == "INVALID_TIME_CONTROL"
+
+
 def test_validate_illegal_move(pb, rules):
     reply = rules.ValidateGame(
         pb.m.ValidateGameRequest(moves=BLOCKED_GAME), timeout=RPC_TIMEOUT_S
