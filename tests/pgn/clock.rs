@@ -13,6 +13,7 @@ use std::process::Command;
 use arbiter_chess::Color;
 use arbiter_pgn::{
     CheckOptions, ClockReport, GameReader, ReaderOptions, check_game, check_game_with, parse_game,
+    write_canonical,
 };
 
 use crate::common;
@@ -161,6 +162,31 @@ fn the_lichess_sample_gives_its_four_clock_rises() -> TestResult {
         );
     }
     Ok(())
+}
+
+/// The canonical export keeps the record: read back, the same report.
+#[test]
+fn the_canonical_export_keeps_the_record() {
+    let text = include_bytes!("../fixtures/clock_records.pgn");
+    let mut reader = GameReader::new(&text[..], ReaderOptions::default());
+    let mut checked = 0;
+    while let Some(raw) = reader.next_game().unwrap() {
+        let report = check_game(raw);
+        let (game, verdict) = (report.game.unwrap(), report.verdict.unwrap());
+        let mut exported = Vec::new();
+        write_canonical(&game, &verdict, &mut exported);
+        let again = check_game(
+            GameReader::new(&exported[..], ReaderOptions::default()).next_game().unwrap().unwrap(),
+        );
+        assert_eq!(
+            again.verdict.unwrap().clock,
+            verdict.clock,
+            "{}",
+            String::from_utf8_lossy(&exported)
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 147);
 }
 
 /// `arbiter pgn --json` writes the record: the periods, the elapsed times
