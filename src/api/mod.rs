@@ -59,7 +59,11 @@ impl Limits {
     /// How `ValidatePgn` checks games: the analysis's budgets and the
     /// clock's tolerance.
     pub fn check_options(&self) -> CheckOptions {
-        CheckOptions { analysis: self.analysis, clock_tolerance_ms: self.clock_tolerance_ms }
+        CheckOptions {
+            analysis: self.analysis,
+            clock_tolerance_ms: self.clock_tolerance_ms,
+            read_clocks: true,
+        }
     }
 
     /// Whether the analysis's budgets are above the defaults: then every

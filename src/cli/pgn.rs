@@ -290,6 +290,8 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         checking: CheckOptions {
             analysis: args.analysis.analysis(),
             clock_tolerance_ms: args.clock.tolerance_ms(),
+            // Only the JSON lines carry the clock.
+            read_clocks: args.json,
         },
     };
     let mut counts = Counts::default();

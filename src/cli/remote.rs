@@ -363,7 +363,10 @@ fn verdict(
     let result_consistent = result_consistent(result_tag.as_deref(), game.result_token, &outcome);
     // The clock record is read here, as a local check reads it.
     let plies = main.plies.len();
-    let clock = clock_report(game, plies, start.turn(), checking.clock_tolerance_ms);
+    let clock = checking
+        .read_clocks
+        .then(|| clock_report(game, plies, start.turn(), checking.clock_tolerance_ms))
+        .flatten();
     Some(Verdict {
         plies,
         illegal_move,

@@ -163,7 +163,8 @@ pub struct Verdict {
     /// how the moves ended.
     pub result_consistent: bool,
     /// The clock record against the time control, when the game has a
-    /// `TimeControl` tag, a clock comment or a clock finding.
+    /// `TimeControl` tag, a clock comment or a clock finding (and the
+    /// options asked for it).
     pub clock: Option<ClockReport>,
 }
 
@@ -178,12 +179,15 @@ pub struct CheckOptions {
     /// How far a clock reading may be from what the record implies before
     /// it is a finding (lichess exports whole seconds): 1 s by default.
     pub clock_tolerance_ms: u64,
+    /// Whether to read the clock record ([`Verdict::clock`]): a caller whose
+    /// output has no clock (a summary) leaves it unread.
+    pub read_clocks: bool,
 }
 
 impl CheckOptions {
-    /// The default budgets and a tolerance of 1 s.
+    /// The default budgets, clocks read with a tolerance of 1 s.
     pub const DEFAULT: CheckOptions =
-        CheckOptions { analysis: Analysis::DEFAULT, clock_tolerance_ms: 1000 };
+        CheckOptions { analysis: Analysis::DEFAULT, clock_tolerance_ms: 1000, read_clocks: true };
 }
 
 impl Default for CheckOptions {
@@ -360,7 +364,10 @@ pub fn check_parsed_with(
     let result_token = *result_token;
     let result_tag = game.tag("Result").map(Cow::into_owned);
     let result_consistent = result_consistent(result_tag.as_deref(), result_token, &outcome);
-    let clock = clock_report(game, plies, turn, options.clock_tolerance_ms);
+    let clock = options
+        .read_clocks
+        .then(|| clock_report(game, plies, turn, options.clock_tolerance_ms))
+        .flatten();
     Ok(Verdict {
         plies,
         illegal_move,

@@ -30,7 +30,7 @@ use std::fmt;
 
 use arbiter_chess::{Color, GameResult, Period, TimeControl, TimeControlError};
 
-use super::parse::{Clock, PgnGame};
+use super::parse::{Clock, MoveNode, PgnGame};
 use super::terms::ResultToken;
 
 /// What a clock finding says.
@@ -217,11 +217,15 @@ pub fn clock_report(
         _ => &[],
     };
     let base = periods.first().map(|p| p.time_ms);
+    let moves = &game.mainline.moves[..plies.min(game.mainline.moves.len())];
+    // Most games without a control have no comment either (a database's):
+    // nothing to read.
+    let commented = control.is_some() || moves.iter().any(MoveNode::has_comment);
     let mut sides = [Side::default(); 2];
     let mut elapsed_ms = Vec::with_capacity(plies);
     let mut findings = Vec::new();
     let mut read_any = false;
-    for (i, node) in game.mainline.moves.iter().take(plies).enumerate() {
+    for (i, node) in moves.iter().enumerate().take(if commented { plies } else { 0 }) {
         let mover = if i.is_multiple_of(2) { turn } else { !turn };
         let times = game.times(node);
         let (clk, emt) = (times.clk.map(|c| c.millis), times.emt.map(|c| c.millis));

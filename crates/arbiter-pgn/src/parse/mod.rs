@@ -83,6 +83,11 @@ struct Extra {
 }
 
 impl MoveNode {
+    /// Whether a comment follows the move.
+    pub(crate) fn has_comment(&self) -> bool {
+        self.comment.is_some()
+    }
+
     /// The comments after the move, in order.
     pub fn comments(&self) -> impl Iterator<Item = Span> + '_ {
         self.comment.into_iter().chain(self.extra.iter().flat_map(|e| e.comments.iter().copied()))
@@ -168,10 +173,15 @@ impl PgnGame {
     /// Read when asked, one pass over the comments' `%` signs.
     pub fn times(&self, node: &MoveNode) -> Times {
         let mut times = Times::default();
-        for span in node.comments() {
-            read_times(span.bytes(&self.text), &mut times);
-            if times.clk.is_some() && times.emt.is_some() {
-                break;
+        // Most moves have one comment or none: no iterator over the rest.
+        let Some(first) = node.comment else { return times };
+        read_times(first.bytes(&self.text), &mut times);
+        if let Some(extra) = &node.extra {
+            for span in &extra.comments {
+                if times.clk.is_some() && times.emt.is_some() {
+                    break;
+                }
+                read_times(span.bytes(&self.text), &mut times);
             }
         }
         times
@@ -208,58 +218,73 @@ pub struct Times {
 /// Reads the first `[%clk ...]` and `[%emt ...]` of a comment into the
 /// `times` not yet found.
 fn read_times(comment: &[u8], times: &mut Times) {
-    // By `%` and a comparison: a memmem searcher costs more to set up than
-    // a short comment costs to search.
-    let mut from = 0;
-    while let Some(k) = memchr::memchr(b'%', &comment[from..]).map(|k| from + k) {
-        from = k + 1;
-        if k == 0 || comment[k - 1] != b'[' {
+    // A byte loop, not memchr: a clock comment is a dozen bytes, shorter
+    // than what a vector search costs to set up, and is read once a move.
+    let mut k = 0;
+    while k < comment.len() {
+        if comment[k] != b'%' || k == 0 || comment[k - 1] != b'[' {
+            k += 1;
             continue;
         }
         let slot = match comment.get(k + 1..k + 4) {
             Some(b"clk") => &mut times.clk,
             Some(b"emt") => &mut times.emt,
-            _ => continue,
+            _ => {
+                k += 1;
+                continue;
+            }
         };
         if slot.is_none() {
             *slot = read_time(&comment[k + 4..]);
+            if times.clk.is_some() && times.emt.is_some() {
+                return;
+            }
         }
+        k += 4;
     }
 }
 
 /// The `H:MM:SS(.f)` at the start of `rest` (after spaces), ended by `]`
-/// or a space.
+/// or a space: at most nine digits a number, minutes and seconds under
+/// 60, the fraction to the millisecond (digits past the third dropped).
+/// One pass over the bytes: a lichess game has one a move.
 fn read_time(rest: &[u8]) -> Option<Clock> {
-    let rest = rest.trim_ascii_start();
-    let end = rest.iter().position(|&b| b == b']' || b.is_ascii_whitespace())?;
-    let mut parts = rest[..end].split(|&b| b == b':');
-    let number = |part: &[u8]| -> Option<u64> {
-        if part.is_empty() || part.len() > 9 || !part.iter().all(u8::is_ascii_digit) {
-            return None;
+    let mut at = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+    let number = |at: &mut usize| -> Option<u64> {
+        let start = *at;
+        let mut value: u64 = 0;
+        while let Some(&d) = rest.get(*at).filter(|d| d.is_ascii_digit()) {
+            value = value.saturating_mul(10).saturating_add(u64::from(d - b'0'));
+            *at += 1;
         }
-        part.iter().try_fold(0u64, |n, &d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))
+        (1..=9).contains(&(*at - start)).then_some(value)
     };
-    let hours = number(parts.next()?)?;
-    let minutes = number(parts.next()?)?;
-    let seconds = parts.next()?;
-    if parts.next().is_some() || minutes >= 60 {
-        return None;
-    }
-    let (whole, fraction) = match seconds.iter().position(|&b| b == b'.') {
-        Some(dot) => (&seconds[..dot], &seconds[dot + 1..]),
-        None => (seconds, &b""[..]),
-    };
-    let whole = number(whole)?;
-    if whole >= 60 {
-        return None;
-    }
+    let hours = number(&mut at)?;
+    (rest.get(at) == Some(&b':')).then_some(())?;
+    at += 1;
+    let minutes = number(&mut at).filter(|&m| m < 60)?;
+    (rest.get(at) == Some(&b':')).then_some(())?;
+    at += 1;
+    let seconds = number(&mut at).filter(|&s| s < 60)?;
     let mut millis = 0;
-    if !fraction.is_empty() {
-        let digits = number(fraction.get(..fraction.len().min(3))?)?;
-        millis = digits * [100, 10, 1][fraction.len().min(3) - 1];
+    if rest.get(at) == Some(&b'.') {
+        at += 1;
+        let start = at;
+        while let Some(&d) = rest.get(at).filter(|d| d.is_ascii_digit()) {
+            if at - start < 3 {
+                millis = millis * 10 + u64::from(d - b'0');
+            }
+            at += 1;
+        }
+        match at - start {
+            0 => return None,
+            1 => millis *= 100,
+            2 => millis *= 10,
+            _ => {}
+        }
     }
-    let total = ((hours * 60 + minutes) * 60 + whole).checked_mul(1000)?.checked_add(millis)?;
-    Some(Clock { millis: total })
+    rest.get(at).filter(|&&b| b == b']' || b.is_ascii_whitespace())?;
+    Some(Clock { millis: ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis })
 }
 
 /// Reads one game's text (as [`super::GameReader`] cuts it).
@@ -456,6 +481,27 @@ mod tests {
             ]
         );
         assert_eq!(Clock { millis: 3_600_500 }.to_string(), "1:00:00.5");
+        // Every shape read or refused, with no overflow on long numbers.
+        for (text, millis) in [
+            ("0:05:00]", Some(300_000)),
+            ("  1:2:3 ", Some(3_723_000)),
+            ("0:00:01.5]", Some(1_500)),
+            ("0:00:01.25]", Some(1_250)),
+            ("0:00:01.2349]", Some(1_234)),
+            ("999999999:59:59]", Some(3_599_999_999_999_000)),
+            ("1000000000:00:00]", None),
+            ("0:60:00]", None),
+            ("0:00:60]", None),
+            ("0:00:01.]", None),
+            ("0:00:01", None),
+            ("0:00:01x]", None),
+            (":00:01]", None),
+            ("0::01]", None),
+            (&format!("{}:00:00]", "9".repeat(40)), None),
+            (&format!("0:00:00.{}]", "9".repeat(40)), Some(999)),
+        ] {
+            assert_eq!(read_time(text.as_bytes()).map(|c| c.millis), millis, "{text}");
+        }
         assert_eq!(Clock { millis: 192_000 }.to_string(), "0:03:12");
     }
 
