@@ -1,7 +1,9 @@
 //! Game rules on top of notation: a game as it is played and replayed, its
-//! outcome and draw claims, dead positions and unwinnability.
+//! outcome and draw claims, dead positions and unwinnability, and lichess's
+//! variants.
 
 pub(crate) mod dead;
 pub(crate) mod game;
 pub(crate) mod outcome;
 pub(crate) mod unwinnable;
+pub(crate) mod variant;

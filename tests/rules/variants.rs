@@ -1,0 +1,225 @@
+//! Lichess's variants against independent data: scalachess's variant perft
+//! files and shakmaty's zobrist.csv move sequences (from the shared data
+//! directory, skipped without it), and a differential test against
+//! shakmaty's variants on positions reached by seeded random play: legal
+//! move sets, SAN, UCI, FEN, perft(2) and outcomes.
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::Instant;
+
+use arbiter_chess::{
+    CastlingMode, FenError, GameResult, PositionError, Variant, VariantFenError, VariantPosition,
+    variant_perft,
+};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+use shakmaty::variant::{Variant as TheirVariant, VariantPosition as TheirPosition};
+use shakmaty::{EnPassantMode, KnownOutcome, Outcome, Position as _};
+
+use crate::common::{self, PerftCase, TestResult};
+
+/// The scalachess perft files and their variants.
+const PERFT_FILES: [(&str, Variant); 6] = [
+    ("perft/scalachess/3check.perft", Variant::ThreeCheck),
+    ("perft/scalachess/antichess.perft", Variant::Antichess),
+    ("perft/scalachess/atomic.perft", Variant::Atomic),
+    ("perft/scalachess/crazyhouse.perft", Variant::Crazyhouse),
+    ("perft/scalachess/horde.perft", Variant::Horde),
+    ("perft/scalachess/racingkings.perft", Variant::RacingKings),
+];
+
+/// The largest count checked per line: the variant generator tests each
+/// move by playing it where the rules need it, so these files get a
+/// fraction of the standard perft budget. Every depth below this is
+/// checked; the deeper ones are listed as skipped.
+const MAX_NODES_PER_COUNT: u64 = 1_500_000;
+
+/// Reads a variant FEN, in Chess960 mode when its castling rights need it
+/// (atomic's Chess960 positions).
+fn read(fen: &str, variant: Variant) -> Result<VariantPosition, VariantFenError> {
+    match VariantPosition::from_fen(fen, variant, CastlingMode::Standard) {
+        Err(VariantFenError::Fen(FenError::Position(PositionError::Chess960Castling(_)))) => {
+            VariantPosition::from_fen(fen, variant, CastlingMode::Chess960)
+        }
+        read => read,
+    }
+}
+
+#[test]
+fn scalachess_variant_perft() -> TestResult {
+    let Some(dir) = common::data_dir_or_skip() else { return Ok(()) };
+    let started = Instant::now();
+    let (mut checked, mut skipped, mut nodes) = (0, Vec::new(), 0);
+    let mut deepest: HashMap<Variant, u32> = HashMap::new();
+    for (file, variant) in PERFT_FILES {
+        let cases = common::parse_perft_file(file, &common::read_data(&dir, file)?)?;
+        assert!(!cases.is_empty(), "{file} has no positions");
+        for PerftCase { id, epd, counts } in cases {
+            let pos = read(&epd, variant).map_err(|err| format!("{file} {id}: {epd}: {err}"))?;
+            for (depth, expected) in counts {
+                if expected > MAX_NODES_PER_COUNT {
+                    skipped.push(format!("{id} perft {depth}"));
+                    continue;
+                }
+                assert_eq!(variant_perft(&pos, depth), expected, "{file} {id} perft {depth}");
+                checked += 1;
+                nodes += expected;
+                let deepest = deepest.entry(variant).or_default();
+                *deepest = (*deepest).max(depth);
+            }
+        }
+    }
+    eprintln!(
+        "{checked} variant perft counts ({nodes} nodes) in {:.1?}; deepest per variant \
+         {deepest:?}; over {MAX_NODES_PER_COUNT} nodes, skipped: {}",
+        started.elapsed(),
+        skipped.join(", ")
+    );
+    assert!(checked >= 60, "only {checked} counts checked");
+    Ok(())
+}
+
+#[test]
+fn shakmaty_zobrist_sequences_replay_with_the_same_transpositions() -> TestResult {
+    let Some(dir) = common::data_dir_or_skip() else { return Ok(()) };
+    let file = "zobrist/shakmaty/zobrist.csv";
+    let text = common::read_data(&dir, file)?;
+    // Per variant: their hash -> our hash, and our hash -> their hash.
+    let mut theirs_to_ours: HashMap<(Variant, String), u64> = HashMap::new();
+    let mut ours_to_theirs: HashMap<(Variant, u64), String> = HashMap::new();
+    let (mut replayed, mut transpositions) = (0, 0);
+    for (line, row) in text.lines().enumerate().skip(1) {
+        let mut fields = row.split(',');
+        let (Some(name), Some(moves), Some(hash)) = (fields.next(), fields.next(), fields.next())
+        else {
+            return Err(format!("{file}:{}: expected variant,uci,zobrist", line + 1).into());
+        };
+        if name == "chess" {
+            continue;
+        }
+        let variant: Variant = name.parse()?;
+        let mut pos = VariantPosition::new(variant);
+        for uci in moves.split_ascii_whitespace() {
+            let m = pos
+                .parse_uci(uci)
+                .map_err(|err| format!("{file}:{}: {uci} in {pos}: {err}", line + 1))?;
+            pos = pos.play(m);
+        }
+        replayed += 1;
+        let ours = pos.zobrist();
+        match theirs_to_ours.insert((variant, hash.to_owned()), ours) {
+            Some(earlier) => {
+                assert_eq!(earlier, ours, "{file}:{}: a transposition we miss", line + 1);
+                transpositions += 1;
+            }
+            None => {
+                let earlier = ours_to_theirs.insert((variant, ours), hash.to_owned());
+                assert!(earlier.is_none(), "{file}:{}: positions shakmaty tells apart", line + 1);
+            }
+        }
+    }
+    eprintln!("replayed {replayed} variant games, {transpositions} transpositions");
+    assert_eq!(replayed, 700);
+    Ok(())
+}
+
+/// Positions compared per variant.
+const POSITIONS_PER_VARIANT: usize = 2_000;
+
+fn theirs(variant: Variant) -> TheirVariant {
+    match variant {
+        Variant::Crazyhouse => TheirVariant::Crazyhouse,
+        Variant::Atomic => TheirVariant::Atomic,
+        Variant::Antichess => TheirVariant::Antichess,
+        Variant::KingOfTheHill => TheirVariant::KingOfTheHill,
+        Variant::ThreeCheck => TheirVariant::ThreeCheck,
+        Variant::Horde => TheirVariant::Horde,
+        Variant::RacingKings => TheirVariant::RacingKings,
+    }
+}
+
+/// The outcome as shakmaty states it.
+fn outcome(pos: &VariantPosition) -> Outcome {
+    match pos.variant_end() {
+        None => Outcome::Unknown,
+        Some((GameResult::WhiteWins, _)) => {
+            Outcome::Known(KnownOutcome::Decisive { winner: shakmaty::Color::White })
+        }
+        Some((GameResult::BlackWins, _)) => {
+            Outcome::Known(KnownOutcome::Decisive { winner: shakmaty::Color::Black })
+        }
+        Some((GameResult::Draw | GameResult::Ongoing, _)) => Outcome::Known(KnownOutcome::Draw),
+    }
+}
+
+/// Compares one position with shakmaty's: FEN, legal moves (UCI), SAN of
+/// every move, perft(2), check and outcome.
+fn compare(ours: &VariantPosition, theirs: &TheirPosition) {
+    let fen = ours.fen();
+    let their_fen = Fen::from_position(theirs, EnPassantMode::Always).to_string();
+    // Pockets differ in order only (python-chess writes the queen first,
+    // shakmaty the pawn): their FEN must read as this very position.
+    let read_back = VariantPosition::from_fen(&their_fen, ours.variant(), CastlingMode::Standard);
+    assert_eq!(read_back.as_ref(), Ok(ours), "shakmaty's fen {their_fen}");
+    let legal = ours.legal_moves();
+    let ucis: BTreeSet<String> = legal.iter().map(|&m| ours.uci(m)).collect();
+    let their_moves = theirs.legal_moves();
+    let their_ucis: BTreeSet<String> = their_moves
+        .iter()
+        .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+        .collect();
+    assert_eq!(ucis, their_ucis, "legal moves of {fen}");
+    for &m in &legal {
+        let uci = ours.uci(m);
+        let their_move = UciMove::from_ascii(uci.as_bytes()).unwrap().to_move(theirs).unwrap();
+        let their_san = SanPlus::from_move(theirs.clone(), their_move).to_string();
+        let san = ours.san(m);
+        // python-chess (and so Arbiter) marks a move that wins or loses by
+        // the variant's rule with `#`; shakmaty marks only checks and mates.
+        let decided =
+            ours.play(m).variant_end().is_some_and(|(result, _)| result != GameResult::Draw);
+        if decided {
+            let body = their_san.trim_end_matches(['+', '#']);
+            assert_eq!(san, format!("{body}#"), "san of {uci} in {fen}");
+        } else {
+            assert_eq!(san, their_san, "san of {uci} in {fen}");
+        }
+        assert_eq!(ours.parse_san(&their_san), Ok(m), "{their_san} read in {fen}");
+    }
+    assert_eq!(variant_perft(ours, 2), shakmaty::perft(theirs, 2), "perft(2) of {fen}");
+    assert_eq!(ours.is_check(), theirs.is_check(), "check in {fen}");
+    assert_eq!(outcome(ours), theirs.outcome(), "outcome of {fen}");
+}
+
+#[test]
+fn variants_match_shakmaty_on_random_play() {
+    let mut rng = SmallRng::seed_from_u64(0x7661_7269_616e_7473);
+    for variant in Variant::ALL {
+        let (mut compared, mut games, mut ended) = (0, 0, 0);
+        while compared < POSITIONS_PER_VARIANT {
+            let mut ours = VariantPosition::new(variant);
+            let mut theirs = TheirPosition::new(self::theirs(variant));
+            games += 1;
+            for _ in 0..rng.random_range(20..300) {
+                common::with_context(|| format!("{variant}: {ours}"), || compare(&ours, &theirs));
+                compared += 1;
+                let legal = ours.legal_moves();
+                if legal.is_empty() {
+                    ended += 1;
+                    break;
+                }
+                let m = legal[rng.random_range(0..legal.len())];
+                let uci = ours.uci(m);
+                let their_move =
+                    UciMove::from_ascii(uci.as_bytes()).unwrap().to_move(&theirs).unwrap();
+                theirs.play_unchecked(their_move);
+                ours = ours.play(m);
+            }
+        }
+        eprintln!("{variant}: {compared} positions from {games} games, {ended} played to the end");
+        assert!(ended > 0, "{variant}: no random game reached its end");
+    }
+}
