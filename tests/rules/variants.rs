@@ -2,14 +2,15 @@
 //! files and shakmaty's zobrist.csv move sequences (from the shared data
 //! directory, skipped without it), and a differential test against
 //! shakmaty's variants on positions reached by seeded random play: legal
-//! move sets, SAN, UCI, FEN, perft(2) and outcomes.
+//! move sets, SAN, UCI, FEN, perft(2), outcomes and each side's
+//! insufficient material.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
 use arbiter_chess::{
-    CastlingMode, FenError, GameResult, PositionError, Variant, VariantFenError, VariantPosition,
-    variant_perft,
+    CastlingMode, Color, FenError, GameResult, PositionError, Variant, VariantFenError,
+    VariantPosition, variant_perft,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -126,6 +127,22 @@ fn shakmaty_zobrist_sequences_replay_with_the_same_transpositions() -> TestResul
     Ok(())
 }
 
+/// Endgames where random play soon meets the rarer rules: horde's
+/// material rule, antichess's bishops and knights, atomic's lone pieces,
+/// crazyhouse's promoted pieces, racing kings' last move for Black.
+const ENDGAMES: &[(Variant, &str)] = &[
+    (Variant::Horde, "4k3/pp6/8/8/8/8/1P6/N7 w - - 0 1"),
+    (Variant::Horde, "2rnk3/1pp5/8/8/8/8/8/N2B4 w - - 0 1"),
+    (Variant::Horde, "r3k3/2p5/8/8/8/8/PP6/R1B5 w q - 0 1"),
+    (Variant::Horde, "1n2k1b1/8/8/8/8/8/4P3/2B1BN2 b - - 0 1"),
+    (Variant::Antichess, "8/2b5/8/8/3B4/8/1n6/6N1 w - - 0 1"),
+    (Variant::Atomic, "4k3/1p6/8/8/8/8/6P1/1B2K1N1 w - - 0 1"),
+    (Variant::Crazyhouse, "4k3/1Q~6/8/8/4b3/8/Kpp5/8[] b - - 0 1"),
+    (Variant::RacingKings, "8/2K5/k7/8/8/8/2bn1BR1/1r4R1 w - - 0 1"),
+    (Variant::ThreeCheck, "4k3/8/8/8/8/8/8/R3K2R w KQ - 1+2 0 1"),
+    (Variant::KingOfTheHill, "8/8/2k5/8/8/5K2/8/8 w - - 0 1"),
+];
+
 /// Positions compared per variant.
 const POSITIONS_PER_VARIANT: usize = 2_000;
 
@@ -192,6 +209,15 @@ fn compare(ours: &VariantPosition, theirs: &TheirPosition) {
     assert_eq!(variant_perft(ours, 2), shakmaty::perft(theirs, 2), "perft(2) of {fen}");
     assert_eq!(ours.is_check(), theirs.is_check(), "check in {fen}");
     assert_eq!(outcome(ours), theirs.outcome(), "outcome of {fen}");
+    for (color, their_color) in
+        [(Color::White, shakmaty::Color::White), (Color::Black, shakmaty::Color::Black)]
+    {
+        assert_eq!(
+            ours.has_insufficient_material(color),
+            theirs.has_insufficient_material(their_color),
+            "insufficient material of {color:?} in {fen}"
+        );
+    }
 }
 
 #[test]
@@ -199,19 +225,42 @@ fn variants_match_shakmaty_on_random_play() {
     let mut rng = SmallRng::seed_from_u64(0x7661_7269_616e_7473);
     for variant in Variant::ALL {
         let (mut compared, mut games, mut ended) = (0, 0, 0);
+        let mut ends: BTreeMap<&str, usize> = BTreeMap::new();
         while compared < POSITIONS_PER_VARIANT {
-            let mut ours = VariantPosition::new(variant);
-            let mut theirs = TheirPosition::new(self::theirs(variant));
+            let endgames: Vec<&str> =
+                ENDGAMES.iter().filter(|(v, _)| *v == variant).map(|(_, fen)| *fen).collect();
+            let (mut ours, mut theirs) = if !endgames.is_empty() && rng.random_bool(0.5) {
+                let fen = endgames[rng.random_range(0..endgames.len())];
+                let setup = Fen::from_ascii(fen.as_bytes()).unwrap().into_setup();
+                let mode = shakmaty::CastlingMode::Standard;
+                let theirs = TheirPosition::from_setup(self::theirs(variant), setup, mode).unwrap();
+                (read(fen, variant).unwrap(), theirs)
+            } else {
+                (VariantPosition::new(variant), TheirPosition::new(self::theirs(variant)))
+            };
             games += 1;
             for _ in 0..rng.random_range(20..300) {
                 common::with_context(|| format!("{variant}: {ours}"), || compare(&ours, &theirs));
                 compared += 1;
                 let legal = ours.legal_moves();
+                if let Some((_, end)) = ours.variant_end() {
+                    *ends.entry(end.as_str()).or_default() += 1;
+                }
                 if legal.is_empty() {
                     ended += 1;
                     break;
                 }
-                let m = legal[rng.random_range(0..legal.len())];
+                // Captures half the time, to reach endings and their
+                // material rules sooner.
+                let captures: Vec<_> = legal
+                    .iter()
+                    .filter(|m| m.from().is_some_and(|_| ours.piece_at(m.to()).is_some()))
+                    .collect();
+                let m = if !captures.is_empty() && rng.random_bool(0.5) {
+                    *captures[rng.random_range(0..captures.len())]
+                } else {
+                    legal[rng.random_range(0..legal.len())]
+                };
                 let uci = ours.uci(m);
                 let their_move =
                     UciMove::from_ascii(uci.as_bytes()).unwrap().to_move(&theirs).unwrap();
@@ -219,7 +268,10 @@ fn variants_match_shakmaty_on_random_play() {
                 ours = ours.play(m);
             }
         }
-        eprintln!("{variant}: {compared} positions from {games} games, {ended} played to the end");
+        eprintln!(
+            "{variant}: {compared} positions from {games} games, {ended} played to the end; \
+             ends seen {ends:?}"
+        );
         assert!(ended > 0, "{variant}: no random game reached its end");
     }
 }
