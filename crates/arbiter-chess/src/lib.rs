@@ -57,5 +57,5 @@ pub use rules::unwinnable::{
 };
 pub use rules::variant::{
     ParseVariantError, ParseVariantMoveError, Pocket, Variant, VariantEnd, VariantFenError,
-    VariantMove, VariantPosition, variant_perft,
+    VariantGame, VariantGameError, VariantMove, VariantPosition, variant_perft,
 };

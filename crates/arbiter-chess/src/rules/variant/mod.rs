@@ -13,14 +13,17 @@
 //!
 //! The parts: `position` (the position, its moves and playing them),
 //! `fen` (variant FEN read and written), `notation` (SAN and UCI, with
-//! drops), `outcome` (variant game ends and insufficient material).
+//! drops), `outcome` (variant game ends and insufficient material), `game`
+//! (a game: repetitions, the move-count rules and draw claims).
 
 mod fen;
+mod game;
 mod notation;
 mod outcome;
 mod position;
 
 pub use fen::VariantFenError;
+pub use game::{VariantGame, VariantGameError};
 pub use notation::ParseVariantMoveError;
 pub use outcome::VariantEnd;
 pub use position::{Pocket, VariantMove, VariantPosition, variant_perft};

@@ -31,6 +31,11 @@ pub enum VariantEnd {
     /// Antichess: the side to move has no pieces or no move and wins;
     /// horde: a side lost every piece.
     VariantWin,
+    /// 75 moves by each side without a capture or pawn move (a game rule,
+    /// see [`VariantGame`](crate::VariantGame)).
+    SeventyFiveMoveRule,
+    /// The same position for the fifth time (a game rule).
+    FivefoldRepetition,
 }
 
 impl VariantEnd {
@@ -45,6 +50,8 @@ impl VariantEnd {
             VariantEnd::ThirdCheck => "third_check",
             VariantEnd::Race => "race",
             VariantEnd::VariantWin => "variant_win",
+            VariantEnd::SeventyFiveMoveRule => "seventy_five_move_rule",
+            VariantEnd::FivefoldRepetition => "fivefold_repetition",
         }
     }
 }
