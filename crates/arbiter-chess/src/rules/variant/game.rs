@@ -1,12 +1,14 @@
 //! A variant game as it is played: the position, the positions seen (for
-//! repetition), and the rules python-chess applies to every variant beside
-//! the variant's own: the 75-move rule and fivefold repetition end the
-//! game, the 50-move rule and threefold repetition may be claimed, also by
-//! stating the move that brings them about.
+//! repetition), and the rules python-chess applies beside the variant's
+//! own: the 75-move rule and fivefold repetition end the game, the 50-move
+//! rule and threefold repetition may be claimed, also by stating the move
+//! that brings them about. Crazyhouse has no move-count rules (a captured
+//! piece comes back, so a capture settles nothing).
 
 use std::collections::HashMap;
 
 use crate::rules::outcome::{DrawClaims, GameResult};
+use crate::rules::variant::Variant;
 use crate::rules::variant::notation::ParseVariantMoveError;
 use crate::rules::variant::outcome::VariantEnd;
 use crate::rules::variant::position::{VariantMove, VariantPosition};
@@ -77,7 +79,7 @@ impl VariantGame {
             return DrawClaims::NONE;
         }
         DrawClaims {
-            fifty_move: self.position.halfmove_clock() >= FIFTY_MOVES,
+            fifty_move: self.counts_moves() && self.position.halfmove_clock() >= FIFTY_MOVES,
             threefold: self.repetitions >= 3,
         }
     }
@@ -130,13 +132,19 @@ impl VariantGame {
         Ok(m)
     }
 
+    /// Whether the 50- and 75-move rules apply: in every variant but
+    /// crazyhouse.
+    fn counts_moves(&self) -> bool {
+        self.position.variant() != Variant::Crazyhouse
+    }
+
     /// Counts the current position and sees whether the game has ended.
     fn record(&mut self) {
         let count = self.seen.entry(self.position.zobrist()).or_default();
         *count += 1;
         self.repetitions = *count;
         self.ended = self.position.variant_end().or_else(|| {
-            if self.position.halfmove_clock() >= SEVENTY_FIVE_MOVES {
+            if self.counts_moves() && self.position.halfmove_clock() >= SEVENTY_FIVE_MOVES {
                 Some((GameResult::Draw, VariantEnd::SeventyFiveMoveRule))
             } else if self.repetitions >= 5 {
                 Some((GameResult::Draw, VariantEnd::FivefoldRepetition))
@@ -151,7 +159,6 @@ impl VariantGame {
 mod tests {
     use super::*;
     use crate::board::position::CastlingMode;
-    use crate::rules::variant::Variant;
 
     #[test]
     fn repetitions_are_claimed_at_three_and_end_the_game_at_five() {
@@ -213,5 +220,15 @@ mod tests {
             VariantGame::new(late).outcome(),
             Some((GameResult::Draw, VariantEnd::SeventyFiveMoveRule))
         );
+        // Not in crazyhouse.
+        let zh = VariantPosition::from_fen(
+            "4k3/8/8/8/8/8/8/Q3K3[] w - - 150 100",
+            Variant::Crazyhouse,
+            CastlingMode::Standard,
+        )
+        .unwrap();
+        let game = VariantGame::new(zh);
+        assert_eq!(game.outcome(), None);
+        assert_eq!(game.claims(), DrawClaims::NONE);
     }
 }
