@@ -27,6 +27,7 @@ mod rules {
     mod replay_differential;
     mod shared_data;
     mod unwinnable;
+    mod variants;
 }
 
 /// PGN: the reader, checker and export (`arbiter-pgn`), clock records, the

@@ -10,8 +10,10 @@
 //!   generation, Zobrist keys, FEN and perft;
 //! - notation: SAN and UCI, read and written, and why a move is illegal;
 //! - rules: a game as it is played (repetitions, claims, game ends), the
-//!   replay of a move list, dead positions and unwinnability, and the
-//!   clock (time controls, remaining times, flag falls).
+//!   replay of a move list, dead positions and unwinnability, the clock
+//!   (time controls, remaining times, flag falls); and lichess's variants
+//!   (crazyhouse, atomic, antichess, king of the hill, three-check, horde,
+//!   racing kings) in a position type of their own.
 //!
 //! ```
 //! use arbiter_chess::{Position, perft};
@@ -61,4 +63,8 @@ pub use rules::outcome::{
 };
 pub use rules::unwinnable::{
     SearchBudget, Winnability, analyse, may_be_dead, replays_to_mate, statically_unwinnable,
+};
+pub use rules::variant::{
+    ParseVariantError, ParseVariantMoveError, Pocket, Variant, VariantEnd, VariantFenError,
+    VariantGame, VariantGameError, VariantMove, VariantPosition, variant_perft,
 };

@@ -160,7 +160,7 @@ impl Position {
 
 /// How strictly [`parse_fen`] checks the material.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Material {
+pub(crate) enum Material {
     /// Only material a game can produce.
     Strict,
     /// Also more promoted pieces than missing pawns (composed positions).
@@ -196,20 +196,41 @@ fn parse_fen(fen: &str, mode: CastlingMode, material: Material) -> Result<Positi
     if !(4..=6).contains(&fields.len()) {
         return Err(ParseFenError::FieldCount(fen.split_ascii_whitespace().count()).into());
     }
+    let (mut pos, castling) = read_fields(&fields, mode, None)?;
+    validate_material(&pos, material)?;
+    pos.castling = read_castling_rights(&pos, &castling)?;
+    validate_en_passant(&pos)?;
+    pos.finish_setup();
+    validate_checks(&pos)?;
+    Ok(pos)
+}
+
+/// Reads the fields of a FEN split at spaces (4 to 6 of them) into a
+/// position that is not yet checked or set up, and the castling letters.
+/// With `promoted`, a `~` after a piece (crazyhouse's mark of a promoted
+/// piece) is read and its square noted there; without, it is an error.
+pub(crate) fn read_fields(
+    fields: &[&str],
+    mode: CastlingMode,
+    promoted: Option<&mut Bitboard>,
+) -> Result<(Position, Vec<char>), ParseFenError> {
+    if !(4..=6).contains(&fields.len()) {
+        return Err(ParseFenError::FieldCount(fields.len()));
+    }
     let mut pos = Position::empty();
     pos.mode = mode;
-    parse_placement(fields[0], &mut pos)?;
+    parse_placement(fields[0], &mut pos, promoted)?;
     pos.turn = match fields[1] {
         "w" => Color::White,
         "b" => Color::Black,
-        other => return Err(ParseFenError::Turn(other.to_owned()).into()),
+        other => return Err(ParseFenError::Turn(other.to_owned())),
     };
     let castling = parse_castling(fields[2])?;
     pos.ep_square = match fields[3] {
         "-" => None,
         s => match s.parse::<Square>() {
             Ok(sq) if matches!(sq.rank(), Rank::Third | Rank::Sixth) => Some(sq),
-            _ => return Err(ParseFenError::EnPassant(s.to_owned()).into()),
+            _ => return Err(ParseFenError::EnPassant(s.to_owned())),
         },
     };
     if let Some(s) = fields.get(4) {
@@ -221,23 +242,30 @@ fn parse_fen(fen: &str, mode: CastlingMode, material: Material) -> Result<Positi
             .filter(|&n| n >= 1)
             .ok_or_else(|| ParseFenError::FullmoveNumber((*s).to_owned()))?;
     }
-    validate_material(&pos, material)?;
-    pos.castling = match mode {
-        CastlingMode::Standard => castling_rights(&pos, &castling)?,
-        CastlingMode::Chess960 => chess960_castling_rights(&pos, &castling)?,
-    };
-    validate_en_passant(&pos)?;
-    pos.finish_setup();
-    validate_checks(&pos)?;
-    Ok(pos)
+    Ok((pos, castling))
+}
+
+/// The castling rights that `letters` give in `pos`, under its castling mode.
+pub(crate) fn read_castling_rights(
+    pos: &Position,
+    letters: &[char],
+) -> Result<Bitboard, PositionError> {
+    match pos.mode {
+        CastlingMode::Standard => castling_rights(pos, letters),
+        CastlingMode::Chess960 => chess960_castling_rights(pos, letters),
+    }
 }
 
 /// A decimal number without sign, as FEN clocks are written.
-fn parse_number(s: &str) -> Option<u32> {
+pub(crate) fn parse_number(s: &str) -> Option<u32> {
     if s.bytes().all(|b| b.is_ascii_digit()) { s.parse().ok() } else { None }
 }
 
-fn parse_placement(board: &str, pos: &mut Position) -> Result<(), ParseFenError> {
+fn parse_placement(
+    board: &str,
+    pos: &mut Position,
+    mut promoted: Option<&mut Bitboard>,
+) -> Result<(), ParseFenError> {
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != 8 {
         return Err(ParseFenError::RankCount(ranks.len()));
@@ -252,6 +280,13 @@ fn parse_placement(board: &str, pos: &mut Position) -> Result<(), ParseFenError>
                 }
                 file += d as usize;
                 last_was_digit = true;
+            } else if let (Some(promoted), '~') = (promoted.as_deref_mut(), c) {
+                // The mark follows its piece: the square just read.
+                let marked = file.checked_sub(1).and_then(|f| File::new(f as u32));
+                match marked.map(|f| Square::from_coords(f, *rank)) {
+                    Some(sq) if !last_was_digit && pos.occupied().contains(sq) => *promoted |= sq,
+                    _ => return Err(ParseFenError::InvalidPiece(c)),
+                }
             } else if let Some(piece) = Piece::from_char(c) {
                 if let Some(f) = File::new(file as u32) {
                     pos.put(piece, Square::from_coords(f, *rank));
@@ -363,31 +398,10 @@ fn chess960_castling_rights(pos: &Position, letters: &[char]) -> Result<Bitboard
     Ok(rooks)
 }
 
-fn validate_material(pos: &Position, material: Material) -> Result<(), PositionError> {
+pub(crate) fn validate_material(pos: &Position, material: Material) -> Result<(), PositionError> {
     for color in Color::ALL {
-        let count = |role| pos.pieces(Piece { color, role });
-        match count(Role::King).count() {
-            0 => return Err(PositionError::MissingKing(color)),
-            1 => {}
-            _ => return Err(PositionError::TooManyKings(color)),
-        }
-        if pos.by_color(color).count() > 16 && material == Material::Strict {
-            return Err(PositionError::TooManyPieces(color));
-        }
-        let pawns = count(Role::Pawn).count();
-        if pawns > 8 {
-            return Err(PositionError::TooManyPawns(color));
-        }
-        let bishops = count(Role::Bishop);
-        let excess = |bb: Bitboard, start: u32| bb.count().saturating_sub(start);
-        let promoted = excess(count(Role::Queen), 1)
-            + excess(count(Role::Rook), 2)
-            + excess(count(Role::Knight), 2)
-            + excess(bishops & Bitboard::LIGHT_SQUARES, 1)
-            + excess(bishops & Bitboard::DARK_SQUARES, 1);
-        if promoted > 8 - pawns && material == Material::Strict {
-            return Err(PositionError::TooManyPromotedPieces(color));
-        }
+        validate_king(pos, color)?;
+        validate_army(pos, color, material)?;
     }
     if let Some(sq) = (pos.by_role(Role::Pawn) & Bitboard::BACK_RANKS).first() {
         return Err(PositionError::PawnOnBackRank(sq));
@@ -395,9 +409,47 @@ fn validate_material(pos: &Position, material: Material) -> Result<(), PositionE
     Ok(())
 }
 
+/// `color` has exactly one king.
+pub(crate) fn validate_king(pos: &Position, color: Color) -> Result<(), PositionError> {
+    match pos.pieces(Piece { color, role: Role::King }).count() {
+        0 => Err(PositionError::MissingKing(color)),
+        1 => Ok(()),
+        _ => Err(PositionError::TooManyKings(color)),
+    }
+}
+
+/// `color`'s pieces are what a game can leave it: at most 16 and 8 pawns,
+/// and no more promoted pieces than missing pawns (the last two under
+/// `material`'s strictness).
+pub(crate) fn validate_army(
+    pos: &Position,
+    color: Color,
+    material: Material,
+) -> Result<(), PositionError> {
+    let count = |role| pos.pieces(Piece { color, role });
+    if pos.by_color(color).count() > 16 && material == Material::Strict {
+        return Err(PositionError::TooManyPieces(color));
+    }
+    let pawns = count(Role::Pawn).count();
+    if pawns > 8 {
+        return Err(PositionError::TooManyPawns(color));
+    }
+    let bishops = count(Role::Bishop);
+    let excess = |bb: Bitboard, start: u32| bb.count().saturating_sub(start);
+    let promoted = excess(count(Role::Queen), 1)
+        + excess(count(Role::Rook), 2)
+        + excess(count(Role::Knight), 2)
+        + excess(bishops & Bitboard::LIGHT_SQUARES, 1)
+        + excess(bishops & Bitboard::DARK_SQUARES, 1);
+    if promoted > 8 - pawns && material == Material::Strict {
+        return Err(PositionError::TooManyPromotedPieces(color));
+    }
+    Ok(())
+}
+
 /// The en-passant square must be empty, with the double-stepped pawn in
 /// front of it and its starting square empty behind it.
-fn validate_en_passant(pos: &Position) -> Result<(), PositionError> {
+pub(crate) fn validate_en_passant(pos: &Position) -> Result<(), PositionError> {
     let Some(ep) = pos.ep_square else {
         return Ok(());
     };
@@ -415,12 +467,19 @@ fn validate_en_passant(pos: &Position) -> Result<(), PositionError> {
 /// in check, at most two checkers, a double check includes the slider a
 /// move uncovered and not two pieces on one line, and after a double step
 /// the check comes from that pawn or from the line it opened.
-fn validate_checks(pos: &Position) -> Result<(), PositionError> {
+pub(crate) fn validate_checks(pos: &Position) -> Result<(), PositionError> {
     let us = pos.turn;
     let them = !us;
     if pos.attackers_to(pos.king_of(them), us, pos.occupied()).any() {
         return Err(PositionError::OppositeCheck);
     }
+    validate_checkers(pos)
+}
+
+/// The checks on the side to move could have come from one move (see
+/// [`validate_checks`], which adds the side not to move).
+pub(crate) fn validate_checkers(pos: &Position) -> Result<(), PositionError> {
+    let us = pos.turn;
     let checkers = pos.checkers();
     let Some(first) = checkers.first() else {
         return Ok(());

@@ -445,7 +445,7 @@ impl Position {
     }
 
     #[inline]
-    fn remove(&mut self, piece: Piece, sq: Square) {
+    pub(crate) fn remove(&mut self, piece: Piece, sq: Square) {
         self.by_role[piece.role.index()] ^= sq;
         self.by_color[piece.color.index()] ^= sq;
         self.hash ^= zobrist::piece_key(piece, sq);
@@ -557,19 +557,53 @@ impl Position {
             }
         }
         if had_rights {
-            let mut lost = self.castling & (Bitboard::from(from) | to);
+            let mut lost = Bitboard::from(from) | to;
             if role == Role::King {
-                lost |= self.castling & Bitboard::from_rank(us.back_rank());
+                lost |= Bitboard::from_rank(us.back_rank());
             }
-            for rook in lost {
-                self.hash ^= zobrist::castling_key(rook);
-            }
-            self.castling = self.castling - lost;
+            self.discard_castling(lost);
         }
         if us == Color::Black {
             self.fullmoves = self.fullmoves.saturating_add(1);
         }
         self.turn = them;
+        self.hash ^= zobrist::turn_key(Color::Black);
+        self.update_check_info();
+    }
+}
+
+impl Position {
+    /// Takes away the castling rights of the rooks on `squares`, if they
+    /// have any.
+    #[inline(always)]
+    pub(crate) fn discard_castling(&mut self, squares: Bitboard) {
+        let lost = self.castling & squares;
+        for rook in lost {
+            self.hash ^= zobrist::castling_key(rook);
+        }
+        self.castling = self.castling - lost;
+    }
+
+    /// Takes whatever piece stands on `sq` off the board.
+    #[inline]
+    pub(crate) fn discard_piece(&mut self, sq: Square) {
+        if let Some(piece) = self.piece_at(sq) {
+            self.remove(piece, sq);
+        }
+    }
+
+    /// Puts `piece` on the empty square `to` as the side to move's move
+    /// (a crazyhouse drop): the turn passes, the en-passant square goes, and
+    /// the half-move clock restarts for a pawn.
+    pub(crate) fn drop_unchecked(&mut self, piece: Piece, to: Square) {
+        self.put(piece, to);
+        self.ep_square = None;
+        self.halfmoves =
+            if piece.role == Role::Pawn { 0 } else { self.halfmoves.saturating_add(1) };
+        if self.turn == Color::Black {
+            self.fullmoves = self.fullmoves.saturating_add(1);
+        }
+        self.turn = !self.turn;
         self.hash ^= zobrist::turn_key(Color::Black);
         self.update_check_info();
     }

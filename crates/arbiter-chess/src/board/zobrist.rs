@@ -1,7 +1,7 @@
 //! Zobrist keys for hashing positions, generated at compile time from a fixed
 //! seed so that hashes are stable across builds and runs.
 
-use crate::board::types::{Color, Piece, Square};
+use crate::board::types::{Color, Piece, Role, Square};
 
 /// SplitMix64: small, fast and good enough to fill a key table.
 const fn splitmix(state: u64) -> (u64, u64) {
@@ -16,18 +16,21 @@ const fn splitmix(state: u64) -> (u64, u64) {
 /// holding a right), 8 en-passant file keys and the side key.
 const KEY_COUNT: usize = 12 * 64 + 64 + 8 + 1;
 
-static KEYS: [u64; KEY_COUNT] = {
-    let mut keys = [0; KEY_COUNT];
-    let mut state = 0x4172_6269_7465_7221; // "Arbiter!"
+/// `N` keys drawn from SplitMix64 started at `seed`.
+const fn key_table<const N: usize>(seed: u64) -> [u64; N] {
+    let mut keys = [0; N];
+    let mut state = seed;
     let mut i = 0;
-    while i < KEY_COUNT {
+    while i < N {
         let (s, k) = splitmix(state);
         state = s;
         keys[i] = k;
         i += 1;
     }
     keys
-};
+}
+
+static KEYS: [u64; KEY_COUNT] = key_table(0x4172_6269_7465_7221); // "Arbiter!"
 
 /// The piece-square part of [`KEYS`], shaped for lookups without bounds checks.
 static PIECE_KEYS: [[[u64; 64]; 6]; 2] = {
@@ -65,6 +68,32 @@ pub(crate) fn turn_key(turn: Color) -> u64 {
         Color::White => 0,
         Color::Black => KEYS[KEY_COUNT - 1],
     }
+}
+
+/// Keys for what variants add to a position: a count in a crazyhouse
+/// pocket (2 colours × 5 roles × counts 0–63), a crazyhouse promoted mark
+/// (64 squares) and three-check's remaining checks (2 colours × 0–3).
+const VARIANT_KEY_COUNT: usize = 2 * 5 * 64 + 64 + 2 * 4;
+
+static VARIANT_KEYS: [u64; VARIANT_KEY_COUNT] = key_table(0x5661_7269_616e_7473); // "Variants"
+
+/// Key of `count` pieces of `role` (a pawn to a queen) in `color`'s pocket;
+/// counts over 63 share a key.
+#[inline]
+pub(crate) fn pocket_key(color: Color, role: Role, count: u8) -> u64 {
+    VARIANT_KEYS[(color.index() * 5 + role.index()) * 64 + usize::from(count.min(63))]
+}
+
+/// Key of a promoted piece standing on `sq`.
+#[inline]
+pub(crate) fn promoted_key(sq: Square) -> u64 {
+    VARIANT_KEYS[2 * 5 * 64 + sq.index()]
+}
+
+/// Key of `color` having `remaining` checks (0 to 3) left to give.
+#[inline]
+pub(crate) fn remaining_checks_key(color: Color, remaining: u8) -> u64 {
+    VARIANT_KEYS[2 * 5 * 64 + 64 + color.index() * 4 + usize::from(remaining.min(3))]
 }
 
 #[cfg(test)]
