@@ -130,6 +130,7 @@ impl fmt::Display for Field<'_> {
 
 /// A `google.protobuf.Duration` in whole milliseconds: not negative, at
 /// most [`MAX_SECONDS`], no finer than a millisecond.
+#[inline]
 fn duration_ms(
     duration: &prost_types::Duration,
     field: impl FnOnce() -> String,
@@ -157,12 +158,14 @@ fn optional_ms(
     duration.map_or(Ok(0), |duration| duration_ms(duration, field))
 }
 
-/// A `TimeControl` message: the tag, or the periods and the delay.
+/// A `TimeControl` message, `time_control` of the clock at `clock`: the
+/// tag, or the periods and the delay.
 fn time_control(
     control: Option<proto::TimeControl>,
-    field: Field<'_>,
+    clock: Field<'_>,
 ) -> Result<TimeControl, RequestError> {
     let proto::TimeControl { tag, periods, delay } = control.unwrap_or_default();
+    let field = format_args!("{clock}.time_control");
     let at = |name: &str| format!("{field}.{name}");
     let invalid = |name: &str| {
         let field = at(name);
@@ -228,13 +231,12 @@ fn clock_record(
     field: Field<'_>,
 ) -> Result<ClockRecord, RequestError> {
     let proto::GameClock { time_control: control, move_times, pending } = clock;
-    let control =
-        time_control(control, Field { prefix: &field.to_string(), name: "time_control" })?;
-    let times = move_times
-        .iter()
-        .enumerate()
-        .map(|(i, time)| duration_ms(time, || format!("{field}.move_times[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
+    let control = time_control(control, field)?;
+    // A loop, not a collect of results: one time a move.
+    let mut times = Vec::with_capacity(move_times.len());
+    for (i, time) in move_times.iter().enumerate() {
+        times.push(duration_ms(time, || format!("{field}.move_times[{i}]"))?);
+    }
     let pending = optional_ms(pending.as_ref(), || format!("{field}.pending"))?;
     ClockRecord::new(control, times, pending, moves).map_err(|error| {
         let field = match error {

@@ -83,7 +83,7 @@ impl From<Replay> for GameAnswer {
             None => plies.iter().for_each(|ply| put_ply(ply, &mut out)),
             Some(clocks) => {
                 for (ply, &ms) in plies.iter().zip(&clocks.plies_ms) {
-                    put_ply_in_full(ply, Some(ms), &mut out);
+                    put_ply_timed::<true>(ply, ms, &mut out);
                 }
             }
         }
@@ -310,14 +310,23 @@ fn uci_field(tag: u8, uci: UciMove) -> [u8; 8] {
 /// its four copies need no bounds check each.
 #[inline]
 fn put_ply(ply: &PlyRecord, out: &mut Writer) {
+    put_ply_timed::<false>(ply, 0, out);
+}
+
+/// [`put_ply`], with its mover's clock after it (`clock_ms`) when `CLOCK`:
+/// one more field in the same window (a ply stays under 128 bytes).
+#[inline]
+fn put_ply_timed<const CLOCK: bool>(ply: &PlyRecord, clock_ms: u64, out: &mut Writer) {
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
     if fen_after.is_some() {
-        return put_ply_in_full(ply, None, out);
+        return put_ply_in_full(ply, CLOCK.then_some(clock_ms), out);
     }
     let (san_len, uci_len) = (san.len() & 7, uci.text_len() & 7);
     let flag = 2 * usize::from(*canonical_input);
-    let len = short_len(san_len) + short_len(uci_len) + flag;
-    let window = out.window::<32>();
+    let (clock, clock_len) = if CLOCK { duration_content(clock_ms) } else { ([0; 12], 0) };
+    let clock_field = if CLOCK { short_len(clock_len) } else { 0 };
+    let len = short_len(san_len) + short_len(uci_len) + flag + clock_field;
+    let window = out.window::<48>();
     window[..4].copy_from_slice(&[
         key(1, WireType::LengthDelimited),
         len as u8,
@@ -329,7 +338,12 @@ fn put_ply(ply: &PlyRecord, out: &mut Writer) {
     window[at..at + 8].copy_from_slice(&uci_field(2, *uci));
     let at = at + short_len(uci_len);
     window[at..at + 2].copy_from_slice(&[key(4, WireType::Varint), 1]);
-    out.end += at + flag;
+    let at = at + flag;
+    if CLOCK {
+        window[at..at + 2].copy_from_slice(&[key(5, WireType::LengthDelimited), clock_len as u8]);
+        window[at + 2..at + 14].copy_from_slice(&clock);
+    }
+    out.end += at + clock_field;
 }
 
 /// A ply with the FEN after it or its mover's clock, field by field.
@@ -363,20 +377,51 @@ fn put_ply_in_full(ply: &PlyRecord, clock_ms: Option<u64>, out: &mut Writer) {
 
 /// The content of a `google.protobuf.Duration` of `ms` milliseconds, as
 /// [`crate::answer::duration`] builds it: seconds and nanoseconds, each
-/// left out when 0, at most 12 bytes.
+/// left out when 0, at most 12 bytes (a clock's seconds stay under 2^35:
+/// at most 10^7 s and 1,024 increments of 10^7 s; nanoseconds under 2^30).
+/// The nanoseconds' field comes from a table of the thousand: a clocked
+/// answer writes one a ply.
+#[inline]
 fn duration_content(ms: u64) -> ([u8; 12], usize) {
     let mut content = [0; 12];
     let mut len = 0;
-    for (tag, value) in [(1, ms / 1000), (2, ms % 1000 * 1_000_000)] {
-        if value != 0 {
-            let (bytes, width) = varint(value);
-            content[len] = key(tag, WireType::Varint);
-            content[len + 1..len + 1 + width].copy_from_slice(&bytes[..width]);
-            len += 1 + width;
+    let mut seconds = ms / 1000;
+    if seconds != 0 {
+        content[0] = key(1, WireType::Varint);
+        len = 1;
+        while seconds >= 0x80 {
+            content[len] = seconds as u8 | 0x80;
+            seconds >>= 7;
+            len += 1;
         }
+        content[len] = seconds as u8;
+        len += 1;
     }
-    (content, len)
+    let (nanos, nanos_len) = NANOS_FIELDS[(ms % 1000) as usize];
+    content[len..len + 6].copy_from_slice(&nanos);
+    (content, len + usize::from(nanos_len))
 }
+
+/// For each count of milliseconds under a second, the `nanos` field of a
+/// `Duration` (key and varint, nothing for 0) and its length.
+static NANOS_FIELDS: [([u8; 6], u8); 1000] = {
+    let mut table = [([0; 6], 0); 1000];
+    let mut ms = 1;
+    while ms < 1000 {
+        let mut value = ms as u64 * 1_000_000;
+        let mut field = [key(2, WireType::Varint), 0, 0, 0, 0, 0];
+        let mut len = 1;
+        while value >= 0x80 {
+            field[len] = value as u8 | 0x80;
+            value >>= 7;
+            len += 1;
+        }
+        field[len] = value as u8;
+        table[ms] = (field, len as u8 + 1);
+        ms += 1;
+    }
+    table
+};
 
 /// A `google.protobuf.Duration` of `ms` milliseconds as field `tag`.
 fn put_duration(tag: u8, ms: u64, out: &mut Writer) {

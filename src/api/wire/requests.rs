@@ -243,8 +243,13 @@ impl ValidateGameRequest {
             11 => int32::merge(wire_type, &mut self.flagged, buf, ctx).map_err(at(NAME, "flagged")),
             12 => pbool::merge(wire_type, &mut self.include_winnability, buf, ctx)
                 .map_err(at(NAME, "include_winnability")),
-            13 => message::merge(wire_type, self.clock.get_or_insert_default(), buf, ctx)
-                .map_err(at(NAME, "clock")),
+            13 => message::merge(
+                wire_type,
+                &mut ClockMerge(self.clock.get_or_insert_default()),
+                buf,
+                ctx,
+            )
+            .map_err(at(NAME, "clock")),
             _ => skip_field(wire_type, tag, buf, ctx),
         }
     }
@@ -306,6 +311,98 @@ impl Message for Nested<'_> {
 
     fn clear(&mut self) {
         *self.game = ValidateGameRequest::default();
+    }
+}
+
+/// A `GameClock` decoded as prost decodes it, through prost's
+/// `message::merge` (its recursion limit and length checks), but with each
+/// move's `Duration` in the common form (seconds and nanoseconds as short
+/// varints, nothing else) read in place: a clocked game sends one a move,
+/// and prost's merge of each cost more than the clock's arithmetic. Any
+/// other form goes through prost, which reads it or gives its error.
+#[derive(Debug)]
+struct ClockMerge<'a>(&'a mut proto::GameClock);
+
+/// A `Duration`'s length and content at the start of `chunk`, when in the
+/// common form: length under 128, within the chunk, fields 1 and 2 only
+/// as varints of at most 9 bytes (a later field overwrites an earlier
+/// one, as prost's merge does). With the bytes it takes.
+fn short_duration(chunk: &[u8]) -> Option<(prost_types::Duration, usize)> {
+    let len = usize::from(*chunk.first()?);
+    let body = chunk.get(1..1 + len).filter(|_| len < 0x80)?;
+    let mut duration = prost_types::Duration::default();
+    let mut at = 0;
+    while at < body.len() {
+        let key = body[at];
+        at += 1;
+        let mut value = 0u64;
+        let mut shift = 0;
+        loop {
+            let byte = *body.get(at)?;
+            at += 1;
+            value |= u64::from(byte & 0x7f) << shift;
+            shift += 7;
+            if byte < 0x80 {
+                break;
+            }
+            if shift >= 63 {
+                return None;
+            }
+        }
+        match key {
+            // int64 and int32 as prost reads them: the varint's low bits.
+            0x08 => duration.seconds = value as i64,
+            0x10 => duration.nanos = value as i32,
+            _ => return None,
+        }
+    }
+    Some((duration, 1 + len))
+}
+
+/// Only the decoding half is called, as for [`Nested`].
+impl Message for ClockMerge<'_> {
+    fn encode_raw(&self, _: &mut impl BufMut) {
+        unreachable!("a clock is only decoded");
+    }
+
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        const NAME: &str = "GameClock";
+        let clock = &mut *self.0;
+        match tag {
+            1 => message::merge(wire_type, clock.time_control.get_or_insert_default(), buf, ctx)
+                .map_err(at(NAME, "time_control")),
+            2 => {
+                if wire_type == WireType::LengthDelimited
+                    && let Some((duration, taken)) = short_duration(buf.chunk())
+                {
+                    buf.advance(taken);
+                    clock.move_times.push(duration);
+                    return Ok(());
+                }
+                let mut duration = prost_types::Duration::default();
+                message::merge(wire_type, &mut duration, buf, ctx)
+                    .map_err(at(NAME, "move_times"))?;
+                clock.move_times.push(duration);
+                Ok(())
+            }
+            3 => message::merge(wire_type, clock.pending.get_or_insert_default(), buf, ctx)
+                .map_err(at(NAME, "pending")),
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        unreachable!("a clock is only decoded");
+    }
+
+    fn clear(&mut self) {
+        *self.0 = proto::GameClock::default();
     }
 }
 
@@ -544,6 +641,63 @@ mod tests {
         assert_eq!(decoded.moves.iter().collect::<Vec<_>>(), legal.moves);
         assert_eq!((decoded.chess960_position, decoded.shredder_fen), (Some(959), true));
         assert_eq!(decoded, LegalMovesRequest::from(legal));
+    }
+
+    /// Move times in every form read as prost reads them: the common form
+    /// in place, any other (an unknown field, a long varint, a time split
+    /// across chunks, a wrong wire type, a cut message) through prost.
+    #[test]
+    fn move_times_read_as_prost_reads_them() {
+        use prost::bytes::Buf as _;
+        // ValidateGameRequest field 13 (GameClock), holding field 2 items.
+        let with_times = |items: &[&[u8]]| {
+            let mut clock = Vec::new();
+            for item in items {
+                clock.push(0x12);
+                clock.push(item.len() as u8);
+                clock.extend_from_slice(item);
+            }
+            let mut bytes = vec![0x6a, clock.len() as u8];
+            bytes.extend_from_slice(&clock);
+            bytes
+        };
+        let cases: [&[&[u8]]; 6] = [
+            &[&[0x08, 0x05, 0x10, 0x80, 0xe1, 0xeb, 0x17], &[], &[0x10, 0x01, 0x08, 0x02]],
+            &[&[0x08, 0x05, 0x18, 0x07]],
+            &[&[0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]],
+            &[&[0x08, 0x05, 0x08, 0x06]],
+            &[&[0x09, 0x05, 0, 0, 0, 0, 0, 0, 0]],
+            &[&[0x08]],
+        ];
+        for items in cases {
+            let bytes = with_times(items);
+            let by_hand = ValidateGameRequest::decode(bytes.as_slice());
+            let by_prost = <proto::ValidateGameRequest as Message>::decode(bytes.as_slice());
+            match (&by_hand, &by_prost) {
+                (Ok(hand), Ok(prost)) => {
+                    assert_eq!(hand, &ValidateGameRequest::from(prost.clone()))
+                }
+                (Err(_), Err(_)) => {}
+                _ => panic!("{items:?}: {by_hand:?} vs {by_prost:?}"),
+            }
+            // Split into one-byte chunks: no time is read in place.
+            let split = bytes.iter().map(|&b| prost::bytes::Bytes::copy_from_slice(&[b]));
+            let chained = split.fold(None::<Box<dyn prost::bytes::Buf>>, |acc, b| {
+                Some(match acc {
+                    None => Box::new(b),
+                    Some(acc) => Box::new(acc.chain(b)),
+                })
+            });
+            let chunked = ValidateGameRequest::decode(chained.unwrap());
+            assert_eq!(chunked.is_ok(), by_prost.is_ok(), "{items:?}");
+            if let (Ok(chunked), Ok(prost)) = (chunked, &by_prost) {
+                assert_eq!(chunked, ValidateGameRequest::from(prost.clone()));
+            }
+        }
+        let decoded = ValidateGameRequest::decode(with_times(cases[0]).as_slice()).unwrap();
+        let times = decoded.clock.unwrap().move_times;
+        assert_eq!(times[0], prost_types::Duration { seconds: 5, nanos: 50_000_000 });
+        assert_eq!(times[2], prost_types::Duration { seconds: 2, nanos: 1 });
     }
 
     /// Bad input fails as prost's generated decoding fails, with the same

@@ -75,11 +75,11 @@ impl ClockRecord {
             return Err(ClockRecordError::Misaligned { times: move_times_ms.len(), moves });
         }
         let max = MAX_SECONDS * 1000;
-        let times = move_times_ms.iter().copied().enumerate().map(|(i, ms)| (TimeOf::Move(i), ms));
-        if let Some((what, ms)) =
-            times.chain([(TimeOf::Pending, pending_ms)]).find(|&(_, ms)| ms > max)
-        {
-            return Err(ClockRecordError::TooLong { what, ms });
+        if let Some(i) = move_times_ms.iter().position(|&ms| ms > max) {
+            return Err(ClockRecordError::TooLong { what: TimeOf::Move(i), ms: move_times_ms[i] });
+        }
+        if pending_ms > max {
+            return Err(ClockRecordError::TooLong { what: TimeOf::Pending, ms: pending_ms });
         }
         Ok(ClockRecord { control, move_times_ms, pending_ms })
     }
