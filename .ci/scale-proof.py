@@ -516,8 +516,11 @@ def generated_stubs(work):
     from grpc_tools import protoc
 
     proto = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "proto")
-    status = protoc.main(["protoc", f"-I{proto}", f"--python_out={work}", f"--grpc_python_out={work}",
-                          os.path.join(proto, "arbiter", "v1", "arbiter.proto")])
+    # The well-known types (google/protobuf/duration.proto) bundled with
+    # grpc_tools: `python -m grpc_tools.protoc` adds them, protoc.main does not.
+    well_known = os.path.join(os.path.dirname(protoc.__file__), "_proto")
+    status = protoc.main(["protoc", f"-I{proto}", f"-I{well_known}", f"--python_out={work}",
+                          f"--grpc_python_out={work}", os.path.join(proto, "arbiter", "v1", "arbiter.proto")])
     if status != 0:
         raise RuntimeError("protoc failed")
     sys.path.insert(0, work)

@@ -365,11 +365,16 @@ fn clock_record(
     let seconds = |what: &str, text: &str| {
         seconds_ms(text).map_err(|e| format!("{what} {:?}: {e}", echo(text)))
     };
-    let times = if times.is_empty() {
-        Vec::new()
-    } else {
-        times.split(',').map(|t| seconds("move time", t.trim())).collect::<Result<_, _>>()?
-    };
+    let mut read = Vec::with_capacity(moves);
+    if !times.is_empty() {
+        // Split on the byte: a batch line has a time a move.
+        for time in times.as_bytes().split(|&b| b == b',') {
+            // Cut at an ASCII comma: still UTF-8.
+            let time = std::str::from_utf8(time).unwrap_or_default();
+            read.push(seconds("move time", time.trim())?);
+        }
+    }
+    let times = read;
     let pending = pending.map_or(Ok(0), |p| seconds("pending time", p))?;
     ClockRecord::new(control, times, pending, moves).map_err(|e| e.to_string())
 }

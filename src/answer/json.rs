@@ -19,7 +19,7 @@ use std::mem::MaybeUninit;
 
 use serde::Serialize;
 
-use crate::answer::{duration, final_position};
+use crate::answer::{final_position, push_seconds};
 use crate::proto;
 use arbiter_chess::{
     CastlingMode, ClockRecord, Played, PlyRecord, Position, Replay, ReplayOptions, Replayer,
@@ -396,9 +396,10 @@ fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, clock_ms: Option<u64>, comma: b
     });
     let out = run.finish();
     if let Some(ms) = clock_ms {
+        // As `duration_json` writes the Duration of `ms`.
         out.extend_from_slice(b",\"clock\":\"");
-        out.extend_from_slice(duration_json(&duration(ms)).as_bytes());
-        out.push(b'"');
+        push_seconds(out, ms, true);
+        out.extend_from_slice(b"s\"");
     }
     out.push(b'}');
 }
@@ -501,6 +502,25 @@ mod tests {
         let mut out = Vec::new();
         GameJson::new(&replay, &messages).write_json(&mut out).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    /// A ply's clock is written as `duration_json` writes its Duration,
+    /// and the JSON numbers of `arbiter pgn --json` read back exactly.
+    #[test]
+    fn times_are_written_as_their_durations() {
+        let mut rng = SmallRng::seed_from_u64(33);
+        let samples = [0, 1, 10, 100, 999, 1000, 1001, 12_500, 59_000, 10_000_000_000];
+        for ms in samples.into_iter().chain((0..2000).map(|_| rng.next_u64() % 20_000_000_000)) {
+            let mut written = Vec::new();
+            crate::answer::push_seconds(&mut written, ms, true);
+            written.push(b's');
+            let expected = duration_json(&crate::answer::duration(ms));
+            assert_eq!(String::from_utf8(written).unwrap(), expected, "{ms}");
+            let mut number = Vec::new();
+            crate::answer::push_seconds(&mut number, ms, false);
+            let read: f64 = String::from_utf8(number).unwrap().parse().unwrap();
+            assert_eq!((read * 1000.0).round() as u64, ms);
+        }
     }
 
     #[test]

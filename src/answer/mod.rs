@@ -71,6 +71,41 @@ pub fn final_position(replay: &Replay) -> proto::Position {
     message
 }
 
+/// Milliseconds written as seconds, exactly, without the formatting
+/// machinery (answers write one a ply): `12.5` as a JSON number, or with
+/// `three_decimals` `12.500` as proto3 JSON writes a Duration's seconds
+/// (`12` either way for whole seconds).
+pub fn push_seconds(out: &mut Vec<u8>, ms: u64, three_decimals: bool) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut whole = ms / 1000;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (whole % 10) as u8;
+        whole /= 10;
+        if whole == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+    let frac = ms % 1000;
+    if frac != 0 {
+        let decimals = [
+            b'.',
+            b'0' + (frac / 100) as u8,
+            b'0' + (frac / 10 % 10) as u8,
+            b'0' + (frac % 10) as u8,
+        ];
+        let len = match frac {
+            _ if three_decimals => 4,
+            f if f.is_multiple_of(100) => 2,
+            f if f.is_multiple_of(10) => 3,
+            _ => 4,
+        };
+        out.extend_from_slice(&decimals[..len]);
+    }
+}
+
 /// A time in whole milliseconds as a `google.protobuf.Duration`.
 pub fn duration(ms: u64) -> prost_types::Duration {
     // At most MAX_SECONDS (10^7 s): both fit.

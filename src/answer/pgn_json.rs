@@ -8,6 +8,7 @@
 
 use std::io::{self, Write};
 
+use crate::answer::push_seconds;
 use crate::proto;
 use arbiter_chess::{Color, IllegalMove};
 use arbiter_pgn::{ClockFinding, ClockReport, GameReport, VariationError, Verdict};
@@ -167,35 +168,9 @@ fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
     Ok(())
 }
 
-/// Milliseconds as a JSON number of seconds, exactly (`2.5`, `0.001`),
-/// without the formatting machinery: a game writes one a ply.
+/// Milliseconds as a JSON number of seconds, exactly (`2.5`, `0.001`).
 fn seconds(out: &mut Vec<u8>, ms: u64) -> io::Result<()> {
-    let mut digits = [0u8; 24];
-    let mut at = digits.len();
-    let mut whole = ms / 1000;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (whole % 10) as u8;
-        whole /= 10;
-        if whole == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
-    let frac = ms % 1000;
-    if frac != 0 {
-        let decimals =
-            [b'0' + (frac / 100) as u8, b'0' + (frac / 10 % 10) as u8, b'0' + (frac % 10) as u8];
-        let len = if frac.is_multiple_of(100) {
-            1
-        } else if frac.is_multiple_of(10) {
-            2
-        } else {
-            3
-        };
-        out.push(b'.');
-        out.extend_from_slice(&decimals[..len]);
-    }
+    push_seconds(out, ms, false);
     Ok(())
 }
 
