@@ -209,7 +209,7 @@ impl Writer {
 
 /// `value` as a varint: its bytes and how many of them it takes.
 #[inline]
-fn varint(mut value: u64) -> ([u8; 10], usize) {
+const fn varint(mut value: u64) -> ([u8; 10], usize) {
     let mut bytes = [0; 10];
     let mut len = 0;
     while value >= 0x80 {
@@ -323,7 +323,7 @@ fn put_ply_timed<const CLOCK: bool>(ply: &PlyRecord, clock_ms: u64, out: &mut Wr
     }
     let (san_len, uci_len) = (san.len() & 7, uci.text_len() & 7);
     let flag = 2 * usize::from(*canonical_input);
-    let (clock, clock_len) = if CLOCK { duration_content(clock_ms) } else { ([0; 12], 0) };
+    let (clock, clock_len) = if CLOCK { duration_content(clock_ms) } else { ([0; 18], 0) };
     let clock_field = if CLOCK { short_len(clock_len) } else { 0 };
     let len = short_len(san_len) + short_len(uci_len) + flag + clock_field;
     let window = out.window::<48>();
@@ -341,7 +341,7 @@ fn put_ply_timed<const CLOCK: bool>(ply: &PlyRecord, clock_ms: u64, out: &mut Wr
     let at = at + flag;
     if CLOCK {
         window[at..at + 2].copy_from_slice(&[key(5, WireType::LengthDelimited), clock_len as u8]);
-        window[at + 2..at + 14].copy_from_slice(&clock);
+        window[at + 2..at + 20].copy_from_slice(&clock);
     }
     out.end += at + clock_field;
 }
@@ -377,25 +377,20 @@ fn put_ply_in_full(ply: &PlyRecord, clock_ms: Option<u64>, out: &mut Writer) {
 
 /// The content of a `google.protobuf.Duration` of `ms` milliseconds, as
 /// [`crate::answer::duration`] builds it: seconds and nanoseconds, each
-/// left out when 0, at most 12 bytes (a clock's seconds stay under 2^35:
-/// at most 10^7 s and 1,024 increments of 10^7 s; nanoseconds under 2^30).
+/// left out when 0, at most 17 bytes (the seconds' key and up to 10 bytes
+/// of varint, the nanoseconds' key and up to 5).
 /// The nanoseconds' field comes from a table of the thousand: a clocked
 /// answer writes one a ply.
 #[inline]
-fn duration_content(ms: u64) -> ([u8; 12], usize) {
-    let mut content = [0; 12];
+fn duration_content(ms: u64) -> ([u8; 18], usize) {
+    let mut content = [0; 18];
     let mut len = 0;
-    let mut seconds = ms / 1000;
+    let seconds = ms / 1000;
     if seconds != 0 {
+        let (bytes, width) = varint(seconds);
         content[0] = key(1, WireType::Varint);
-        len = 1;
-        while seconds >= 0x80 {
-            content[len] = seconds as u8 | 0x80;
-            seconds >>= 7;
-            len += 1;
-        }
-        content[len] = seconds as u8;
-        len += 1;
+        content[1..11].copy_from_slice(&bytes);
+        len = 1 + width;
     }
     let (nanos, nanos_len) = NANOS_FIELDS[(ms % 1000) as usize];
     content[len..len + 6].copy_from_slice(&nanos);
@@ -408,16 +403,9 @@ static NANOS_FIELDS: [([u8; 6], u8); 1000] = {
     let mut table = [([0; 6], 0); 1000];
     let mut ms = 1;
     while ms < 1000 {
-        let mut value = ms as u64 * 1_000_000;
-        let mut field = [key(2, WireType::Varint), 0, 0, 0, 0, 0];
-        let mut len = 1;
-        while value >= 0x80 {
-            field[len] = value as u8 | 0x80;
-            value >>= 7;
-            len += 1;
-        }
-        field[len] = value as u8;
-        table[ms] = (field, len as u8 + 1);
+        let (bytes, width) = varint(ms as u64 * 1_000_000);
+        let field = [key(2, WireType::Varint), bytes[0], bytes[1], bytes[2], bytes[3], bytes[4]];
+        table[ms] = (field, width as u8 + 1);
         ms += 1;
     }
     table
@@ -568,6 +556,19 @@ mod tests {
         message.encode_raw(&mut bytes);
         assert_eq!(bytes.len(), message.encoded_len());
         bytes
+    }
+
+    /// A Duration's bytes are prost's for any count of milliseconds.
+    #[test]
+    fn durations_are_written_as_prost_writes_them() {
+        for ms in [0, 1, 999, 1000, 12_500, 59_999, 1 << 40, u64::MAX / 2, u64::MAX] {
+            let (content, len) = duration_content(ms);
+            let expected = prost_types::Duration {
+                seconds: (ms / 1000) as i64,
+                nanos: (ms % 1000 * 1_000_000) as i32,
+            };
+            assert_eq!(&content[..len], expected.encode_to_vec(), "{ms}");
+        }
     }
 
     /// Answers are written as the generated messages write them (the
