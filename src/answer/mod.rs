@@ -229,6 +229,10 @@ impl From<IllegalReason> for proto::IllegalMoveReason {
             IllegalReason::NonCanonical => P::NonCanonical,
             IllegalReason::GameOver => P::GameOver,
             IllegalReason::FlagFell => P::FlagFell,
+            IllegalReason::InvalidDrop => P::InvalidDrop,
+            IllegalReason::CaptureRequired => P::CaptureRequired,
+            IllegalReason::ExplodesOwnKing => P::ExplodesOwnKing,
+            IllegalReason::GivesCheck => P::GivesCheck,
         }
     }
 }
@@ -319,6 +323,11 @@ impl From<Termination> for proto::Termination {
             Termination::DeadPosition => proto::Termination::DeadPosition,
             Termination::Timeout => proto::Termination::Timeout,
             Termination::TimeoutVsUnwinnable => proto::Termination::TimeoutVsUnwinnable,
+            Termination::Explosion => proto::Termination::Explosion,
+            Termination::KingOfTheHill => proto::Termination::KingOfTheHill,
+            Termination::ThirdCheck => proto::Termination::ThirdCheck,
+            Termination::Race => proto::Termination::Race,
+            Termination::VariantWin => proto::Termination::VariantWin,
         }
     }
 }

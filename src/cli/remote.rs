@@ -215,6 +215,10 @@ fn illegal_reason(reason: i32) -> Option<IllegalReason> {
         P::NonCanonical => IllegalReason::NonCanonical,
         P::GameOver => IllegalReason::GameOver,
         P::FlagFell => IllegalReason::FlagFell,
+        P::InvalidDrop => IllegalReason::InvalidDrop,
+        P::CaptureRequired => IllegalReason::CaptureRequired,
+        P::ExplodesOwnKing => IllegalReason::ExplodesOwnKing,
+        P::GivesCheck => IllegalReason::GivesCheck,
     })
 }
 
@@ -237,6 +241,11 @@ fn outcome(outcome: &proto::Outcome) -> Option<Outcome> {
         proto::Termination::DeadPosition => Some(Termination::DeadPosition),
         proto::Termination::Timeout => Some(Termination::Timeout),
         proto::Termination::TimeoutVsUnwinnable => Some(Termination::TimeoutVsUnwinnable),
+        proto::Termination::Explosion => Some(Termination::Explosion),
+        proto::Termination::KingOfTheHill => Some(Termination::KingOfTheHill),
+        proto::Termination::ThirdCheck => Some(Termination::ThirdCheck),
+        proto::Termination::Race => Some(Termination::Race),
+        proto::Termination::VariantWin => Some(Termination::VariantWin),
     };
     let claims = |draw: proto::ClaimableDraw| claimable_draws.contains(&(draw as i32));
     Some(Outcome {

@@ -66,5 +66,6 @@ pub use rules::unwinnable::{
 };
 pub use rules::variant::{
     ParseVariantError, ParseVariantMoveError, Pocket, Variant, VariantEnd, VariantFenError,
-    VariantGame, VariantGameError, VariantMove, VariantPosition, variant_perft,
+    VariantGame, VariantGameError, VariantLegalMove, VariantMove, VariantPly, VariantPosition,
+    VariantReplay, variant_perft, variant_replay,
 };

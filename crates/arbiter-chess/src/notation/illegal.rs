@@ -56,11 +56,21 @@ pub enum IllegalReason {
     GameOver,
     /// The move was made after its mover's flag fell (its time ran out).
     FlagFell,
+    /// Crazyhouse: a drop on an occupied square, or a pawn dropped on the
+    /// first or last rank (or a drop in a variant without them).
+    InvalidDrop,
+    /// Antichess: a move that does not capture while a capture is possible.
+    CaptureRequired,
+    /// Atomic: a capture whose explosion takes the mover's own king (or a
+    /// king capturing).
+    ExplodesOwnKing,
+    /// Racing kings: a move that gives check.
+    GivesCheck,
 }
 
 impl IllegalReason {
     /// Every reason, in declaration order.
-    pub const ALL: [IllegalReason; 21] = [
+    pub const ALL: [IllegalReason; 25] = [
         IllegalReason::Unparseable,
         IllegalReason::NoPiece,
         IllegalReason::CannotMoveThatWay,
@@ -82,6 +92,10 @@ impl IllegalReason {
         IllegalReason::NonCanonical,
         IllegalReason::GameOver,
         IllegalReason::FlagFell,
+        IllegalReason::InvalidDrop,
+        IllegalReason::CaptureRequired,
+        IllegalReason::ExplodesOwnKing,
+        IllegalReason::GivesCheck,
     ];
 
     /// A stable snake_case name, for logs and metrics labels.
@@ -108,6 +122,10 @@ impl IllegalReason {
             IllegalReason::NonCanonical => "non_canonical",
             IllegalReason::GameOver => "game_over",
             IllegalReason::FlagFell => "flag_fell",
+            IllegalReason::InvalidDrop => "invalid_drop",
+            IllegalReason::CaptureRequired => "capture_required",
+            IllegalReason::ExplodesOwnKing => "explodes_own_king",
+            IllegalReason::GivesCheck => "gives_check",
         }
     }
 }

@@ -50,6 +50,17 @@ pub enum Termination {
     /// A flag fell but the opponent cannot mate by any series of legal
     /// moves (FIDE 6.9): drawn.
     TimeoutVsUnwinnable,
+    /// Atomic: a king exploded.
+    Explosion,
+    /// King of the hill: a king reached d4, e4, d5 or e5.
+    KingOfTheHill,
+    /// Three-check: the third check was given.
+    ThirdCheck,
+    /// Racing kings: a king reached the eighth rank (drawn when both did).
+    Race,
+    /// Antichess: the side to move has no pieces or no legal move and
+    /// wins; horde: a side lost every piece.
+    VariantWin,
 }
 
 impl Termination {
@@ -64,6 +75,11 @@ impl Termination {
             Termination::DeadPosition => "dead_position",
             Termination::Timeout => "timeout",
             Termination::TimeoutVsUnwinnable => "timeout_vs_unwinnable",
+            Termination::Explosion => "explosion",
+            Termination::KingOfTheHill => "king_of_the_hill",
+            Termination::ThirdCheck => "third_check",
+            Termination::Race => "race",
+            Termination::VariantWin => "variant_win",
         }
     }
 

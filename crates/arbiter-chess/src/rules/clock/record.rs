@@ -11,7 +11,7 @@ use crate::board::types::Color;
 use crate::notation::echo::echo;
 use crate::notation::illegal::IllegalReason;
 use crate::rules::game::{IllegalMove, Replay, ReplayOptions, replay};
-use crate::rules::outcome::Termination;
+use crate::rules::outcome::{Outcome, Termination};
 
 /// A clock record that does not fit its move list.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -179,11 +179,30 @@ impl ClockRun {
         late: Option<&str>,
         options: &ReplayOptions,
     ) {
+        let turn = replay.position.turn();
+        let clocks =
+            self.settle(&mut replay.illegal_move, &replay.outcome, turn, sent, late, options);
+        replay.clocks = Some(clocks);
+    }
+
+    /// [`ClockRun::complete`] on a replay's parts (a standard or a
+    /// variant replay): its illegal move, set to the move made after its
+    /// mover's flag fell when there is one, its outcome and the side to
+    /// move in its final position; the clocks it returns.
+    pub fn settle(
+        &self,
+        illegal_move: &mut Option<IllegalMove>,
+        outcome: &Outcome,
+        turn: Color,
+        sent: usize,
+        late: Option<&str>,
+        options: &ReplayOptions,
+    ) -> Clocks {
         let played = self.plies(sent);
-        if replay.illegal_move.is_none()
+        if illegal_move.is_none()
             && let Some(flag) = self.fell
         {
-            let (reason, message) = match replay.outcome.termination {
+            let (reason, message) = match outcome.termination {
                 Some(Termination::Timeout | Termination::TimeoutVsUnwinnable) => {
                     (IllegalReason::FlagFell, flag.to_string())
                 }
@@ -191,24 +210,23 @@ impl ClockRun {
                 None => unreachable!("a flag fall ends a game that goes on"),
             };
             let text = echo(late.unwrap_or_default()).into_owned();
-            replay.illegal_move = Some(IllegalMove { index: played, text, reason, message });
+            *illegal_move = Some(IllegalMove { index: played, text, reason, message });
         }
-        let accepted = replay.illegal_move.as_ref().map_or(played, |bad| bad.index);
-        let turn = replay.position.turn();
+        let accepted = illegal_move.as_ref().map_or(played, |bad| bad.index);
         let plies_ms = (options.plies_from + 1..=accepted)
             .map(|after| self.states[after][turn_of(!turn, accepted - after).index()])
             .collect();
         let mut remaining_ms = self.states[accepted];
         let timed_out = matches!(
-            replay.outcome.termination,
+            outcome.termination,
             Some(Termination::Timeout | Termination::TimeoutVsUnwinnable)
         );
         if timed_out && let Some(flagged) = self.flagged() {
             remaining_ms[flagged.index()] = 0;
-        } else if accepted == sent && !replay.outcome.is_over() {
+        } else if accepted == sent && !outcome.is_over() {
             remaining_ms[turn.index()] = self.pending_left;
         }
-        replay.clocks = Some(Clocks { plies_ms, remaining_ms });
+        Clocks { plies_ms, remaining_ms }
     }
 }
 

@@ -14,19 +14,24 @@
 //! The parts: `position` (the position, its moves and playing them),
 //! `fen` (variant FEN read and written), `notation` (SAN and UCI, with
 //! drops), `outcome` (variant game ends and insufficient material), `game`
-//! (a game: repetitions, the move-count rules and draw claims).
+//! (a game: repetitions, the move-count rules and draw claims), `replay`
+//! (a move list replayed into the service's answer) and `illegal` (why a
+//! text names no legal move).
 
 mod fen;
 mod game;
+mod illegal;
 mod notation;
 mod outcome;
 mod position;
+mod replay;
 
 pub use fen::VariantFenError;
 pub use game::{VariantGame, VariantGameError};
 pub use notation::ParseVariantMoveError;
 pub use outcome::VariantEnd;
 pub use position::{Pocket, VariantMove, VariantPosition, variant_perft};
+pub use replay::{VariantLegalMove, VariantPly, VariantReplay, variant_replay};
 
 use std::fmt;
 use std::str::FromStr;

@@ -29,7 +29,7 @@ pub enum ParseVariantMoveError {
 }
 
 /// A drop as SAN or UCI writes it: `N@f3`, `P@e4` or `@e4`.
-fn read_drop(text: &str) -> Option<(Role, Square)> {
+pub(super) fn read_drop(text: &str) -> Option<(Role, Square)> {
     let (role, square) = match *text.as_bytes() {
         [b'@', f, r] => (Role::Pawn, (f, r)),
         [p, b'@', f, r] => (Role::from_char(char::from(p)).filter(|&r| r != Role::King)?, (f, r)),

@@ -6,7 +6,7 @@
 
 use crate::board::bitboard::Bitboard;
 use crate::board::types::{Color, Piece, Rank, Role};
-use crate::rules::outcome::{GameResult, win_for};
+use crate::rules::outcome::{GameResult, Termination, win_for};
 use crate::rules::variant::Variant;
 use crate::rules::variant::position::VariantPosition;
 
@@ -52,6 +52,23 @@ impl VariantEnd {
             VariantEnd::VariantWin => "variant_win",
             VariantEnd::SeventyFiveMoveRule => "seventy_five_move_rule",
             VariantEnd::FivefoldRepetition => "fivefold_repetition",
+        }
+    }
+}
+
+impl From<VariantEnd> for Termination {
+    fn from(end: VariantEnd) -> Termination {
+        match end {
+            VariantEnd::Checkmate => Termination::Checkmate,
+            VariantEnd::Stalemate => Termination::Stalemate,
+            VariantEnd::InsufficientMaterial => Termination::InsufficientMaterial,
+            VariantEnd::Explosion => Termination::Explosion,
+            VariantEnd::KingOfTheHill => Termination::KingOfTheHill,
+            VariantEnd::ThirdCheck => Termination::ThirdCheck,
+            VariantEnd::Race => Termination::Race,
+            VariantEnd::VariantWin => Termination::VariantWin,
+            VariantEnd::SeventyFiveMoveRule => Termination::SeventyFiveMoveRule,
+            VariantEnd::FivefoldRepetition => Termination::FivefoldRepetition,
         }
     }
 }

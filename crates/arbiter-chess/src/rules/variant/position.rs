@@ -327,6 +327,19 @@ impl VariantPosition {
         moves
     }
 
+    /// The board moves the pieces could make by the variant's way of
+    /// moving, before its filter (checks, compulsory captures, explosions):
+    /// for naming why a move is refused.
+    pub(super) fn unfiltered_moves(&self) -> Vec<Move> {
+        let mut list = Vec::new();
+        let us = self.turn();
+        self.pseudo_legal(!self.board.occupied(), self.board.by_color(!us), &mut list);
+        if self.variant == Variant::Atomic {
+            self.push_atomic_castling(&mut list);
+        }
+        list
+    }
+
     /// Whether `m` is legal here.
     pub fn is_legal(&self, m: VariantMove) -> bool {
         self.legal_moves().contains(&m)
@@ -478,7 +491,7 @@ impl VariantPosition {
     }
 
     /// Plays a move on the board with what the variant adds to it.
-    fn play_board(&mut self, m: Move) {
+    pub(super) fn play_board(&mut self, m: Move) {
         let us = self.turn();
         let (from, to) = (m.from(), m.to());
         let capture = match m.kind() {
