@@ -23,7 +23,8 @@ use tracing_subscriber::{Layer, fmt};
 
 pub use rpc::RpcLayer;
 
-use arbiter_chess::{CastlingMode, IllegalReason, Notation, Replay, Termination};
+use crate::proto;
+use arbiter_chess::{IllegalMove, IllegalReason, Notation, Outcome, Termination};
 
 /// The variable that turns OTLP trace export on, as the OpenTelemetry
 /// specification names it.
@@ -177,8 +178,8 @@ fn otlp_provider() -> Result<SdkTracerProvider, TelemetryError> {
 pub struct GameReport {
     /// The notation the request asked for.
     pub notation: Notation,
-    /// Standard chess or Chess960.
-    pub variant: CastlingMode,
+    /// The rules: standard chess, Chess960 or one of lichess's variants.
+    pub variant: proto::Variant,
     /// Moves in the request.
     pub moves: usize,
     /// Moves checked: up to and including the first illegal one.
@@ -190,15 +191,22 @@ pub struct GameReport {
 }
 
 impl GameReport {
-    /// The report of `replay`, a game of `moves` moves read as `notation`.
-    pub fn new(notation: Notation, moves: usize, replay: &Replay) -> GameReport {
+    /// The report of a replayed game of `moves` moves read as `notation`
+    /// under `variant`: its first illegal move, if any, and its outcome.
+    pub fn new(
+        notation: Notation,
+        variant: proto::Variant,
+        moves: usize,
+        illegal_move: Option<&IllegalMove>,
+        outcome: &Outcome,
+    ) -> GameReport {
         GameReport {
             notation,
-            variant: replay.position.castling_mode(),
+            variant,
             moves,
-            checked: replay.illegal_move.as_ref().map_or(moves, |illegal| illegal.index + 1),
-            illegal: replay.illegal_move.as_ref().map(|illegal| illegal.reason),
-            termination: replay.outcome.termination,
+            checked: illegal_move.map_or(moves, |illegal| illegal.index + 1),
+            illegal: illegal_move.map(|illegal| illegal.reason),
+            termination: outcome.termination,
         }
     }
 

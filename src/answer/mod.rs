@@ -25,8 +25,9 @@ pub mod pgn_json;
 
 use crate::proto;
 use arbiter_chess::{
-    CastlingMode, ClaimableDraw, Color, GameResult, IllegalMove, IllegalReason, LegalMove, Outcome,
-    PlyRecord, Position, Replay, Termination, UciMove, Winnability,
+    CastlingMode, ClaimableDraw, Color, DrawClaims, GameResult, IllegalMove, IllegalReason,
+    LegalMove, Outcome, PlyRecord, Position, Replay, Termination, UciMove, VariantLegalMove,
+    VariantPly, VariantPosition, VariantReplay, Winnability,
 };
 use arbiter_pgn::{ClockFinding, ClockFindingKind, ClockReport, VariationReason};
 
@@ -258,27 +259,71 @@ pub fn position_message(
     let fen = if shredder_fen { position.shredder_fen() } else { position.fen() };
     proto::Position {
         fen: fen.as_str().to_owned(),
-        turn: match position.turn() {
-            Color::White => proto::Color::White,
-            Color::Black => proto::Color::Black,
-        } as i32,
+        turn: color(position.turn()) as i32,
         in_check: position.is_check(),
         halfmove_clock: position.halfmove_clock(),
         fullmove_number: position.fullmove_number(),
         legal_moves: legal_moves
             .iter()
-            .map(|m| proto::LegalMove {
-                uci: m.uci.to_array_string().as_str().to_owned(),
-                san: m.san.as_str().to_owned(),
-                claimable_draws: m
-                    .claims
-                    .iter()
-                    .map(|d| proto::ClaimableDraw::from(d) as i32)
-                    .collect(),
-            })
+            .map(|m| legal_move(m.uci.to_array_string().as_str(), m.san.as_str(), m.claims))
             .collect(),
         winnability: None,
         clocks: None,
+    }
+}
+
+fn legal_move(uci: &str, san: &str, claims: DrawClaims) -> proto::LegalMove {
+    proto::LegalMove {
+        uci: uci.to_owned(),
+        san: san.to_owned(),
+        claimable_draws: claims.iter().map(|d| proto::ClaimableDraw::from(d) as i32).collect(),
+    }
+}
+
+/// The `Position` message of a variant position and its listed legal
+/// moves (the FEN with its pockets or checks, as python-chess writes it).
+pub fn variant_position_message(
+    position: &VariantPosition,
+    legal_moves: &[VariantLegalMove],
+) -> proto::Position {
+    proto::Position {
+        fen: position.fen(),
+        turn: color(position.turn()) as i32,
+        in_check: position.is_check(),
+        halfmove_clock: position.halfmove_clock(),
+        fullmove_number: position.fullmove_number(),
+        legal_moves: legal_moves.iter().map(|m| legal_move(&m.uci, &m.san, m.claims)).collect(),
+        winnability: None,
+        clocks: None,
+    }
+}
+
+impl From<&VariantReplay> for proto::ValidateGameResponse {
+    fn from(replay: &VariantReplay) -> proto::ValidateGameResponse {
+        let VariantReplay { plies, illegal_move, position, legal_moves, outcome, clocks } = replay;
+        let times = clocks.as_ref().map(|clocks| clocks.plies_ms.as_slice());
+        let plies = plies
+            .iter()
+            .enumerate()
+            .map(|(i, ply)| {
+                let VariantPly { san, uci, fen_after, canonical_input } = ply;
+                proto::Ply {
+                    san: san.clone(),
+                    uci: uci.clone(),
+                    fen_after: fen_after.clone().unwrap_or_default(),
+                    canonical_input: *canonical_input,
+                    clock: times.and_then(|ms| ms.get(i)).map(|&ms| duration(ms)),
+                }
+            })
+            .collect();
+        let mut position = variant_position_message(position, legal_moves);
+        position.clocks = clocks.as_ref().map(|clocks| remaining_times(clocks.remaining_ms));
+        proto::ValidateGameResponse {
+            plies,
+            illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
+            position: Some(position),
+            outcome: Some(proto::Outcome::from(outcome)),
+        }
     }
 }
 

@@ -8,26 +8,102 @@ use crate::move_texts::MoveTexts;
 use crate::proto;
 use arbiter_chess::{
     CastlingMode, ClockRecord, Color, Delay, DelayKind, MAX_SECONDS, Notation, Period, Position,
-    ReplayOptions, TimeControl, TimeOf,
+    ReplayOptions, TimeControl, TimeOf, Variant, VariantPosition,
 };
 
 use super::wire;
 use super::{Limits, RequestError};
 
+/// A start position: chess (standard or Chess960), or one of lichess's
+/// variants, which is played by its own position type.
+#[derive(Clone, Debug)]
+pub enum Start {
+    Chess(Position),
+    Variant(VariantPosition),
+}
+
+impl Start {
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        match self {
+            Start::Chess(position) => position.turn(),
+            Start::Variant(position) => position.turn(),
+        }
+    }
+}
+
+/// The rules a request's `variant` names.
+#[derive(Clone, Copy, Debug)]
+enum Rules {
+    Chess(CastlingMode),
+    Variant(Variant),
+}
+
 /// A game to replay, checked against the limits.
 #[derive(Clone, Debug)]
 pub struct GameRequest {
-    pub start: Position,
+    pub start: Start,
     pub moves: MoveTexts,
     pub options: ReplayOptions,
     /// The clock record, which decides flag falls, if any.
     pub clock: Option<ClockRecord>,
 }
 
-/// Reads the start position under `mode`: a Chess960 start position by
+/// Reads the start position under `rules`: a variant's from its FEN or its
+/// own start, chess's as [`chess_start`] reads it.
+fn start_position(
+    fen: &str,
+    number: Option<u32>,
+    rules: Rules,
+    field: Field<'_>,
+    number_field: Field<'_>,
+    limits: &Limits,
+) -> Result<Start, RequestError> {
+    let variant = match rules {
+        Rules::Chess(mode) => {
+            return chess_start(fen, number, mode, field, number_field, limits).map(Start::Chess);
+        }
+        Rules::Variant(variant) => variant,
+    };
+    if number.is_some() {
+        let why = "needs variant VARIANT_CHESS960";
+        return Err(RequestError::ConflictingFields { field: number_field.to_string(), why });
+    }
+    if fen.is_empty() {
+        return Ok(Start::Variant(VariantPosition::new(variant)));
+    }
+    check_fen_length(fen, field, limits)?;
+    VariantPosition::from_fen(fen, variant, CastlingMode::Standard)
+        .map(Start::Variant)
+        .map_err(|error| RequestError::InvalidVariantFen { field: field.to_string(), error })
+}
+
+fn check_fen_length(fen: &str, field: Field<'_>, limits: &Limits) -> Result<(), RequestError> {
+    if fen.len() > limits.max_fen_bytes {
+        return Err(RequestError::FenTooLong {
+            field: field.to_string(),
+            len: fen.len(),
+            max: limits.max_fen_bytes,
+        });
+    }
+    Ok(())
+}
+
+/// Refuses `name`, a chess option, with a variant.
+fn chess_only(set: bool, rules: Rules, field: Field<'_>) -> Result<(), RequestError> {
+    match rules {
+        Rules::Variant(_) if set => Err(RequestError::ConflictingFields {
+            field: field.to_string(),
+            why: "is for standard chess and Chess960, not lichess's variants",
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Reads the chess start position under `mode`: a Chess960 start position by
 /// number (`chess960_position`, which needs Chess960 and no FEN), else the
 /// FEN, else the standard start (position 518 in Chess960).
-fn start_position(
+fn chess_start(
     fen: &str,
     number: Option<u32>,
     mode: CastlingMode,
@@ -56,13 +132,7 @@ fn start_position(
             CastlingMode::Chess960 => Position::chess960_start(518).unwrap_or_default(),
         });
     }
-    if fen.len() > limits.max_fen_bytes {
-        return Err(RequestError::FenTooLong {
-            field: field.to_string(),
-            len: fen.len(),
-            max: limits.max_fen_bytes,
-        });
-    }
+    check_fen_length(fen, field, limits)?;
     Position::from_fen(fen, mode)
         .map_err(|error| RequestError::InvalidFen { field: field.to_string(), error })
 }
@@ -97,12 +167,20 @@ fn flagged(value: i32, field: Field<'_>) -> Result<Option<Color>, RequestError> 
     }
 }
 
-fn variant(value: i32, field: Field<'_>) -> Result<CastlingMode, RequestError> {
-    match proto::Variant::try_from(value) {
-        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(CastlingMode::Standard),
-        Ok(proto::Variant::Chess960) => Ok(CastlingMode::Chess960),
-        Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_string(), value }),
-    }
+fn variant(value: i32, field: Field<'_>) -> Result<Rules, RequestError> {
+    use proto::Variant as V;
+    Ok(match V::try_from(value) {
+        Ok(V::Unspecified | V::Standard) => Rules::Chess(CastlingMode::Standard),
+        Ok(V::Chess960) => Rules::Chess(CastlingMode::Chess960),
+        Ok(V::Crazyhouse) => Rules::Variant(Variant::Crazyhouse),
+        Ok(V::Atomic) => Rules::Variant(Variant::Atomic),
+        Ok(V::Antichess) => Rules::Variant(Variant::Antichess),
+        Ok(V::KingOfTheHill) => Rules::Variant(Variant::KingOfTheHill),
+        Ok(V::ThreeCheck) => Rules::Variant(Variant::ThreeCheck),
+        Ok(V::Horde) => Rules::Variant(Variant::Horde),
+        Ok(V::RacingKings) => Rules::Variant(Variant::RacingKings),
+        Err(_) => return Err(RequestError::UnknownEnumValue { field: field.to_string(), value }),
+    })
 }
 
 /// A field path: `fen` at the top level, `game.fen` inside a stream
@@ -280,14 +358,16 @@ impl GameRequest {
             clock,
         } = request;
         let field = |name| Field { prefix, name };
-        let mode = variant(variant_value, field("variant"))?;
+        let rules = variant(variant_value, field("variant"))?;
         let notation = notation(notation_value, field("notation"))?;
         let flagged = flagged(flagged_value, field("flagged"))?;
         check_moves(&moves, field("moves"), limits)?;
+        chess_only(shredder_fen, rules, field("shredder_fen"))?;
+        chess_only(include_winnability, rules, field("include_winnability"))?;
         let start = start_position(
             &fen,
             chess960_position,
-            mode,
+            rules,
             field("fen"),
             field("chess960_position"),
             limits,
@@ -346,13 +426,14 @@ impl LegalMovesQuery {
             chess960_position,
             shredder_fen,
         } = request;
-        let mode = variant(variant_value, Field::top("variant"))?;
+        let rules = variant(variant_value, Field::top("variant"))?;
         let notation = notation(notation_value, Field::top("notation"))?;
         check_moves(&moves, Field::top("moves"), limits)?;
+        chess_only(shredder_fen, rules, Field::top("shredder_fen"))?;
         let start = start_position(
             &fen,
             chess960_position,
-            mode,
+            rules,
             Field::top("fen"),
             Field::top("chess960_position"),
             limits,
@@ -379,7 +460,7 @@ impl LegalMovesQuery {
 /// A `PerftRequest`, checked.
 #[derive(Clone, Debug)]
 pub struct PerftQuery {
-    pub start: Position,
+    pub start: Start,
     pub depth: u32,
     pub divide: bool,
 }
@@ -394,7 +475,7 @@ impl PerftQuery {
     ) -> Result<PerftQuery, RequestError> {
         let proto::PerftRequest { fen, depth, divide, variant: variant_value, chess960_position } =
             request;
-        let mode = variant(variant_value, Field::top("variant"))?;
+        let rules = variant(variant_value, Field::top("variant"))?;
         if depth > limits.max_perft_depth {
             return Err(RequestError::DepthTooLarge {
                 field: "depth".to_owned(),
@@ -405,7 +486,7 @@ impl PerftQuery {
         let start = start_position(
             &fen,
             chess960_position,
-            mode,
+            rules,
             Field::top("fen"),
             Field::top("chess960_position"),
             limits,

@@ -17,7 +17,7 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
 use crate::status::code_name;
-use arbiter_chess::{Analysis, ClockRecordError, FenError, TimeControlError};
+use arbiter_chess::{Analysis, ClockRecordError, FenError, TimeControlError, VariantFenError};
 use arbiter_pgn::CheckOptions;
 
 /// Per-request limits, from the server configuration.
@@ -87,6 +87,8 @@ pub enum RequestError {
     FenTooLong { field: String, len: usize, max: usize },
     #[error("{error}")]
     InvalidFen { field: String, error: FenError },
+    #[error("{error}")]
+    InvalidVariantFen { field: String, error: VariantFenError },
     #[error("{count} moves, more than the limit of {max}")]
     TooManyMoves { field: String, count: usize, max: usize },
     #[error("unknown value {value} for {field}")]
@@ -120,6 +122,12 @@ impl RequestError {
             RequestError::InvalidFen { field, error: FenError::Position(_) } => {
                 ("ILLEGAL_POSITION", field)
             }
+            RequestError::InvalidVariantFen { field, error } => match error {
+                VariantFenError::Fen(FenError::Syntax(_))
+                | VariantFenError::Pocket(_)
+                | VariantFenError::Checks(_) => ("INVALID_FEN", field),
+                _ => ("ILLEGAL_POSITION", field),
+            },
             RequestError::TooManyMoves { field, .. } => ("TOO_MANY_MOVES", field),
             RequestError::UnknownEnumValue { field, .. } => ("UNKNOWN_ENUM_VALUE", field),
             RequestError::StartPositionOutOfRange { field, .. } => {
@@ -141,6 +149,7 @@ impl RequestError {
         match self {
             RequestError::FenTooLong { .. }
             | RequestError::InvalidFen { .. }
+            | RequestError::InvalidVariantFen { .. }
             | RequestError::TooManyMoves { .. }
             | RequestError::UnknownEnumValue { .. }
             | RequestError::StartPositionOutOfRange { .. }

@@ -16,14 +16,30 @@ use crate::cache::{CachedPrefix, ReplayCache};
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::{self, StreamGame};
-use arbiter_chess::{Replay, ReplayOptions, UciMove, divide_until, replay, worth_a_full_look};
+use arbiter_chess::{
+    CastlingMode, Replay, ReplayOptions, UciMove, Variant, VariantReplay, divide_until, replay,
+    variant_divide_until, variant_replay, worth_a_full_look,
+};
 use arbiter_pgn::{
     RawGame, ReaderOptions, Splitter, check_game_with, check_read_game, may_analyse_fully,
 };
 
-use super::convert::{GameRequest, LegalMovesQuery, PerftQuery};
+use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, Start};
 use super::{Limits, RequestError, wire};
-use crate::answer::position_message;
+use crate::answer::{position_message, variant_position_message};
+
+/// The contract's value of a variant.
+fn proto_variant(variant: Variant) -> proto::Variant {
+    match variant {
+        Variant::Crazyhouse => proto::Variant::Crazyhouse,
+        Variant::Atomic => proto::Variant::Atomic,
+        Variant::Antichess => proto::Variant::Antichess,
+        Variant::KingOfTheHill => proto::Variant::KingOfTheHill,
+        Variant::ThreeCheck => proto::Variant::ThreeCheck,
+        Variant::Horde => proto::Variant::Horde,
+        Variant::RacingKings => proto::Variant::RacingKings,
+    }
+}
 
 /// The service, with its limits and the replay cache. Calls in flight are
 /// bounded outside it, by [`crate::admission`].
@@ -59,17 +75,25 @@ async fn run<T: Send + 'static>(
     }
 }
 
+/// A replayed game: chess, or one of lichess's variants.
+#[derive(Debug)]
+enum Replayed {
+    Chess(Replay),
+    Variant(VariantReplay),
+}
+
 /// Replays `game` with `options`, through the cache when there is one,
 /// counts it in the domain metrics and makes the answer with `respond`. The
 /// cache lookup is cheap and done here; the moves left to play after it,
 /// and whether the full unwinnability analysis will run, decide whether
-/// the rest runs on the blocking pool.
+/// the rest runs on the blocking pool. A variant game is replayed on the
+/// blocking pool, without the cache.
 async fn replay_then<T: Send + 'static>(
     game: GameRequest,
     options: ReplayOptions,
     cache: Option<Arc<ReplayCache>>,
     limits: &Limits,
-    respond: impl FnOnce(Replay) -> T + Send + 'static,
+    respond: impl FnOnce(Replayed) -> T + Send + 'static,
 ) -> Result<(T, GameReport), Status> {
     let GameRequest { start, mut moves, options: _, clock } = game;
     let sent = moves.len();
@@ -86,6 +110,24 @@ async fn replay_then<T: Send + 'static>(
             moves.truncate(played);
         }
     }
+    let start = match start {
+        Start::Chess(start) => start,
+        Start::Variant(start) => {
+            return run(true, move || {
+                let mut replay = variant_replay(start, &moves.tail(0), &options);
+                if let Some(run) = clock {
+                    replay.complete(&run, sent, late.as_deref(), &options);
+                    prometheus::count_clocked_game();
+                }
+                let variant = proto_variant(replay.position.variant());
+                let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
+                let report = GameReport::new(options.notation, variant, sent, illegal, outcome);
+                report.count();
+                (respond(Replayed::Variant(replay)), report)
+            })
+            .await;
+        }
+    };
     let prefix = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
     let remaining = moves.len() - prefix.as_ref().map_or(0, CachedPrefix::plies_done);
     // A flag fall, reported verdicts and a start position past the wide
@@ -105,9 +147,14 @@ async fn replay_then<T: Send + 'static>(
             run.complete(&mut replay, sent, late.as_deref(), &options);
             prometheus::count_clocked_game();
         }
-        let report = GameReport::new(options.notation, sent, &replay);
+        let variant = match replay.position.castling_mode() {
+            CastlingMode::Standard => proto::Variant::Standard,
+            CastlingMode::Chess960 => proto::Variant::Chess960,
+        };
+        let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
+        let report = GameReport::new(options.notation, variant, sent, illegal, outcome);
         report.count();
-        (respond(replay), report)
+        (respond(Replayed::Chess(replay)), report)
     })
     .await
 }
@@ -122,8 +169,13 @@ fn pgn_answer(report: &arbiter_pgn::GameReport) -> proto::ValidatePgnResponse {
     super::pgn::response(report)
 }
 
-fn validate_response(replay: Replay) -> wire::GameAnswer {
-    wire::GameAnswer::from(replay)
+fn validate_response(replay: Replayed) -> wire::GameAnswer {
+    match replay {
+        Replayed::Chess(replay) => wire::GameAnswer::from(replay),
+        Replayed::Variant(replay) => {
+            wire::GameAnswer::from(&proto::ValidateGameResponse::from(&replay))
+        }
+    }
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
@@ -325,12 +377,17 @@ impl RulesService for Rules {
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
         let options = game.options;
         let (response, report) =
-            replay_then(game, options, self.cache.clone(), &self.limits, move |r| {
-                proto::LegalMovesResponse {
+            replay_then(game, options, self.cache.clone(), &self.limits, |r| match r {
+                Replayed::Chess(r) => proto::LegalMovesResponse {
                     position: Some(position_message(&r.position, &r.legal_moves, r.shredder_fen)),
                     outcome: Some(proto::Outcome::from(&r.outcome)),
                     illegal_move: r.illegal_move.as_ref().map(proto::IllegalMove::from),
-                }
+                },
+                Replayed::Variant(r) => proto::LegalMovesResponse {
+                    position: Some(variant_position_message(&r.position, &r.legal_moves)),
+                    outcome: Some(proto::Outcome::from(&r.outcome)),
+                    illegal_move: r.illegal_move.as_ref().map(proto::IllegalMove::from),
+                },
             })
             .await?;
         report.annotate(&tracing::Span::current());
@@ -352,12 +409,23 @@ impl RulesService for Rules {
             Some(deadline) if deadline <= over_budget => (deadline, true),
             _ => (over_budget, false),
         };
-        let mode = start.castling_mode();
         let cancelled = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(Arc::clone(&cancelled));
+        // Each first move with its UCI and count.
         let work = run(true, move || {
             let stop = || cancelled.load(Ordering::Relaxed) || Instant::now() >= stop_at;
-            divide_until(&start, depth, &stop)
+            let split: Option<Vec<(String, u64)>> = match &start {
+                Start::Chess(start) => {
+                    let mode = start.castling_mode();
+                    divide_until(start, depth, &stop).map(|split| {
+                        let uci = |m| UciMove::from_move_in(m, mode).to_string();
+                        split.into_iter().map(|(m, n)| (uci(m), n)).collect()
+                    })
+                }
+                Start::Variant(start) => variant_divide_until(start, depth, &stop)
+                    .map(|split| split.into_iter().map(|(m, n)| (start.uci(m), n)).collect()),
+            };
+            split
         });
         // The worker stops itself in time, but its answer still has to come
         // back from the blocking pool: a timer here answers in time even for
@@ -381,13 +449,7 @@ impl RulesService for Rules {
         };
         let nodes = if depth == 0 { 1 } else { split.iter().map(|(_, n)| n).sum() };
         let divide = if divide {
-            split
-                .iter()
-                .map(|(m, n)| proto::PerftDivideEntry {
-                    uci: UciMove::from_move_in(*m, mode).to_string(),
-                    nodes: *n,
-                })
-                .collect()
+            split.into_iter().map(|(uci, nodes)| proto::PerftDivideEntry { uci, nodes }).collect()
         } else {
             Vec::new()
         };

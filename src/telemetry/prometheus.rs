@@ -20,7 +20,7 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 use super::{GameReport, TelemetryError};
 use crate::proto;
-use arbiter_chess::{CastlingMode, IllegalReason, Notation, Termination};
+use arbiter_chess::{IllegalReason, Notation, Termination};
 use arbiter_pgn::ClockReport;
 
 /// gRPC calls finished, by `grpc_service`, `grpc_method` and `grpc_code`.
@@ -172,7 +172,7 @@ fn register_at_zero() {
         gauge!(gauge).increment(0.0);
     }
     for notation in [Notation::Auto, Notation::Uci, Notation::San] {
-        for variant in [CastlingMode::Standard, CastlingMode::Chess960] {
+        for variant in (1..).map_while(|value| proto::Variant::try_from(value).ok()) {
             counter!(
                 GAME_REQUESTS,
                 "notation" => notation_label(notation),
@@ -225,12 +225,10 @@ fn notation_label(notation: Notation) -> &'static str {
     }
 }
 
-/// The `variant` label: standard chess or Chess960.
-fn variant_label(variant: CastlingMode) -> &'static str {
-    match variant {
-        CastlingMode::Standard => "STANDARD",
-        CastlingMode::Chess960 => "CHESS960",
-    }
+/// The `variant` label: the contract's name of the rules, without the enum
+/// prefix (`STANDARD`, `CHESS960`, `CRAZYHOUSE`...).
+fn variant_label(variant: proto::Variant) -> &'static str {
+    strip(variant.as_str_name(), "VARIANT_")
 }
 
 /// Adds one replayed game to the domain metrics: the request by notation
@@ -240,13 +238,11 @@ fn variant_label(variant: CastlingMode) -> &'static str {
 /// are registered once (as [`super::rpc`] does) rather than looked up by
 /// name and labels each time.
 pub fn count_game(game: &GameReport) {
-    static REQUESTS: [[OnceLock<Counter>; 3]; 2] = [const { [const { OnceLock::new() }; 3] }; 2];
+    // By the contract's value of the variant (1 to 9; 0 is never counted).
+    static REQUESTS: [[OnceLock<Counter>; 3]; 10] = [const { [const { OnceLock::new() }; 3] }; 10];
     static MOVES: OnceLock<Counter> = OnceLock::new();
     let (notation, variant) = (game.notation, game.variant);
-    let by_variant = match variant {
-        CastlingMode::Standard => &REQUESTS[0],
-        CastlingMode::Chess960 => &REQUESTS[1],
-    };
+    let by_variant = &REQUESTS[(variant as usize).min(REQUESTS.len() - 1)];
     let requests = match notation {
         Notation::Auto => &by_variant[0],
         Notation::Uci => &by_variant[1],

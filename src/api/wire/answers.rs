@@ -64,6 +64,14 @@ impl GameAnswer {
     }
 }
 
+impl From<&proto::ValidateGameResponse> for GameAnswer {
+    /// A message built by prost: a variant game's answer, which the
+    /// server does not write by hand.
+    fn from(message: &proto::ValidateGameResponse) -> GameAnswer {
+        GameAnswer { bytes: prost::Message::encode_to_vec(message) }
+    }
+}
+
 impl From<Replay> for GameAnswer {
     fn from(replay: Replay) -> GameAnswer {
         let Replay {

@@ -30,7 +30,7 @@ pub use fen::VariantFenError;
 pub use game::{VariantGame, VariantGameError};
 pub use notation::ParseVariantMoveError;
 pub use outcome::VariantEnd;
-pub use position::{Pocket, VariantMove, VariantPosition, variant_perft};
+pub use position::{Pocket, VariantMove, VariantPosition, variant_divide_until, variant_perft};
 pub use replay::{VariantLegalMove, VariantPly, VariantReplay, variant_replay};
 
 use std::fmt;

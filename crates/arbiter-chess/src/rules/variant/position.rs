@@ -615,3 +615,37 @@ pub fn variant_perft(pos: &VariantPosition, depth: u32) -> u64 {
         _ => pos.legal_moves().into_iter().map(|m| variant_perft(&pos.play(m), depth - 1)).sum(),
     }
 }
+
+/// The count below each legal move of `pos` at `depth`, as
+/// [`divide_until`](crate::divide_until) gives chess's: `None` as soon as
+/// `stop` says so, which it asks before each subtree deeper than two plies.
+///
+/// ```
+/// use arbiter_chess::{Variant, VariantPosition, variant_divide_until};
+/// let split = variant_divide_until(&VariantPosition::new(Variant::Horde), 3, &|| false).unwrap();
+/// assert_eq!(split.len(), 8);
+/// assert!(variant_divide_until(&VariantPosition::new(Variant::Horde), 5, &|| true).is_none());
+/// ```
+pub fn variant_divide_until(
+    pos: &VariantPosition,
+    depth: u32,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<(VariantMove, u64)>> {
+    if depth == 0 {
+        return Some(Vec::new());
+    }
+    pos.legal_moves()
+        .into_iter()
+        .map(|m| Some((m, variant_perft_until(&pos.play(m), depth - 1, stop)?)))
+        .collect()
+}
+
+fn variant_perft_until(pos: &VariantPosition, depth: u32, stop: &dyn Fn() -> bool) -> Option<u64> {
+    if stop() {
+        return None;
+    }
+    if depth <= 2 {
+        return Some(variant_perft(pos, depth));
+    }
+    pos.legal_moves().into_iter().map(|m| variant_perft_until(&pos.play(m), depth - 1, stop)).sum()
+}
