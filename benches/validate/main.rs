@@ -114,6 +114,13 @@ impl GameEnd {
             }
             Some(Termination::FivefoldRepetition) => GameEnd::FivefoldRepetition,
             Some(Termination::SeventyFiveMoveRule) => GameEnd::SeventyFiveMoveRule,
+            Some(
+                Termination::Explosion
+                | Termination::KingOfTheHill
+                | Termination::ThirdCheck
+                | Termination::Race
+                | Termination::VariantWin,
+            ) => unreachable!("the benchmark's games are standard chess"),
         }
     }
 

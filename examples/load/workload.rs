@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use arbiter::api::Limits;
-use arbiter::api::convert::GameRequest;
+use arbiter::api::convert::{GameRequest, Start};
 use arbiter::proto::{LegalMovesRequest, LegalMovesResponse, ValidateGameRequest};
 use arbiter::proto::{Notation, ValidateGameResponse};
 use arbiter_chess::{Game, Position, Replay, replay, replay_clocked};
@@ -190,17 +190,20 @@ pub fn validate_request(game: &GameText, len: usize, plies_from: usize) -> Valid
 fn answer(request: &ValidateGameRequest) -> Result<ValidateGameResponse, Error> {
     let game = GameRequest::from_proto(request.clone().into(), "", &Limits::default())
         .map_err(|err| format!("bad request in the workload: {err}"))?;
-    Ok(ValidateGameResponse::from(&replay_game(&game)))
+    Ok(ValidateGameResponse::from(&replay_game(&game)?))
 }
 
 /// A checked request replayed as the server replays it on a cache miss,
-/// on its clock record when it has one.
-fn replay_game(game: &GameRequest) -> Replay {
+/// on its clock record when it has one. The workload plays standard chess.
+fn replay_game(game: &GameRequest) -> Result<Replay, Error> {
     let GameRequest { start, moves, options, clock } = game;
-    match clock {
+    let Start::Chess(start) = start else {
+        return Err("a variant game in the workload, which plays standard chess".into());
+    };
+    Ok(match clock {
         Some(record) => replay_clocked(start.clone(), &moves.tail(0), options, record),
         None => replay(start.clone(), &moves.tail(0), options),
-    }
+    })
 }
 
 /// The rules core's speed on `items`, in plies per second of this thread's
@@ -228,7 +231,7 @@ pub fn in_process_speed(items: &[Item<ValidateGameRequest>]) -> Result<f64, Erro
             let mut spent = Duration::ZERO;
             while passes == 0 || spent < Duration::from_millis(100) {
                 for game in &games {
-                    std::hint::black_box(replay_game(game));
+                    std::hint::black_box(replay_game(game)?);
                 }
                 passes += 1;
                 spent = thread_cpu_time()?.saturating_sub(started);

@@ -19,11 +19,12 @@ use std::mem::MaybeUninit;
 
 use serde::Serialize;
 
-use crate::answer::{final_position, push_seconds};
+use crate::answer::{final_position, push_seconds, variant_final_position};
 use crate::proto;
 use arbiter_chess::{
     CastlingMode, ClockRecord, Played, PlyRecord, Position, Replay, ReplayOptions, Replayer,
-    SanString, UciMove, replay_clocked,
+    SanString, UciMove, VariantPly, VariantPosition, VariantReplay, replay_clocked, variant_replay,
+    variant_replay_clocked,
 };
 
 /// A `ValidateGameResponse` as proto3 JSON, written by
@@ -124,6 +125,8 @@ struct OutcomeJson<'a> {
 enum Plies<'a> {
     Records(&'a [PlyRecord]),
     Played(&'a [Played], CastlingMode),
+    /// A variant game's.
+    Variant(&'a [VariantPly]),
 }
 
 /// The enum value's name, or `UNKNOWN` for a value this build does not know
@@ -142,6 +145,16 @@ pub struct Messages {
 }
 
 impl Messages {
+    /// The messages of the variant game `replay`'s answer, as the service
+    /// sends them.
+    pub fn variant(replay: &VariantReplay) -> Messages {
+        Messages {
+            illegal_move: replay.illegal_move.as_ref().map(proto::IllegalMove::from),
+            position: variant_final_position(replay),
+            outcome: proto::Outcome::from(&replay.outcome),
+        }
+    }
+
     /// The messages of `replay`'s answer, as the service sends them.
     pub fn new(replay: &Replay) -> Messages {
         Messages {
@@ -162,6 +175,19 @@ impl<'a> GameJson<'a> {
         let Messages { illegal_move, position, outcome } = messages;
         GameJson {
             plies: Plies::Records(&replay.plies),
+            clocks: replay.clocks.as_ref().map(|clocks| clocks.plies_ms.as_slice()),
+            illegal_move: illegal_move.as_ref().map(IllegalMoveJson::from),
+            position: Some(PositionJson::from(position)),
+            outcome: Some(OutcomeJson::from(outcome)),
+        }
+    }
+
+    /// The answer for the variant game `replay`, whose other messages are
+    /// `messages` ([`Messages::variant`]).
+    pub fn variant(replay: &'a VariantReplay, messages: &'a Messages) -> GameJson<'a> {
+        let Messages { illegal_move, position, outcome } = messages;
+        GameJson {
+            plies: Plies::Variant(&replay.plies),
             clocks: replay.clocks.as_ref().map(|clocks| clocks.plies_ms.as_slice()),
             illegal_move: illegal_move.as_ref().map(IllegalMoveJson::from),
             position: Some(PositionJson::from(position)),
@@ -206,6 +232,11 @@ impl<'a> GameJson<'a> {
                     .iter()
                     .map(|ply| (ply.san, UciMove::from_move_in(ply.mv, mode), ply.canonical_input)),
             ),
+            Plies::Variant(plies) => {
+                for (i, ply) in plies.iter().enumerate() {
+                    write_variant_ply(out, ply, clocks.and_then(|ms| ms.get(i).copied()), i > 0);
+                }
+            }
         }
         out.push(b']');
         write_field(out, "illegalMove", illegal_move.as_ref())?;
@@ -251,6 +282,28 @@ pub fn write_game<S: AsRef<str>>(
         let mode = replayer.game().position().castling_mode();
         GameJson::new(&rest, &messages).with_plies(replayer.plies(), mode).write_json(out)?;
     }
+    out.push(b'\n');
+    Ok(())
+}
+
+/// [`write_game`] for a variant game.
+///
+/// # Errors
+///
+/// What serializing the answer fails with.
+pub fn write_variant_game<S: AsRef<str>>(
+    out: &mut Vec<u8>,
+    start: VariantPosition,
+    moves: &[S],
+    options: &ReplayOptions,
+    clock: Option<&ClockRecord>,
+) -> io::Result<()> {
+    let replay = match clock {
+        None => variant_replay(start, moves, options),
+        Some(record) => variant_replay_clocked(start, moves, options, record),
+    };
+    let messages = Messages::variant(&replay);
+    GameJson::variant(&replay, &messages).write_json(out)?;
     out.push(b'\n');
     Ok(())
 }
@@ -397,6 +450,33 @@ fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, clock_ms: Option<u64>, comma: b
     let out = run.finish();
     if let Some(ms) = clock_ms {
         // As `duration_json` writes the Duration of `ms`.
+        out.extend_from_slice(b",\"clock\":\"");
+        push_seconds(out, ms, true);
+        out.extend_from_slice(b"s\"");
+    }
+    out.push(b'}');
+}
+
+/// A variant game's ply, in the shape [`write_ply`] writes a chess ply.
+fn write_variant_ply(out: &mut Vec<u8>, ply: &VariantPly, clock_ms: Option<u64>, comma: bool) {
+    let VariantPly { san, uci, fen_after, canonical_input } = ply;
+    if comma {
+        out.push(b',');
+    }
+    for part in [&b"{\"san\":\""[..], san.as_bytes(), b"\",\"uci\":\"", uci.as_bytes(), b"\""] {
+        out.extend_from_slice(part);
+    }
+    if let Some(fen) = fen_after {
+        for part in [&b",\"fenAfter\":\""[..], fen.as_bytes(), b"\""] {
+            out.extend_from_slice(part);
+        }
+    }
+    out.extend_from_slice(if *canonical_input {
+        b",\"canonicalInput\":true"
+    } else {
+        b",\"canonicalInput\":false"
+    });
+    if let Some(ms) = clock_ms {
         out.extend_from_slice(b",\"clock\":\"");
         push_seconds(out, ms, true);
         out.extend_from_slice(b"s\"");

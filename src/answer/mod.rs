@@ -298,9 +298,19 @@ pub fn variant_position_message(
     }
 }
 
+/// The `Position` message of a variant replay's final position: its listed
+/// legal moves, and both clocks when the game had a clock record.
+pub fn variant_final_position(replay: &VariantReplay) -> proto::Position {
+    let mut message = variant_position_message(&replay.position, &replay.legal_moves);
+    message.clocks = replay.clocks.as_ref().map(|clocks| remaining_times(clocks.remaining_ms));
+    message
+}
+
 impl From<&VariantReplay> for proto::ValidateGameResponse {
     fn from(replay: &VariantReplay) -> proto::ValidateGameResponse {
-        let VariantReplay { plies, illegal_move, position, legal_moves, outcome, clocks } = replay;
+        // The final position's fields go to `variant_final_position`.
+        let VariantReplay { plies, illegal_move, position: _, legal_moves: _, outcome, clocks } =
+            replay;
         let times = clocks.as_ref().map(|clocks| clocks.plies_ms.as_slice());
         let plies = plies
             .iter()
@@ -316,12 +326,10 @@ impl From<&VariantReplay> for proto::ValidateGameResponse {
                 }
             })
             .collect();
-        let mut position = variant_position_message(position, legal_moves);
-        position.clocks = clocks.as_ref().map(|clocks| remaining_times(clocks.remaining_ms));
         proto::ValidateGameResponse {
             plies,
             illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
-            position: Some(position),
+            position: Some(variant_final_position(replay)),
             outcome: Some(proto::Outcome::from(outcome)),
         }
     }

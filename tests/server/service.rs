@@ -182,7 +182,7 @@ async fn bad_requests_are_invalid_argument_with_details() {
             ("notation", "UNKNOWN_ENUM_VALUE"),
         ),
         (
-            proto::ValidateGameRequest { variant: 7, ..Default::default() },
+            proto::ValidateGameRequest { variant: 99, ..Default::default() },
             ("variant", "UNKNOWN_ENUM_VALUE"),
         ),
         (

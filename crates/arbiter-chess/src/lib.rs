@@ -67,5 +67,5 @@ pub use rules::unwinnable::{
 pub use rules::variant::{
     ParseVariantError, ParseVariantMoveError, Pocket, Variant, VariantEnd, VariantFenError,
     VariantGame, VariantGameError, VariantLegalMove, VariantMove, VariantPly, VariantPosition,
-    VariantReplay, variant_divide_until, variant_perft, variant_replay,
+    VariantReplay, variant_divide_until, variant_perft, variant_replay, variant_replay_clocked,
 };

@@ -31,7 +31,9 @@ pub use game::{VariantGame, VariantGameError};
 pub use notation::ParseVariantMoveError;
 pub use outcome::VariantEnd;
 pub use position::{Pocket, VariantMove, VariantPosition, variant_divide_until, variant_perft};
-pub use replay::{VariantLegalMove, VariantPly, VariantReplay, variant_replay};
+pub use replay::{
+    VariantLegalMove, VariantPly, VariantReplay, variant_replay, variant_replay_clocked,
+};
 
 use std::fmt;
 use std::str::FromStr;

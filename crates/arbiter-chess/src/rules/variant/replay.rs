@@ -8,7 +8,7 @@
 use crate::board::types::{Color, Square};
 use crate::notation::echo::{Quoted, echo};
 use crate::notation::illegal::{Illegal, IllegalReason};
-use crate::rules::clock::record::{ClockRun, Clocks};
+use crate::rules::clock::record::{ClockRecord, ClockRun, Clocks};
 use crate::rules::game::{IllegalMove, Notation, ReplayOptions};
 use crate::rules::outcome::{DrawClaims, GameResult, Outcome, Termination, win_for};
 use crate::rules::variant::game::VariantGame;
@@ -111,6 +111,37 @@ impl VariantReplay {
         let clocks = run.settle(&mut self.illegal_move, &self.outcome, turn, sent, late, options);
         self.clocks = Some(clocks);
     }
+}
+
+/// [`variant_replay`] with a clock record, as
+/// [`replay_clocked`](crate::replay_clocked) replays a chess game: the
+/// moves up to the first one made after its mover's flag fell, which is
+/// named as the illegal move and ends the game, and the clocks.
+///
+/// ```
+/// use arbiter_chess::{ClockRecord, IllegalReason, ReplayOptions, Termination, Variant, VariantPosition, variant_replay_clocked};
+/// let record = ClockRecord::new("60".parse().unwrap(), vec![1_000, 2_000, 59_500], 0, 3).unwrap();
+/// let start = VariantPosition::new(Variant::Crazyhouse);
+/// let r = variant_replay_clocked(start, &["e4", "e5", "Nf3"], &ReplayOptions::default(), &record);
+/// assert_eq!(r.plies.len(), 2);
+/// assert_eq!(r.illegal_move.unwrap().reason, IllegalReason::FlagFell);
+/// assert_eq!(r.outcome.termination, Some(Termination::Timeout));
+/// assert_eq!(r.clocks.unwrap().remaining_ms, [0, 58_000]);
+/// ```
+pub fn variant_replay_clocked<S: AsRef<str>>(
+    start: VariantPosition,
+    moves: &[S],
+    options: &ReplayOptions,
+    record: &ClockRecord,
+) -> VariantReplay {
+    let Some(run) = record.run(start.turn()) else {
+        return variant_replay(start, moves, options);
+    };
+    let options = ReplayOptions { flagged: run.flagged(), ..*options };
+    let played = run.plies(moves.len());
+    let mut answer = variant_replay(start, &moves[..played], &options);
+    answer.complete(&run, moves.len(), moves.get(played).map(AsRef::as_ref), &options);
+    answer
 }
 
 /// Reads, checks and plays one move.
