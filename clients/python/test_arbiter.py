@@ -477,7 +477,7 @@ BAD_REQUESTS = [
     ("ValidateGame", {"moves": ["e4"] * 1025}, "TOO_MANY_MOVES", "moves",
      "1025 moves, more than the limit of 1024"),
     ("ValidateGame", {"notation": 99}, "UNKNOWN_ENUM_VALUE", "notation", "99"),
-    ("ValidateGame", {"variant": 9}, "UNKNOWN_ENUM_VALUE", "variant", "9"),
+    ("ValidateGame", {"variant": 99}, "UNKNOWN_ENUM_VALUE", "variant", "99"),
     ("ValidateGame", {"variant": 2, "chess960_position": 960}, "START_POSITION_OUT_OF_RANGE",
      "chess960_position", "960"),
     ("ValidateGame", {"chess960_position": 4}, "CONFLICTING_FIELDS", "chess960_position",
