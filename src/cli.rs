@@ -9,12 +9,14 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::answer::json::write_game;
+use crate::answer::json::{write_game, write_variant_game};
+use crate::api::convert::Start;
 use crate::config::{AnalysisArgs, ServeConfig};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
     CastlingMode, ClockRecord, Color, Notation, Position, ReplayOptions, SearchBudget, TimeControl,
-    UciMove, Winnability, analyse, divide, echo, perft, seconds_ms,
+    UciMove, Variant, VariantPosition, Winnability, analyse, divide, echo, perft, seconds_ms,
+    variant_divide_until, variant_perft,
 };
 
 mod batch;
@@ -97,6 +99,36 @@ pub enum VariantArg {
     Standard,
     /// Chess960: X-FEN or Shredder-FEN castling, UCI castling as king takes rook.
     Chess960,
+    /// Crazyhouse: pockets in the FEN (`[Nq]`), drops as `N@f3`.
+    Crazyhouse,
+    /// Atomic: captures explode.
+    Atomic,
+    /// Antichess: capturing is compulsory; losing every piece wins.
+    Antichess,
+    /// King of the hill: a king on d4, e4, d5 or e5 wins.
+    KingOfTheHill,
+    /// Three-check: the third check wins (FEN counters `3+3` or `+0+0`).
+    ThreeCheck,
+    /// Horde: White's 36 pawns against Black's army.
+    Horde,
+    /// Racing kings: no checks; the first king on the eighth rank wins.
+    RacingKings,
+}
+
+impl VariantArg {
+    /// The lichess variant named, or `None` for chess (standard or Chess960).
+    fn lichess(self) -> Option<Variant> {
+        match self {
+            VariantArg::Standard | VariantArg::Chess960 => None,
+            VariantArg::Crazyhouse => Some(Variant::Crazyhouse),
+            VariantArg::Atomic => Some(Variant::Atomic),
+            VariantArg::Antichess => Some(Variant::Antichess),
+            VariantArg::KingOfTheHill => Some(Variant::KingOfTheHill),
+            VariantArg::ThreeCheck => Some(Variant::ThreeCheck),
+            VariantArg::Horde => Some(Variant::Horde),
+            VariantArg::RacingKings => Some(Variant::RacingKings),
+        }
+    }
 }
 
 /// Where a game starts, shared by `perft` and `validate`.
@@ -112,35 +144,64 @@ pub struct StartArgs {
     pub chess960: Option<u32>,
 }
 
+/// Prints `message` as the command's error: exit status 2, a usage error.
+fn usage_error(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("arbiter: {message}");
+    ExitCode::from(2)
+}
+
 impl StartArgs {
     fn mode(&self) -> CastlingMode {
         match (self.variant, self.chess960) {
             (VariantArg::Chess960, _) | (_, Some(_)) => CastlingMode::Chess960,
-            (VariantArg::Standard, None) => CastlingMode::Standard,
+            _ => CastlingMode::Standard,
         }
     }
 
-    /// The start position without a FEN: the numbered Chess960 one, else
-    /// the standard array (position 518 in Chess960).
-    fn default_start(&self) -> Position {
-        match (self.mode(), self.chess960) {
+    /// The lichess variant in force, if any; an error for a Chess960 start
+    /// position asked of another variant.
+    fn lichess(&self) -> Result<Option<Variant>, ExitCode> {
+        match (self.variant.lichess(), self.chess960) {
+            (Some(variant), Some(_)) => Err(usage_error(format_args!(
+                "--chess960 is a Chess960 start position, not one of --variant {}",
+                variant.cli_name()
+            ))),
+            (variant, _) => Ok(variant),
+        }
+    }
+
+    /// The start position without a FEN: the variant's own, the numbered
+    /// Chess960 one, else the standard array (position 518 in Chess960).
+    fn default_start(&self) -> Result<Start, ExitCode> {
+        if let Some(variant) = self.lichess()? {
+            return Ok(Start::Variant(VariantPosition::new(variant)));
+        }
+        Ok(Start::Chess(match (self.mode(), self.chess960) {
             (CastlingMode::Standard, _) => Position::default(),
             (CastlingMode::Chess960, number) => {
                 Position::chess960_start(number.unwrap_or(518)).unwrap_or_default()
             }
+        }))
+    }
+
+    /// `fen` read under the rules in force (`variant` from [`Self::lichess`]).
+    fn read(&self, fen: &str, variant: Option<Variant>) -> Result<Start, String> {
+        match variant {
+            None => {
+                Position::from_fen(fen, self.mode()).map(Start::Chess).map_err(|e| e.to_string())
+            }
+            Some(variant) => VariantPosition::from_fen(fen, variant, CastlingMode::Standard)
+                .map(Start::Variant)
+                .map_err(|e| e.to_string()),
         }
     }
 
-    /// The start position: `fen` read under the variant's rules, or the
+    /// The start position: `fen` read under the rules in force, or the
     /// default start.
-    fn start(&self, fen: Option<&str>) -> Result<Position, ExitCode> {
-        match fen.map(|fen| Position::from_fen(fen, self.mode())) {
-            None => Ok(self.default_start()),
-            Some(Ok(pos)) => Ok(pos),
-            Some(Err(err)) => {
-                eprintln!("arbiter: {err}");
-                Err(ExitCode::from(2))
-            }
+    fn start(&self, fen: Option<&str>) -> Result<Start, ExitCode> {
+        match fen {
+            None => self.default_start(),
+            Some(fen) => self.read(fen, self.lichess()?).map_err(usage_error),
         }
     }
 }
@@ -306,29 +367,61 @@ fn run_serve(config: ServeConfig) -> ExitCode {
 }
 
 fn run_perft(args: &PerftArgs, out: &mut impl Write) -> ExitCode {
-    let pos = match args.start.start(args.fen.as_deref()) {
-        Ok(pos) => pos,
+    let start = match args.start.start(args.fen.as_deref()) {
+        Ok(start) => start,
         Err(code) => return code,
     };
-    let total = if args.divide {
-        let split = divide(&pos, args.depth);
-        for (m, nodes) in &split {
-            let uci = UciMove::from_move_in(*m, pos.castling_mode());
-            if writeln!(out, "{uci}: {nodes}").is_err() {
-                return ExitCode::FAILURE;
-            }
+    let (split, total) = match (&start, args.divide) {
+        (Start::Chess(pos), false) => (Vec::new(), perft(pos, args.depth)),
+        (Start::Variant(pos), false) => (Vec::new(), variant_perft(pos, args.depth)),
+        (Start::Chess(pos), true) => {
+            let split = divide(pos, args.depth);
+            let mode = pos.castling_mode();
+            split_total(
+                split.into_iter().map(|(m, n)| (UciMove::from_move_in(m, mode).to_string(), n)),
+                args.depth,
+            )
         }
-        if args.depth == 0 { 1 } else { split.iter().map(|(_, n)| n).sum() }
-    } else {
-        perft(&pos, args.depth)
+        (Start::Variant(pos), true) => {
+            // Never stopped: the command line has no deadline.
+            let split = variant_divide_until(pos, args.depth, &|| false).unwrap_or_default();
+            split_total(split.into_iter().map(|(m, n)| (pos.uci(m), n)), args.depth)
+        }
     };
-    match writeln!(out, "{total}") {
+    let lines = split.iter().try_for_each(|(uci, nodes)| writeln!(out, "{uci}: {nodes}"));
+    match lines.and_then(|()| writeln!(out, "{total}")) {
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::FAILURE,
     }
 }
 
+/// The count below each move, in UCI, and the total: the sum, or the one
+/// node of depth 0.
+fn split_total(
+    split: impl Iterator<Item = (String, u64)>,
+    depth: u32,
+) -> (Vec<(String, u64)>, u64) {
+    let split: Vec<(String, u64)> = split.collect();
+    let total = if depth == 0 { 1 } else { split.iter().map(|(_, n)| n).sum() };
+    (split, total)
+}
+
 impl ValidateArgs {
+    /// The lichess variant in force, if any; an error for an option of
+    /// chess's with a variant.
+    fn variant(&self) -> Result<Option<Variant>, ExitCode> {
+        let Some(variant) = self.start.lichess()? else { return Ok(None) };
+        let option = match (self.shredder_fen, self.winnability) {
+            (true, _) => "--shredder-fen",
+            (_, true) => "--winnability",
+            (false, false) => return Ok(Some(variant)),
+        };
+        Err(usage_error(format_args!(
+            "{option} is for standard chess and Chess960, not --variant {}",
+            variant.cli_name()
+        )))
+    }
+
     fn options(&self) -> ReplayOptions {
         ReplayOptions {
             notation: match self.notation {
@@ -398,10 +491,14 @@ fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
 
 fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
     let options = args.options();
+    let variant = match args.variant() {
+        Ok(variant) => variant,
+        Err(code) => return code,
+    };
     let result = match &args.batch {
         None => {
             let start = match args.start.start(args.fen.as_deref()) {
-                Ok(pos) => pos,
+                Ok(start) => start,
                 Err(code) => return code,
             };
             let clock = match &args.time_control {
@@ -423,10 +520,15 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
                 None => None,
             };
             let mut json = Vec::new();
-            write_game(&mut json, start, &args.moves, &options, clock.as_ref())
+            write_start_game(&mut json, start, &args.moves, &options, clock.as_ref())
                 .and_then(|()| out.write_all(&json))
         }
-        Some(path) => return run_batch(path, |input| validate_batch(input, args, &options, out)),
+        Some(path) => {
+            // Set up once: a copy is cheaper than setting up a position per game.
+            let Ok(default_start) = args.start.default_start() else { return ExitCode::from(2) };
+            let start = (&args.start, variant, &default_start);
+            return run_batch(path, |input| validate_batch(input, args, start, &options, out));
+        }
     };
     exit_code(result)
 }
@@ -489,7 +591,7 @@ fn answer_line(
     line: Line<'_>,
     out: &mut Vec<u8>,
     max_line: usize,
-    (start, default_start): (&StartArgs, &Position),
+    (start, variant, default_start): (&StartArgs, Option<Variant>, &Start),
     options: &ReplayOptions,
 ) -> io::Result<()> {
     let Some(text) = line_text(line, max_line, out)? else { return Ok(()) };
@@ -503,12 +605,11 @@ fn answer_line(
         Some((moves, clock)) => (moves, Some(clock.trim())),
         None => (moves, None),
     };
-    let start =
-        match fen.filter(|fen| !fen.is_empty()).map(|fen| Position::from_fen(fen, start.mode())) {
-            Some(Err(err)) => return error_line(out, &err.to_string()),
-            Some(Ok(pos)) => pos,
-            None => default_start.clone(),
-        };
+    let start = match fen.filter(|fen| !fen.is_empty()).map(|fen| start.read(fen, variant)) {
+        Some(Err(message)) => return error_line(out, &message),
+        Some(Ok(start)) => start,
+        None => default_start.clone(),
+    };
     let moves: Vec<&str> =
         if moves.is_ascii() { ascii_tokens(moves) } else { moves.split_whitespace().collect() };
     let clock = match clock.map(|clock| {
@@ -524,7 +625,21 @@ fn answer_line(
         Some(Ok(record)) => Some(record),
         None => None,
     };
-    write_game(out, start, &moves, options, clock.as_ref())
+    write_start_game(out, start, &moves, options, clock.as_ref())
+}
+
+/// Writes the JSON answer of a game from `start`, chess or a variant.
+fn write_start_game<S: AsRef<str>>(
+    out: &mut Vec<u8>,
+    start: Start,
+    moves: &[S],
+    options: &ReplayOptions,
+    clock: Option<&ClockRecord>,
+) -> io::Result<()> {
+    match start {
+        Start::Chess(start) => write_game(out, start, moves, options, clock),
+        Start::Variant(start) => write_variant_game(out, start, moves, options, clock),
+    }
 }
 
 /// The tokens of ASCII `text` between ASCII whitespace, as
@@ -592,14 +707,13 @@ fn token_end(bytes: &[u8], mut i: usize) -> usize {
 fn validate_batch(
     input: &mut dyn BufRead,
     args: &ValidateArgs,
+    start: (&StartArgs, Option<Variant>, &Start),
     options: &ReplayOptions,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let (max_line, start) = (args.max_line_bytes, &args.start);
-    // Set up once: a copy is cheaper than setting up a position per game.
-    let default_start = start.default_start();
+    let max_line = args.max_line_bytes;
     batch::run(input, max_line, workers(), out, |line, out| {
-        answer_line(line, out, max_line, (start, &default_start), options)
+        answer_line(line, out, max_line, start, options)
     })
 }
 

@@ -273,6 +273,82 @@ fn chess960_validate_and_batch() {
 }
 
 #[test]
+fn variant_perft_from_the_start_and_by_fen() {
+    // scalachess's perft files: each variant's start position.
+    for (variant, depth, nodes) in
+        [("horde", "3", "1274"), ("racing-kings", "3", "11264"), ("antichess", "3", "8067")]
+    {
+        let out = arbiter(&["perft", "--variant", variant, depth]);
+        assert!(out.status.success(), "{variant}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8(out.stdout).unwrap().lines().last(), Some(nodes), "{variant}");
+    }
+    // Divide writes drops as `N@f3`; a pocket of one knight has 1 + 61 moves.
+    let fen = "4k3/8/8/8/8/8/8/4K3[N] w - - 0 1";
+    let out = arbiter(&["perft", "--variant", "crazyhouse", "--fen", fen, "--divide", "1"]);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("N@f3: 1"), "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("67"));
+    // A variant's FEN defects and a Chess960 number with a variant are
+    // usage errors.
+    let out = arbiter(&[
+        "perft",
+        "--variant",
+        "crazyhouse",
+        "--fen",
+        "4k3/8/8/8/8/8/8/4K3[K] w - - 0 1",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("pocket"));
+    let out = arbiter(&["perft", "--variant", "atomic", "--chess960", "518", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("--variant atomic"));
+}
+
+#[test]
+fn variant_validate_and_batch() {
+    // Atomic: the capture on f7 explodes the black king.
+    let moves = ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7"];
+    let out = arbiter(&[&["validate", "--variant", "atomic"][..], &moves].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out.stdout);
+    assert_eq!(v["outcome"]["result"], "GAME_RESULT_WHITE_WINS");
+    assert_eq!(v["outcome"]["termination"], "TERMINATION_EXPLOSION");
+    // Antichess: a capture is compulsory, so a quiet move is refused.
+    let out = arbiter(&["validate", "--variant", "antichess", "e4", "d5", "Nc3"]);
+    let v = json(&out.stdout);
+    assert_eq!(v["illegalMove"]["index"], 2);
+    assert_eq!(v["illegalMove"]["reason"], "ILLEGAL_MOVE_REASON_CAPTURE_REQUIRED");
+    assert_eq!(v["position"]["legalMoves"].as_array().unwrap().len(), 1);
+    // Chess's options are refused with a variant.
+    for option in ["--shredder-fen", "--winnability"] {
+        let out = arbiter(&["validate", "--variant", "horde", option, "e4"]);
+        assert_eq!(out.status.code(), Some(2), "{option}");
+        assert!(String::from_utf8(out.stderr).unwrap().contains(option));
+    }
+    // A batch of crazyhouse games: drops in SAN and UCI, a FEN with a
+    // pocket, a bad pocket named on its own line.
+    let input = "e4 d5 exd5 Qxd5 Nc3 Qa5 P@d5\n\
+                 4k3/8/8/8/8/8/8/4K3[Qq] w - - 0 1; Q@e7\n\
+                 4k3/8/8/8/8/8/8/4K3[Kq] w - - 0 1; Q@e7\n";
+    let out = arbiter_with_input(
+        &["validate", "--variant", "crazyhouse", "--batch", "-", "--no-legal-moves"],
+        input.as_bytes().to_vec(),
+    );
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| json(l.as_bytes())).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["plies"][6]["uci"], "P@d5");
+    assert_eq!(
+        lines[0]["position"]["fen"],
+        "rnb1kbnr/ppp1pppp/8/q2P4/8/2N5/PPPP1PPP/R1BQKBNR[p] b KQkq - 0 4"
+    );
+    assert_eq!(lines[1]["plies"][0]["san"], "Q@e7+");
+    assert!(lines[2]["error"]["message"].as_str().unwrap().contains("pocket"), "{}", lines[2]);
+}
+
+#[test]
 fn validate_applies_a_flag_fall_and_reports_verdicts_and_claims() {
     let krk = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
     let out = arbiter(&["validate", "--fen", krk, "--flagged", "white", "--winnability"]);

@@ -32,7 +32,7 @@ pub enum VariantFenError {
     /// of a crazyhouse game hold.
     #[error("illegal position: more {} on the board and in the pockets than a game has", .0.name())]
     CrazyhouseMaterial(Role),
-    /// The three-check counters are missing, malformed or out of range.
+    /// The three-check counters are malformed or out of range.
     #[error(
         "invalid fen: three-check counters {0:?} (expected remaining checks as 3+3 or checks \
          given as +0+0, each 0 to 3)"
@@ -253,10 +253,11 @@ impl fmt::Display for VariantPosition {
 }
 
 /// Takes three-check's counters out of the fields: remaining checks `W+B`
-/// as the fifth field, or checks given `+W+B` as the last.
+/// as the fifth field, or checks given `+W+B` as the last; 3+3 without them.
 fn take_checks(fields: &mut Vec<&str>) -> Result<[u8; 2], VariantFenError> {
     let Some(i) = fields.iter().skip(4).position(|f| f.contains('+')).map(|i| i + 4) else {
-        return Err(VariantFenError::Checks("-".to_owned()));
+        // No counters: none given yet, as python-chess and shakmaty read it.
+        return Ok([3, 3]);
     };
     let text = fields.remove(i);
     let bad = || VariantFenError::Checks(text.to_owned());
@@ -470,9 +471,12 @@ mod tests {
             Err(VariantFenError::BothChecksGiven)
         );
         assert!(matches!(
-            read("4k3/8/8/8/8/8/8/4K3 w - - 0 1", Variant::ThreeCheck),
+            read("4k3/8/8/8/8/8/8/4K3 w - - 3+x 0 1", Variant::ThreeCheck),
             Err(VariantFenError::Checks(_))
         ));
+        // Without counters, no check has been given.
+        let plain = read("4k3/8/8/8/8/8/8/4K3 w - - 0 1", Variant::ThreeCheck).unwrap();
+        assert_eq!(plain.fen(), "4k3/8/8/8/8/8/8/4K3 w - - 3+3 0 1");
         assert_eq!(
             read("8/8/8/8/8/8/8/8 w - - 0 1", Variant::Antichess),
             Err(VariantFenError::EmptyBoard)
