@@ -54,6 +54,7 @@ mod server {
     mod stalls;
     mod tls;
     mod tracing;
+    mod variants;
     mod wire_contract;
 }
 

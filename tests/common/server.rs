@@ -16,6 +16,7 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::Streaming;
 use tonic::transport::Channel;
+use tonic_types::StatusExt;
 
 #[derive(Parser)]
 struct Flags {
@@ -128,4 +129,12 @@ pub async fn hold_a_slot(
     tx.send(proto::ValidateGamesRequest { id: "a".into(), game: Some(game) }).await.unwrap();
     assert_eq!(stream.next().await.unwrap().unwrap().id, "a");
     (tx, stream)
+}
+
+/// The BadRequest field and ErrorInfo reason of an error status.
+pub fn details(status: &tonic::Status) -> (String, String) {
+    let details = status.get_error_details();
+    let field = details.bad_request().expect("BadRequest").field_violations[0].field.clone();
+    let reason = details.error_info().expect("ErrorInfo").reason.clone();
+    (field, reason)
 }

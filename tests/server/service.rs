@@ -13,9 +13,8 @@ use tonic::{Code, Request};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
-use tonic_types::StatusExt;
 
-use crate::common::server::{self as test_server, TestServer};
+use crate::common::server::{self as test_server, TestServer, details};
 
 /// A Chess960 position where white may castle both ways: king b1, rooks a1
 /// and g1.
@@ -35,14 +34,6 @@ async fn stream_answers(
 ) -> Vec<proto::ValidateGamesResponse> {
     let answers = client.validate_games(tokio_stream::iter(requests)).await.unwrap();
     answers.into_inner().map(|r| r.unwrap()).collect().await
-}
-
-/// The BadRequest field and ErrorInfo reason of an error status.
-fn details(status: &tonic::Status) -> (String, String) {
-    let details = status.get_error_details();
-    let field = details.bad_request().expect("BadRequest").field_violations[0].field.clone();
-    let reason = details.error_info().expect("ErrorInfo").reason.clone();
-    (field, reason)
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@
 //! variant's own filter: antichess's compulsory capture, atomic's
 //! explosions, racing kings' ban on checks, or chess's checks.
 
+use crate::board::attacks::king_attacks;
 use crate::board::moves::{Move, MoveKind};
 use crate::board::types::{Piece, Rank, Role, Square};
 use crate::notation::echo::Quoted;
@@ -67,9 +68,15 @@ impl VariantPosition {
         if let Some(&m) = candidates.first() {
             return self.diagnose_filtered(m);
         }
+        let us = self.turn();
+        if let Some(to) = self.atomic_king_capture(body) {
+            return Illegal::new(
+                IllegalReason::ExplodesOwnKing,
+                format!("the {} king cannot capture on {to}: it would explode", us.name()),
+            );
+        }
         // The pieces cannot move so: the standard diagnosis names why,
         // where the mover has its one king (it reads checks from it).
-        let us = self.turn();
         let one_king = (self.board.by_color(us) & self.board.by_role(Role::King)).count() == 1
             && self.variant != Variant::Antichess;
         if one_king {
@@ -84,6 +91,19 @@ impl VariantPosition {
             IllegalReason::CannotMoveThatWay,
             format!("no {} piece can make the move {}", us.name(), Quoted(text)),
         )
+    }
+
+    /// The square of the enemy piece that `body` has the king take, in
+    /// atomic, where kings never capture (they would explode).
+    fn atomic_king_capture(&self, body: &str) -> Option<Square> {
+        let king = self.king_of(self.turn()).filter(|_| self.variant == Variant::Atomic)?;
+        let to = match (body.parse::<UciMove>(), body.parse::<San>()) {
+            (Ok(uci), _) if uci.from == king => uci.to,
+            (_, Ok(San::Normal { role: Role::King, to, .. })) => to,
+            _ => return None,
+        };
+        let enemy = self.board.by_color(!self.turn());
+        (king_attacks(king) & enemy).contains(to).then_some(to)
     }
 
     /// A drop that is not legal: why.
@@ -263,6 +283,10 @@ mod tests {
         // Atomic: taking next to one's own king.
         let atomic = "4k3/8/8/8/8/8/3pK3/3R4 w - - 0 1";
         assert_eq!(why(atomic, Variant::Atomic, "Rxd2").0, IllegalReason::ExplodesOwnKing);
+        // Atomic: a king never captures, in SAN or UCI.
+        for text in ["Kxd2", "e2d2"] {
+            assert_eq!(why(atomic, Variant::Atomic, text).0, IllegalReason::ExplodesOwnKing);
+        }
         // Racing kings: no checks.
         let racing = "8/8/8/8/8/k7/8/1R5K w - - 0 1";
         assert_eq!(why(racing, Variant::RacingKings, "Rb3").0, IllegalReason::GivesCheck);
