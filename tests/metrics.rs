@@ -185,6 +185,12 @@ async fn every_call_is_counted_by_method_code_and_domain() {
         ..game(&["f3", "e5", "g4", "Qh4#"])
     };
     client.validate_game(mate).await.unwrap();
+    // Atomic: the queen's capture on f7 explodes the black king.
+    let explosion = proto::ValidateGameRequest {
+        variant: proto::Variant::Atomic as i32,
+        ..game(&["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7"])
+    };
+    client.validate_game(explosion).await.unwrap();
     let r = client
         .validate_game(game(&["e4", "e5", "Ng1-f3", "Ke7", "Bb5", "Ke6", "Bxe8", "a3"]))
         .await
@@ -234,7 +240,7 @@ async fn every_call_is_counted_by_method_code_and_domain() {
         let labels: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (*k, v.as_str())).collect();
         delta(HANDLED, &labels)
     };
-    assert_eq!(count("ValidateGame", "OK"), 3.0, "{text}");
+    assert_eq!(count("ValidateGame", "OK"), 4.0, "{text}");
     assert_eq!(count("ValidateGame", "INVALID_ARGUMENT"), 1.0, "{text}");
     assert_eq!(count("ValidateGame", "RESOURCE_EXHAUSTED"), 1.0, "{text}");
     assert_eq!(count("ValidateGames", "CANCELLED"), 1.0, "{text}");
@@ -244,7 +250,7 @@ async fn every_call_is_counted_by_method_code_and_domain() {
 
     // Latency: a real histogram, one observation per finished call.
     let unary = [("grpc_service", RULES), ("grpc_method", "ValidateGame")];
-    assert_eq!(delta("arbiter_grpc_server_handling_seconds_count", &unary), 5.0, "{text}");
+    assert_eq!(delta("arbiter_grpc_server_handling_seconds_count", &unary), 6.0, "{text}");
     for le in ["0.00005", "0.0001", "0.001", "+Inf"] {
         let bucket = [unary[0], unary[1], ("le", le)];
         assert!(
@@ -254,23 +260,26 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     }
     assert_eq!(
         delta("arbiter_grpc_server_handling_seconds_bucket", &[unary[0], unary[1], ("le", "+Inf")]),
-        5.0
+        6.0
     );
     assert_eq!(after.value("arbiter_grpc_server_in_flight_calls", &stream_labels), 0.0, "{text}");
 
-    // Domain metrics: 2 + 4 + 7 moves checked (the stream's e4 makes 14).
-    assert_eq!(delta("arbiter_moves_validated_total", &[]), 14.0, "{text}");
+    // Domain metrics: 2 + 4 + 7 + 7 moves checked (the stream's e4 makes 21).
+    assert_eq!(delta("arbiter_moves_validated_total", &[]), 21.0, "{text}");
     assert_eq!(delta("arbiter_illegal_moves_total", &[("reason", "PATH_BLOCKED")]), 1.0);
     assert_eq!(delta("arbiter_games_finished_total", &[("termination", "CHECKMATE")]), 1.0);
+    assert_eq!(delta("arbiter_games_finished_total", &[("termination", "EXPLOSION")]), 1.0);
     let requests = |notation, variant| {
         delta("arbiter_game_requests_total", &[("notation", notation), ("variant", variant)])
     };
     assert_eq!(requests("AUTO", "STANDARD"), 3.0, "{text}");
     assert_eq!(requests("SAN", "CHESS960"), 1.0, "{text}");
+    assert_eq!(requests("AUTO", "ATOMIC"), 1.0, "{text}");
     assert_eq!(requests("SAN", "STANDARD") + requests("AUTO", "CHESS960"), 0.0, "{text}");
     assert_eq!(after.value("arbiter_stream_games_in_flight", &[]), 0.0, "{text}");
     assert!(after.has("arbiter_stream_games_in_flight", &[]), "{text}");
-    // The replay cache (on by default) records through the same registry.
+    // The replay cache (on by default) records through the same registry;
+    // variant games do not go through it.
     let lookups = delta("arbiter_cache_hits_total", &[]) + delta("arbiter_cache_misses_total", &[]);
     assert_eq!(lookups, 4.0, "{text}");
 
@@ -365,6 +374,9 @@ async fn known_series_are_registered_at_zero_at_start_up() {
         "arbiter_clocked_games_total",
         "arbiter_game_requests_total{notation=\"UCI\",variant=\"STANDARD\"}",
         "arbiter_game_requests_total{notation=\"SAN\",variant=\"CHESS960\"}",
+        "arbiter_game_requests_total{notation=\"SAN\",variant=\"RACING_KINGS\"}",
+        "arbiter_games_finished_total{termination=\"THIRD_CHECK\"}",
+        "arbiter_illegal_moves_total{reason=\"CAPTURE_REQUIRED\"}",
         "arbiter_moves_validated_total",
         "arbiter_cache_hits_total",
         "arbiter_cache_misses_total",
