@@ -268,19 +268,25 @@ impl ReplayCache {
         moves: MoveTexts,
         options: &ReplayOptions,
     ) -> Replay {
+        let played = self.play(prefix, moves, options);
+        self.answer(played, options)
+    }
+
+    /// The moves of [`ReplayCache::finish`]: plays those that remain after
+    /// `prefix`, and stops before the final position's look, which
+    /// [`ReplayCache::answer`] takes ([`Played::final_look_pending`] says
+    /// whether it may run long).
+    pub fn play(&self, prefix: CachedPrefix, moves: MoveTexts, options: &ReplayOptions) -> Played {
         let CachedPrefix { start, found, hashes } = prefix;
-        let (Entry { mut replayer, legal_moves }, key) = match found {
+        let (entry, key) = match found {
             Found::Shared(entry) => {
                 let &(len, hash) = hashes.last().expect("a shared entry was looked up");
-                return self.answer_repeat(
-                    &entry,
-                    Key::new(hash, start, options, moves, len),
-                    options,
-                );
+                let key = Key::new(hash, start, options, moves, len);
+                return Played(Resumed::Repeat(entry, key));
             }
             Found::Taken(entry, key) => (entry, Some(key)),
             // Started here, not in `resume`: the start position may get the
-            // unwinnability analysis, work for where `finish` runs.
+            // unwinnability analysis, work for where `play` runs.
             Found::Fresh => (
                 Entry {
                     replayer: Replayer::new(start.clone(), options.analysis),
@@ -289,8 +295,29 @@ impl ReplayCache {
                 None,
             ),
         };
+        let Entry { mut replayer, legal_moves } = entry;
         let done = replayer.plies().len();
         let tail = replayer.extend(&moves.tail(done), options);
+        Played(Resumed::Extended(Box::new(Extended {
+            start,
+            hashes,
+            key,
+            moves,
+            entry: Entry { replayer, legal_moves },
+            done,
+            tail,
+        })))
+    }
+
+    /// The answer to what [`ReplayCache::play`] played: the final
+    /// position's look, the answer, and the longer state kept.
+    pub fn answer(&self, played: Played, options: &ReplayOptions) -> Replay {
+        let extended = match played.0 {
+            Resumed::Repeat(entry, key) => return self.answer_repeat(&entry, key, options),
+            Resumed::Extended(extended) => *extended,
+        };
+        let Extended { start, hashes, key, moves, entry, done, tail } = extended;
+        let Entry { mut replayer, legal_moves } = entry;
         // The final look's finding stays with the entry: a repeat answers
         // from it, the next move from the helpmate carried over.
         replayer.look_at_end();
@@ -499,6 +526,46 @@ enum Found {
     Taken(Entry, Key),
     /// Nothing: a replay from the start.
     Fresh,
+}
+
+/// The moves of a list played by [`ReplayCache::play`], waiting for
+/// [`ReplayCache::answer`].
+#[derive(Debug)]
+pub struct Played(Resumed);
+
+#[derive(Debug)]
+enum Resumed {
+    /// The whole list was cached: its entry, left in place, and its key.
+    Repeat(Arc<Entry>, Key),
+    /// The moves after a cached prefix (or all of them), played.
+    Extended(Box<Extended>),
+}
+
+/// A list whose moves were played past what the cache held.
+#[derive(Debug)]
+struct Extended {
+    start: Position,
+    hashes: PrefixHashes,
+    /// The key of the entry the replay resumed from, if any.
+    key: Option<Key>,
+    moves: MoveTexts,
+    entry: Entry,
+    /// The plies the entry held before.
+    done: usize,
+    tail: ReplayTail,
+}
+
+impl Played {
+    /// Whether the answer will give the final position the full
+    /// dead-position analysis, which may take up to about a second: then it
+    /// belongs on the blocking pool. A repeat answers from its entry's
+    /// finding.
+    pub fn final_look_pending(&self) -> bool {
+        match &self.0 {
+            Resumed::Repeat(..) => false,
+            Resumed::Extended(extended) => extended.entry.replayer.final_look_pending(),
+        }
+    }
 }
 
 /// Prefix lengths and their hashes, shortest first.

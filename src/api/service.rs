@@ -12,13 +12,14 @@ use futures_util::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::admission::Admitted;
-use crate::cache::{CachedPrefix, ReplayCache};
+use crate::cache::{self, CachedPrefix, ReplayCache};
+use crate::move_texts::MoveTexts;
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::{self, StreamGame};
 use arbiter_chess::{
-    CastlingMode, Replay, ReplayOptions, UciMove, Variant, VariantReplay, divide_until, replay,
-    variant_divide_until, variant_replay, worth_a_full_look,
+    CastlingMode, Position, Replay, ReplayOptions, ReplayTail, Replayer, UciMove, Variant,
+    VariantReplay, divide_until, variant_divide_until, variant_replay, worth_a_full_look,
 };
 use arbiter_pgn::{
     RawGame, ReaderOptions, Splitter, check_game_with, check_read_game, may_analyse_fully,
@@ -138,11 +139,8 @@ async fn replay_then<T: Send + 'static>(
         || options.winnability
         || worth_a_full_look(&start)
         || limits.raised_analysis();
-    run(remaining > limits.blocking_moves || analysis, move || {
-        let mut replay = match (cache, prefix) {
-            (Some(cache), Some(prefix)) => cache.finish(prefix, moves, &options),
-            _ => replay(start, &moves.tail(0), &options),
-        };
+    let answer = move |played: Played| {
+        let mut replay = played.answer(&options);
         if let Some(run) = clock {
             run.complete(&mut replay, sent, late.as_deref(), &options);
             prometheus::count_clocked_game();
@@ -155,8 +153,61 @@ async fn replay_then<T: Send + 'static>(
         let report = GameReport::new(options.notation, variant, sent, illegal, outcome);
         report.count();
         (respond(Replayed::Chess(replay)), report)
-    })
-    .await
+    };
+    let play = move || Played::play(cache, prefix, start, moves, &options);
+    if remaining > limits.blocking_moves || analysis {
+        return run(true, move || answer(play())).await;
+    }
+    // A short game is played here; the final position's full look, which
+    // a game ending in a blocked pawn structure may make long, is not.
+    let played = play();
+    run(played.final_look_pending(), move || answer(played)).await
+}
+
+/// A chess game's moves played, through the cache or not, before the
+/// final position's look and the answer.
+enum Played {
+    Cached(Arc<ReplayCache>, cache::Played),
+    Fresh(Replayer, ReplayTail),
+}
+
+impl Played {
+    /// Plays `moves` from `start`, resuming from `prefix` with the cache.
+    fn play(
+        cache: Option<Arc<ReplayCache>>,
+        prefix: Option<CachedPrefix>,
+        start: Position,
+        moves: MoveTexts,
+        options: &ReplayOptions,
+    ) -> Played {
+        match (cache, prefix) {
+            (Some(cache), Some(prefix)) => {
+                let played = cache.play(prefix, moves, options);
+                Played::Cached(cache, played)
+            }
+            _ => {
+                let mut replayer = Replayer::new(start, options.analysis);
+                let tail = replayer.extend(&moves.tail(0), options);
+                Played::Fresh(replayer, tail)
+            }
+        }
+    }
+
+    /// Whether the answer will run the final position's full look.
+    fn final_look_pending(&self) -> bool {
+        match self {
+            Played::Cached(_, played) => played.final_look_pending(),
+            Played::Fresh(replayer, _) => replayer.final_look_pending(),
+        }
+    }
+
+    /// The answer, the final look included.
+    fn answer(self, options: &ReplayOptions) -> Replay {
+        match self {
+            Played::Cached(cache, played) => cache.answer(played, options),
+            Played::Fresh(replayer, tail) => replayer.answer(tail, options),
+        }
+    }
 }
 
 /// The answer to one game of a PGN text, its clock findings counted.

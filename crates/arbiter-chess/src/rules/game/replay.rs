@@ -264,14 +264,37 @@ impl Replayer {
     /// assert_eq!(replayer.answer(Default::default(), &options), replay(Default::default(), &moves, &options));
     /// ```
     pub fn look_at_end(&mut self) {
+        if self.final_look_pending() {
+            let game = &self.game;
+            self.end_look = Some(examine(&game.position, game.analysis.full));
+        }
+    }
+
+    /// Whether the answer (or [`Replayer::look_at_end`]) will give the
+    /// final position the full dead-position analysis, which may take up to
+    /// about a second at the default budget: a game that has moved, goes on
+    /// and ends past [`per_ply_gate`](crate::per_ply_gate), with no finding
+    /// kept. A few bitboard operations: a caller on an async worker asks it
+    /// before the answer, to move a long look off the worker.
+    ///
+    /// ```
+    /// use arbiter_chess::{Replayer, ReplayOptions};
+    /// let options = ReplayOptions::default();
+    /// // A knight behind a locked wall: no static test settles it.
+    /// let wall = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K1N1 w - - 0 1".parse().unwrap();
+    /// let mut replayer = Replayer::new(wall, options.analysis);
+    /// assert!(!replayer.final_look_pending(), "nothing played yet");
+    /// replayer.extend(&["Kd2"], &options);
+    /// assert!(replayer.final_look_pending());
+    /// replayer.look_at_end();
+    /// assert!(!replayer.final_look_pending(), "looked at already");
+    /// ```
+    pub fn final_look_pending(&self) -> bool {
         let game = &self.game;
-        if self.end_look.is_none()
+        self.end_look.is_none()
             && !self.plies.is_empty()
             && !game.is_over()
             && dead::per_ply_gate(&game.position)
-        {
-            self.end_look = Some(examine(&game.position, game.analysis.full));
-        }
     }
 
     /// The answer for the whole game, given the tail the last
