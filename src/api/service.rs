@@ -168,7 +168,7 @@ async fn replay_then<T: Send + 'static>(
 /// final position's look and the answer.
 enum Played {
     Cached(Arc<ReplayCache>, cache::Played),
-    Fresh(Replayer, ReplayTail),
+    Fresh(Box<(Replayer, ReplayTail)>),
 }
 
 impl Played {
@@ -188,7 +188,7 @@ impl Played {
             _ => {
                 let mut replayer = Replayer::new(start, options.analysis);
                 let tail = replayer.extend(&moves.tail(0), options);
-                Played::Fresh(replayer, tail)
+                Played::Fresh(Box::new((replayer, tail)))
             }
         }
     }
@@ -197,7 +197,7 @@ impl Played {
     fn final_look_pending(&self) -> bool {
         match self {
             Played::Cached(_, played) => played.final_look_pending(),
-            Played::Fresh(replayer, _) => replayer.final_look_pending(),
+            Played::Fresh(fresh) => fresh.0.final_look_pending(),
         }
     }
 
@@ -205,7 +205,10 @@ impl Played {
     fn answer(self, options: &ReplayOptions) -> Replay {
         match self {
             Played::Cached(cache, played) => cache.answer(played, options),
-            Played::Fresh(replayer, tail) => replayer.answer(tail, options),
+            Played::Fresh(fresh) => {
+                let (replayer, tail) = *fresh;
+                replayer.answer(tail, options)
+            }
         }
     }
 }
