@@ -1,6 +1,7 @@
 """The wheel against the command line: every function's dicts equal what
 `arbiter validate` and `arbiter pgn --json` print, on the shared PGN files
-and on random games; bad input raises as documented."""
+and on random games; lichess's variants against games with known endings;
+bad input raises as documented."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import gzip
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import pgn_of, random_game, run_cli
@@ -157,7 +159,7 @@ def test_an_iterator_left_early_stops(shared_pgn: list[Path]) -> None:
     games.close()
 
 
-def ending(answer: dict) -> tuple[str, str, str]:
+def ending(answer: dict[str, Any]) -> tuple[str, str, str]:
     """A finished game's result, termination and last ply's SAN."""
     outcome = answer["outcome"]
     return outcome["result"], outcome["termination"], answer["plies"][-1]["san"]
