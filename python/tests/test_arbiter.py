@@ -249,6 +249,13 @@ def test_racing_kings() -> None:
     assert draw["outcome"]["termination"] == "TERMINATION_RACE"
 
 
+def test_a_clocked_variant_game() -> None:
+    game = arbiter.validate("e4 e5", variant="three-check", time_control="60", move_times=[1, 70])
+    assert game["illegalMove"]["reason"] == "ILLEGAL_MOVE_REASON_FLAG_FELL"
+    assert game["outcome"]["termination"] == "TERMINATION_TIMEOUT"
+    assert game["position"]["clocks"] == {"white": "59s", "black": "0s"}
+
+
 def test_variant_errors_raise_value_error() -> None:
     with pytest.raises(ValueError, match="a pocket holds a king"):
         arbiter.validate("e4", fen="4k3/8/8/8/8/8/8/4K3[K] w - - 0 1", variant="crazyhouse")
