@@ -484,6 +484,10 @@ BAD_REQUESTS = [
      "VARIANT_CHESS960"),
     ("ValidateGame", {"variant": 2, "fen": "4k3/8/8/8/8/8/8/RK6 w G - 0 1"}, "ILLEGAL_POSITION",
      "fen", "castling right G"),
+    ("ValidateGame", {"variant": 3, "fen": "4k3/8/8/8/8/8/8/4K3[K] w - - 0 1"},
+     "ILLEGAL_POSITION", "fen", "a pocket holds a king"),
+    ("ValidateGame", {"variant": 4, "include_winnability": True}, "CONFLICTING_FIELDS",
+     "include_winnability", "not lichess's variants"),
     ("LegalMoves", {"from_square": "z9"}, "INVALID_SQUARE", "from_square", "z9"),
     ("LegalMoves", {"fen": "8/8/8/8/8/8/8/8 w - - 0 1"}, "ILLEGAL_POSITION", "fen", "king"),
     ("Perft", {"depth": 7}, "DEPTH_TOO_LARGE", "depth", "depth 7 is more than the limit of 6"),
@@ -776,6 +780,55 @@ def test_chess960(pb, rules):
         pb.m.PerftRequest(variant=chess960, chess960_position=518, depth=3), timeout=RPC_TIMEOUT_S
     )
     assert reply.nodes == 8902
+
+
+def test_variants(pb, rules):
+    """Lichess's variants: a crazyhouse game with a drop, a drop mate among
+    the legal moves, and perft of racing kings and horde from their starts."""
+    crazyhouse = pb.m.VARIANT_CRAZYHOUSE
+    # Knights traded, Black drops White's knight with check, White takes it.
+    moves = ["e4", "e5", "Nf3", "Nc6", "Nxe5", "Nxe5", "d4", "N@f3+", "gxf3"]
+    reply = rules.ValidateGame(
+        pb.m.ValidateGameRequest(variant=crazyhouse, moves=moves), timeout=RPC_TIMEOUT_S
+    )
+    assert not reply.HasField("illegal_move")
+    assert [(p.san, p.uci) for p in reply.plies[-2:]] == [("N@f3+", "N@f3"), ("gxf3", "g2f3")]
+    # Both captured pieces are in White's pocket.
+    fen = "r1bqkbnr/pppp1ppp/8/4n3/3PP3/5P2/PPP2P1P/RNBQKB1R[NP] b KQkq - 0 5"
+    assert reply.position.fen == fen
+    assert reply.outcome.result == pb.m.GAME_RESULT_ONGOING
+
+    # The knight in hand dropped on an occupied square.
+    reply = rules.ValidateGame(
+        pb.m.ValidateGameRequest(variant=crazyhouse, moves=moves[:7] + ["N@e4"]),
+        timeout=RPC_TIMEOUT_S,
+    )
+    assert reply.illegal_move.index == 7
+    assert reply.illegal_move.reason == pb.m.ILLEGAL_MOVE_REASON_INVALID_DROP
+
+    # A rook in hand: 59 drops (one of them mates) and 5 king moves.
+    fen = "6k1/5ppp/8/8/8/8/8/4K3[R] w - - 0 1"
+    reply = rules.LegalMoves(
+        pb.m.LegalMovesRequest(variant=crazyhouse, fen=fen), timeout=RPC_TIMEOUT_S
+    )
+    sans = [m.san for m in reply.position.legal_moves]
+    assert len(sans) == 64 and sum(san.startswith("R@") for san in sans) == 59
+    assert "R@e8#" in sans
+    reply = rules.ValidateGame(
+        pb.m.ValidateGameRequest(variant=crazyhouse, fen=fen, moves=["R@e8"]),
+        timeout=RPC_TIMEOUT_S,
+    )
+    assert reply.plies[0].san == "R@e8#"
+    assert reply.outcome.result == pb.m.GAME_RESULT_WHITE_WINS
+    assert reply.outcome.termination == pb.m.TERMINATION_CHECKMATE
+
+    # perft from each start (scalachess's racingkings.perft and horde.perft).
+    for variant, depth, nodes in [
+        (pb.m.VARIANT_RACING_KINGS, 3, 11264),
+        (pb.m.VARIANT_HORDE, 3, 1274),
+    ]:
+        reply = rules.Perft(pb.m.PerftRequest(variant=variant, depth=depth), timeout=RPC_TIMEOUT_S)
+        assert reply.nodes == nodes, pb.m.Variant.Name(variant)
 
 
 def test_perft_deadline(pb, rules):

@@ -7,7 +7,8 @@ extension writes it with the command line's own JSON writers and it is read
 here with `json.loads`. The GIL is released while Rust works.
 
 - `validate(moves, fen=None, variant="standard", ...)`: one game, as
-  `arbiter validate` prints it.
+  `arbiter validate` prints it, in standard chess, Chess960 or one of
+  lichess's seven variants.
 - `check_pgn(data)`: the games of PGN text, as `arbiter pgn --json` prints
   them.
 - `check_pgn_file(path, jobs=None)` and `iter_pgn_file(path, jobs=None)`:
@@ -68,12 +69,20 @@ def validate(
     """Checks a game move by move: the object `arbiter validate` prints.
 
     `moves` is a list of moves (UCI or SAN) or one string of them separated
-    by spaces. `fen` is the start (default: the standard start position);
-    `variant` is "standard" or "chess960", and `chess960` a Chess960 start
-    by its number (0-959). The other keywords are the command's flags:
+    by spaces. `fen` is the start (default: the variant's start position);
+    `variant` is "standard", "chess960" or one of lichess's variants
+    ("crazyhouse", "atomic", "antichess", "king-of-the-hill",
+    "three-check", "horde", "racing-kings"), and `chess960` a Chess960
+    start by its number (0-959). A variant's plies write drops as `N@f3`
+    in SAN and UCI, its FENs carry crazyhouse's pockets and
+    three-check's counters, and its game ends are terminations of their
+    own (`TERMINATION_EXPLOSION`, `TERMINATION_KING_OF_THE_HILL`,
+    `TERMINATION_THIRD_CHECK`, `TERMINATION_RACE`,
+    `TERMINATION_VARIANT_WIN`). The other keywords are the command's flags:
     `notation` ("auto", "uci" or "san"), `strict`, `fens`, `legal_moves`
     (False for `--no-legal-moves`), `flagged` ("white" or "black"),
-    `winnability` and `shredder_fen`.
+    `winnability` and `shredder_fen` (these two, and `chess960`, for
+    standard chess and Chess960 only).
 
     With `time_control` (a PGN TimeControl tag such as "300+3"), the clock
     decides flag falls: `move_times` gives the seconds each move took (one
@@ -85,7 +94,8 @@ def validate(
 
     Raises:
         ValueError: an invalid FEN, an unknown variant, notation or side,
-            a bad time control, or move times that do not fit the moves.
+            a chess-only option with a lichess variant, a bad time control,
+            or move times that do not fit the moves.
     """
     if isinstance(moves, str):
         moves = moves.split()

@@ -20,11 +20,12 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use arbiter::answer::{json::write_game, pgn_json};
+use arbiter::answer::json::{write_game, write_variant_game};
+use arbiter::answer::{Start, pgn_json};
 use arbiter::pgn_files::{self, Check, Games, OnError};
 use arbiter_chess::{
     Analysis, CastlingMode, ClockRecord, Color, MAX_SECONDS, Notation, Position, ReplayOptions,
-    TimeControl,
+    TimeControl, Variant, VariantPosition,
 };
 use arbiter_pgn::{CheckOptions, GameReader, GameReport, RawGame, ReaderOptions, check_game_with};
 
@@ -53,21 +54,12 @@ fn validate_json<'py>(
     move_times: Option<Vec<f64>>,
     pending_time: Option<f64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let mode = match (variant, chess960) {
-        ("chess960", _) | ("standard", Some(_)) => CastlingMode::Chess960,
-        ("standard", None) => CastlingMode::Standard,
-        _ => return Err(value_error(format!("unknown variant {variant:?}: standard or chess960"))),
-    };
-    let start = match (fen, chess960) {
-        (Some(_), Some(_)) => return Err(value_error("fen and chess960 exclude each other")),
-        (Some(fen), None) => Position::from_fen(fen, mode).map_err(value_error)?,
-        (None, Some(number)) => Position::chess960_start(number)
-            .ok_or_else(|| value_error(format!("no Chess960 start position {number}: 0-959")))?,
-        (None, None) if mode == CastlingMode::Chess960 => {
-            Position::chess960_start(518).unwrap_or_default()
-        }
-        (None, None) => Position::default(),
-    };
+    let start = start_of(variant, fen, chess960)?;
+    if let Start::Variant(position) = &start {
+        let name = position.variant().cli_name();
+        chess_only(winnability, "winnability", name)?;
+        chess_only(shredder_fen, "shredder_fen", name)?;
+    }
     let options = ReplayOptions {
         notation: match notation {
             "auto" => Notation::Auto,
@@ -116,8 +108,56 @@ fn validate_json<'py>(
         None => None,
     };
     let mut json = Vec::new();
-    py.detach(|| write_game(&mut json, start, &moves, &options, clock.as_ref()))?;
+    py.detach(|| match start {
+        Start::Chess(start) => write_game(&mut json, start, &moves, &options, clock.as_ref()),
+        Start::Variant(start) => {
+            write_variant_game(&mut json, start, &moves, &options, clock.as_ref())
+        }
+    })?;
     Ok(PyBytes::new(py, &json))
+}
+
+/// The start position of `validate`'s game: `fen` read under the rules
+/// `variant` names (`standard`, `chess960`, or a lichess variant by its
+/// command-line name), else Chess960 position `chess960`, else the rules'
+/// own start.
+fn start_of(variant: &str, fen: Option<&str>, chess960: Option<u32>) -> PyResult<Start> {
+    let mode = match (variant, chess960) {
+        ("chess960", _) | ("standard", Some(_)) => CastlingMode::Chess960,
+        ("standard", None) => CastlingMode::Standard,
+        _ => {
+            let rules: Variant = variant.parse().map_err(|_| {
+                let names = Variant::ALL.map(Variant::cli_name).join(", ");
+                value_error(format!("unknown variant {variant:?}: standard, chess960, {names}"))
+            })?;
+            chess_only(chess960.is_some(), "chess960", rules.cli_name())?;
+            return Ok(Start::Variant(match fen {
+                Some(fen) => VariantPosition::from_fen(fen, rules, CastlingMode::Standard)
+                    .map_err(value_error)?,
+                None => VariantPosition::new(rules),
+            }));
+        }
+    };
+    Ok(Start::Chess(match (fen, chess960) {
+        (Some(_), Some(_)) => return Err(value_error("fen and chess960 exclude each other")),
+        (Some(fen), None) => Position::from_fen(fen, mode).map_err(value_error)?,
+        (None, Some(number)) => Position::chess960_start(number)
+            .ok_or_else(|| value_error(format!("no Chess960 start position {number}: 0-959")))?,
+        (None, None) if mode == CastlingMode::Chess960 => {
+            Position::chess960_start(518).unwrap_or_default()
+        }
+        (None, None) => Position::default(),
+    }))
+}
+
+/// Refuses `option`, set for the lichess variant `variant`: it is chess's.
+fn chess_only(set: bool, option: &str, variant: &str) -> PyResult<()> {
+    if set {
+        return Err(value_error(format!(
+            "{option} is for standard chess and Chess960, not variant {variant:?}"
+        )));
+    }
+    Ok(())
 }
 
 /// Seconds as whole milliseconds, rounded to the nearest.

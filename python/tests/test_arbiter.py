@@ -1,6 +1,7 @@
 """The wheel against the command line: every function's dicts equal what
 `arbiter validate` and `arbiter pgn --json` print, on the shared PGN files
-and on random games; bad input raises as documented."""
+and on random games; lichess's variants against games with known endings;
+bad input raises as documented."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import gzip
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import pgn_of, random_game, run_cli
@@ -157,9 +159,122 @@ def test_an_iterator_left_early_stops(shared_pgn: list[Path]) -> None:
     games.close()
 
 
+def ending(answer: dict[str, Any]) -> tuple[str, str, str]:
+    """A finished game's result, termination and last ply's SAN."""
+    outcome = answer["outcome"]
+    return outcome["result"], outcome["termination"], answer["plies"][-1]["san"]
+
+
+def test_a_variant_answer_has_the_standard_shape() -> None:
+    standard = arbiter.validate("e4 e5 Ke3", fens=True)
+    answer = arbiter.validate("e4 e5 Ke3", variant="crazyhouse", fens=True)
+    assert answer.keys() == standard.keys()
+    assert answer["plies"][0].keys() == standard["plies"][0].keys()
+    assert answer["position"].keys() == standard["position"].keys()
+    assert answer["illegalMove"].keys() == standard["illegalMove"].keys()
+    assert answer["illegalMove"]["index"] == 2
+    assert answer["plies"][1]["fenAfter"] == (
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR[] w KQkq e6 0 2"
+    )
+
+
+def test_crazyhouse_drops() -> None:
+    # Knights traded: Black drops White's knight with check, the pocket in the FEN.
+    game = arbiter.validate("e4 e5 Nf3 Nc6 Nxe5 Nxe5 d4 N@f3+", variant="crazyhouse")
+    last = [(ply["san"], ply["uci"]) for ply in game["plies"][-2:]]
+    assert last == [("d4", "d2d4"), ("N@f3+", "N@f3")]
+    fen = game["position"]["fen"]
+    assert fen.startswith("r1bqkbnr/pppp1ppp/8/4n3/3PP3/5n2/PPP2PPP/RNBQKB1R[P] w")
+    assert game["outcome"]["result"] == "GAME_RESULT_ONGOING"
+    # A rook dropped on the back rank mates.
+    fen = "6k1/5ppp/8/8/8/8/8/4K3[R] w - - 0 1"
+    mate = arbiter.validate("R@e8#", fen=fen, variant="crazyhouse")
+    assert ending(mate) == ("GAME_RESULT_WHITE_WINS", "TERMINATION_CHECKMATE", "R@e8#")
+    assert mate["plies"][0]["uci"] == "R@e8"
+    # No knight in the pocket; a drop on an occupied square.
+    empty = arbiter.validate("e4 N@f6", variant="crazyhouse")
+    assert empty["illegalMove"]["reason"] == "ILLEGAL_MOVE_REASON_NO_PIECE"
+    occupied = arbiter.validate("R@g8", fen=fen, variant="crazyhouse")
+    assert occupied["illegalMove"]["reason"] == "ILLEGAL_MOVE_REASON_INVALID_DROP"
+
+
+def test_atomic_explosion() -> None:
+    game = arbiter.validate("Nf3 a6 Ng5 a5 Nxf7", variant="atomic", fens=True)
+    assert ending(game) == ("GAME_RESULT_WHITE_WINS", "TERMINATION_EXPLOSION", "Nxf7#")
+    # The knight, the king, the bishop and the knight around f7 are gone; the pawns stay.
+    assert game["position"]["fen"] == "rnbq3r/1pppp1pp/8/p7/8/8/PPPPPPPP/RNBQKB1R b KQ - 0 3"
+
+
+def test_antichess_a_side_without_pieces_wins() -> None:
+    fen = "8/8/8/8/8/8/p7/1R6 b - - 0 1"
+    game = arbiter.validate("axb1=Q", fen=fen, variant="antichess")
+    assert ending(game) == ("GAME_RESULT_WHITE_WINS", "TERMINATION_VARIANT_WIN", "axb1=Q#")
+    refused = arbiter.validate("a1=Q", fen=fen, variant="antichess")
+    assert refused["illegalMove"]["reason"] == "ILLEGAL_MOVE_REASON_CAPTURE_REQUIRED"
+
+
+def test_king_of_the_hill() -> None:
+    game = arbiter.validate("e3 e6 Ke2 Ke7 Kd3 Kd6 Kd4", variant="king-of-the-hill")
+    assert ending(game) == ("GAME_RESULT_WHITE_WINS", "TERMINATION_KING_OF_THE_HILL", "Kd4#")
+    assert game["position"]["legalMoves"] == []
+
+
+def test_three_check() -> None:
+    game = arbiter.validate("e4 d6 Bb5+ c6 Bxc6+ Nxc6 Qh5 a6 Qxf7+", variant="three-check")
+    result, termination, _ = ending(game)
+    assert (result, termination) == ("GAME_RESULT_WHITE_WINS", "TERMINATION_THIRD_CHECK")
+    assert " 0+3 " in game["position"]["fen"]
+    # Lichess's checks given read as the remaining checks.
+    given = arbiter.validate([], fen="4k3/8/8/8/8/8/8/4K2R w K - 0 1 +1+0", variant="three-check")
+    assert given["position"]["fen"] == "4k3/8/8/8/8/8/8/4K2R w K - 2+3 0 1"
+
+
+def test_horde_white_without_pieces_loses() -> None:
+    game = arbiter.validate("Qxe2", fen="4k3/8/8/8/8/8/4P3/3q4 b - - 0 1", variant="horde")
+    assert ending(game) == ("GAME_RESULT_BLACK_WINS", "TERMINATION_VARIANT_WIN", "Qxe2#")
+    start = arbiter.validate([], variant="horde")
+    assert start["position"]["fen"] == (
+        "rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1"
+    )
+
+
+def test_racing_kings() -> None:
+    start = arbiter.validate([], variant="racing-kings")
+    assert start["position"]["fen"] == "8/8/8/8/8/8/krbnNBRK/qrbnNBRQ w - - 0 1"
+    win = arbiter.validate("Kg8", fen="8/6K1/8/8/8/8/k7/8 w - - 0 1", variant="racing-kings")
+    assert ending(win) == ("GAME_RESULT_WHITE_WINS", "TERMINATION_RACE", "Kg8#")
+    # Black reaches the eighth rank on the next move: a draw.
+    draw = arbiter.validate("Kg8 Kb8", fen="8/1k4K1/8/8/8/8/8/8 w - - 0 1", variant="racing-kings")
+    assert draw["outcome"]["result"] == "GAME_RESULT_DRAW"
+    assert draw["outcome"]["termination"] == "TERMINATION_RACE"
+
+
+def test_a_clocked_variant_game() -> None:
+    game = arbiter.validate("e4 e5", variant="three-check", time_control="60", move_times=[1, 70])
+    assert game["illegalMove"]["reason"] == "ILLEGAL_MOVE_REASON_FLAG_FELL"
+    assert game["outcome"]["termination"] == "TERMINATION_TIMEOUT"
+    assert game["position"]["clocks"] == {"white": "59s", "black": "0s"}
+
+
+def test_variant_errors_raise_value_error() -> None:
+    with pytest.raises(ValueError, match="a pocket holds a king"):
+        arbiter.validate("e4", fen="4k3/8/8/8/8/8/8/4K3[K] w - - 0 1", variant="crazyhouse")
+    with pytest.raises(ValueError, match="three-check counters"):
+        arbiter.validate("e4", fen="4k3/8/8/8/8/8/8/4K3 w - - 4+3 0 1", variant="three-check")
+    with pytest.raises(ValueError, match="a king in horde's white army"):
+        arbiter.validate([], fen="4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", variant="horde")
+    chess_only = "is for standard chess and Chess960, not variant \"atomic\""
+    with pytest.raises(ValueError, match=f"winnability {chess_only}"):
+        arbiter.validate("e4", variant="atomic", winnability=True)
+    with pytest.raises(ValueError, match=f"shredder_fen {chess_only}"):
+        arbiter.validate("e4", variant="atomic", shredder_fen=True)
+    with pytest.raises(ValueError, match=f"chess960 {chess_only}"):
+        arbiter.validate("e4", variant="atomic", chess960=518)
+
+
 def test_bad_arguments_raise_value_error() -> None:
-    with pytest.raises(ValueError, match="unknown variant"):
-        arbiter.validate("e4", variant="crazyhouse")
+    with pytest.raises(ValueError, match='unknown variant "shogi": standard, chess960, crazy'):
+        arbiter.validate("e4", variant="shogi")
     with pytest.raises(ValueError, match="fen"):
         arbiter.validate("e4", fen="not a fen")
     with pytest.raises(ValueError, match="notation"):

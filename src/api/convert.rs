@@ -13,24 +13,7 @@ use arbiter_chess::{
 
 use super::wire;
 use super::{Limits, RequestError};
-
-/// A start position: chess (standard or Chess960), or one of lichess's
-/// variants, which is played by its own position type.
-#[derive(Clone, Debug)]
-pub enum Start {
-    Chess(Position),
-    Variant(VariantPosition),
-}
-
-impl Start {
-    /// The side to move.
-    pub fn turn(&self) -> Color {
-        match self {
-            Start::Chess(position) => position.turn(),
-            Start::Variant(position) => position.turn(),
-        }
-    }
-}
+pub use crate::answer::Start;
 
 /// The rules a request's `variant` names.
 #[derive(Clone, Copy, Debug)]

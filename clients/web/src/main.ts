@@ -17,6 +17,8 @@ import {
   TerminationSchema,
   ValidateGameRequestSchema,
   type ValidateGameResponse,
+  Variant,
+  VariantSchema,
 } from "./gen/arbiter/v1/arbiter_pb.js";
 import { BadRequestSchema, ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 
@@ -39,12 +41,28 @@ function element<T extends HTMLElement>(id: string): T {
 
 const movesInput = element<HTMLTextAreaElement>("moves");
 const fenInput = element<HTMLInputElement>("fen");
+const variantSelect = element<HTMLSelectElement>("variant");
 element("server").textContent = baseUrl;
 
 /** An enum value's proto name without its prefix, e.g. `CHECKMATE`. */
 function enumName(schema: { values: { number: number; name: string }[] }, value: number, prefix: string): string {
   const name = schema.values.find((entry) => entry.number === value)?.name ?? String(value);
   return name.startsWith(prefix) ? name.slice(prefix.length) : name;
+}
+
+/** Every variant the contract has, e.g. "King of the hill" for VARIANT_KING_OF_THE_HILL. */
+variantSelect.replaceChildren(
+  ...VariantSchema.values
+    .filter((entry) => entry.number !== Variant.UNSPECIFIED)
+    .map((entry) => {
+      const words = enumName(VariantSchema, entry.number, "VARIANT_").toLowerCase().replaceAll("_", " ");
+      return new Option(words.charAt(0).toUpperCase() + words.slice(1), String(entry.number));
+    }),
+);
+
+/** The squares a move in UCI touches: a drop (`N@f3`) only its target. */
+function squaresOf(uci: string): Key[] {
+  return (uci[1] === "@" ? [uci.slice(2, 4)] : [uci.slice(0, 2), uci.slice(2, 4)]) as Key[];
 }
 
 /** Move texts from what a person pastes: move numbers, results and comments go. */
@@ -81,15 +99,17 @@ function show(reply: ValidateGameResponse): void {
   legalUci = position?.legalMoves.map((move) => move.uci) ?? [];
   const dests = new Map<Key, Key[]>();
   for (const uci of legalUci) {
-    const from = uci.slice(0, 2) as Key;
-    dests.set(from, [...(dests.get(from) ?? []), uci.slice(2, 4) as Key]);
+    const [from, to] = squaresOf(uci);
+    // A drop moves from no square: drops are pasted (the board shows no pockets).
+    if (from === undefined || to === undefined) continue;
+    dests.set(from, [...(dests.get(from) ?? []), to]);
   }
   const last = reply.plies.at(-1)?.uci;
   board.set({
     fen,
     turnColor: turn,
     check: position?.inCheck ? turn : false,
-    lastMove: last === undefined ? undefined : [last.slice(0, 2) as Key, last.slice(2, 4) as Key],
+    lastMove: last === undefined ? undefined : squaresOf(last),
     movable: { color: turn, dests },
   });
   element("turn").textContent = `${turn === "white" ? "White" : "Black"} to move · ${fen}`;
@@ -151,7 +171,11 @@ function showError(err: unknown): void {
 
 /** Sends the game as it stands and shows the answer. */
 async function check(): Promise<void> {
-  const request = create(ValidateGameRequestSchema, { fen: fenInput.value.trim(), moves: parseMoves(movesInput.value) });
+  const request = create(ValidateGameRequestSchema, {
+    fen: fenInput.value.trim(),
+    moves: parseMoves(movesInput.value),
+    variant: Number(variantSelect.value),
+  });
   document.body.dataset.state = "checking";
   try {
     const reply = await client.validateGame(request, { timeoutMs: 10_000 });
@@ -168,6 +192,7 @@ element("paste").addEventListener("submit", (event) => {
   event.preventDefault();
   void check();
 });
+variantSelect.addEventListener("change", () => void check());
 element("undo").addEventListener("click", () => {
   movesInput.value = parseMoves(movesInput.value).slice(0, -1).join(" ");
   void check();

@@ -2,7 +2,8 @@
 // from its own origin, it calls Arbiter on another origin over gRPC-Web,
 // which the server's CORS grant for that origin allows. A person's session is
 // replayed: moves clicked on the board, a pasted game with an illegal move, a
-// bad FEN; a page on an origin the server does not list cannot call it.
+// bad FEN, a crazyhouse game with a drop; a page on an origin the server does
+// not list cannot call it.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -124,6 +125,24 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
     await settled(page);
     assert.match(await text(page, "error"), /^INVALID_ARGUMENT INVALID_FEN \(field fen\): /);
     await page.getByTestId("fen-input").fill("");
+  });
+
+  it("plays a crazyhouse game with a drop once the variant is chosen", async () => {
+    await page.getByTestId("variant").selectOption({ label: "Crazyhouse" });
+    await settled(page);
+    await page.getByTestId("moves-input").fill("1. e4 e5 2. Nf3 Nc6 3. Nxe5 Nxe5 4. d4 N@f3+");
+    await page.getByTestId("check").click();
+    await settled(page);
+    assert.deepEqual((await plies(page)).slice(-2), ["d4", "N@f3+"]);
+    // White's pocket holds the pawn it took.
+    assert.match(await text(page, "turn"), /^White to move · r1bqkbnr\/pppp1ppp\/8\/4n3\/3PP3\/5n2\/PPP2PPP\/RNBQKB1R\[P\] w /);
+    assert.equal(await text(page, "outcome"), "* · ONGOING");
+    const legal = (await text(page, "legal")).split(" ");
+    assert.ok(legal.includes("gxf3") && legal.includes("Qxf3") && !legal.includes("Nc3"), legal.join(" "));
+    await page.getByTestId("variant").selectOption({ label: "Standard" });
+    await settled(page);
+    await page.getByTestId("reset").click();
+    await settled(page);
   });
 
   it("a page on an origin the server does not list gets no grant", async () => {
