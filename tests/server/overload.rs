@@ -171,3 +171,46 @@ async fn open_streams_leave_the_unary_budget_to_unary_calls() {
     drop(held);
     server.shutdown().await.unwrap();
 }
+
+/// A short game that ends in a blocked pawn structure whose full
+/// dead-position look runs to its budget (about a second, two colours'
+/// searches left undecided): the start has too many pawn moves for the
+/// wide gate, so nothing but the final position asks for the look.
+const LONG_LOOK_START: &str = "8/1p2B1B1/2pB1B1p/kPP5/p7/8/P1P2K2/8 w - - 0 1";
+const LONG_LOOK_MOVES: [&str; 12] =
+    ["Bxh6", "Kb4", "Bhg7", "Ka5", "b6", "Ka6", "a3", "Ka5", "c3", "Ka6", "c4", "Ka5"];
+
+/// The final position's look runs on the blocking pool: on a runtime of
+/// one thread, which serves the server and this test, health keeps being
+/// answered while the game's call waits for its look. On the async worker,
+/// the look would hold the only thread until it ended.
+#[tokio::test]
+async fn a_long_final_look_leaves_the_async_worker_free() {
+    let start: Position = LONG_LOOK_START.parse().unwrap();
+    assert!(!arbiter_chess::worth_a_full_look(&start), "the start must not ask for the look");
+    for cache in [&[][..], &["--cache-bytes", "0"][..]] {
+        let server = TestServer::start(cache).await;
+        let mut client = server.client().await;
+        let request = ValidateGameRequest {
+            fen: LONG_LOOK_START.into(),
+            moves: LONG_LOOK_MOVES.map(str::to_owned).to_vec(),
+            skip_legal_moves: true,
+            ..Default::default()
+        };
+        let expected = expected(&request);
+        let game = tokio::spawn(async move { client.validate_game(request).await });
+        let channel = server.channel().await;
+        let mut answered = 0;
+        while !game.is_finished() {
+            assert_eq!(health_status(channel.clone()).await, ServingStatus::Serving);
+            answered += 1;
+        }
+        let answer = game.await.unwrap().expect("the game is answered").into_inner();
+        assert_eq!(answer, expected);
+        assert_eq!(answer.plies.len(), LONG_LOOK_MOVES.len());
+        // A look of about a second leaves room for many health checks;
+        // one held by it, for none but the few before it started.
+        assert!(answered >= 20, "{cache:?}: {answered} health answers during the look");
+        server.shutdown().await.unwrap();
+    }
+}
