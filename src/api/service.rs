@@ -17,7 +17,7 @@ use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::{self, StreamGame};
 use arbiter_chess::{
-    CastlingMode, Replay, ReplayOptions, UciMove, Variant, VariantReplay, divide_until, replay,
+    CastlingMode, Replay, ReplayOptions, UciMove, VariantReplay, divide_until, replay,
     variant_divide_until, variant_replay, worth_a_full_look,
 };
 use arbiter_pgn::{
@@ -27,19 +27,6 @@ use arbiter_pgn::{
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, Start};
 use super::{Limits, RequestError, wire};
 use crate::answer::{position_message, variant_position_message};
-
-/// The contract's value of a variant.
-fn proto_variant(variant: Variant) -> proto::Variant {
-    match variant {
-        Variant::Crazyhouse => proto::Variant::Crazyhouse,
-        Variant::Atomic => proto::Variant::Atomic,
-        Variant::Antichess => proto::Variant::Antichess,
-        Variant::KingOfTheHill => proto::Variant::KingOfTheHill,
-        Variant::ThreeCheck => proto::Variant::ThreeCheck,
-        Variant::Horde => proto::Variant::Horde,
-        Variant::RacingKings => proto::Variant::RacingKings,
-    }
-}
 
 /// The service, with its limits and the replay cache. Calls in flight are
 /// bounded outside it, by [`crate::admission`].
@@ -119,7 +106,7 @@ async fn replay_then<T: Send + 'static>(
                     replay.complete(&run, sent, late.as_deref(), &options);
                     prometheus::count_clocked_game();
                 }
-                let variant = proto_variant(replay.position.variant());
+                let variant = proto::Variant::from(replay.position.variant());
                 let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
                 let report = GameReport::new(options.notation, variant, sent, illegal, outcome);
                 report.count();
