@@ -38,6 +38,7 @@ mod pgn {
     mod reader;
     mod remote;
     mod service;
+    mod variants;
 }
 
 /// The gRPC service: every RPC over a real socket, hostile clients,

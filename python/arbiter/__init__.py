@@ -130,7 +130,9 @@ def check_pgn(data: Union[str, bytes]) -> list[dict[str, Any]]:
     """Checks the games of PGN text: one dict per game, each the line
     `arbiter pgn --json` prints for it (`index`, `line`, `tags`, `plies`,
     `illegalMove`, `variationErrors`, `position`, `outcome`, `resultTag`,
-    `resultConsistent`, or `error` for a game that cannot be read).
+    `resultConsistent`, or `error` for a game that cannot be read). A game
+    with a `Variant` tag naming one of lichess's variants (`Crazyhouse`,
+    `Atomic`, `King of the Hill`, ...) is checked by that variant's rules.
 
     Raises:
         ValueError: `data` is neither str nor bytes.

@@ -130,6 +130,22 @@ def test_every_function_equals_the_cli_on_random_games(cli: Path, tmp_path: Path
     assert "error" in games[-1]
 
 
+def test_variant_games_read_by_their_rules(cli: Path, tmp_path: Path) -> None:
+    path = tmp_path / "variants.pgn"
+    path.write_text(
+        '[Variant "Crazyhouse"]\n\n1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@d4 @e4 *\n\n'
+        '[Variant "Atomic"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Ng5 d5 4. Nxf7 1-0\n\n'
+        '[Variant "Antichess"]\n\n1. e3 b5 2. Nf3 *\n\n'
+        '[Variant "Bughouse"]\n\n1. e4 *\n\n'
+    )
+    compare_pgn(cli, path)
+    zh, atomic, anti, unknown = arbiter.check_pgn(path.read_text())
+    assert zh["position"]["fen"].startswith("rnb1kbnr/ppp1pppp/8/q7/3Pp3/2N5/PPPP1PPP/R1BQKBNR[]")
+    assert atomic["outcome"]["termination"] == "TERMINATION_EXPLOSION"
+    assert anti["illegalMove"]["reason"] == "ILLEGAL_MOVE_REASON_CAPTURE_REQUIRED"
+    assert unknown["error"]["reason"] == "UNKNOWN_VARIANT"
+
+
 def test_compressed_files_read_as_the_plain_one(cli: Path, tmp_path: Path) -> None:
     rng = random.Random(7)
     text = pgn_of([random_game(rng) for _ in range(20)]).encode()

@@ -26,8 +26,8 @@ pub mod pgn_json;
 use crate::proto;
 use arbiter_chess::{
     CastlingMode, ClaimableDraw, Color, DrawClaims, GameResult, IllegalMove, IllegalReason,
-    LegalMove, Outcome, PlyRecord, Position, Replay, Termination, UciMove, VariantLegalMove,
-    VariantPly, VariantPosition, VariantReplay, Winnability,
+    LegalMove, Outcome, PlyRecord, Position, Replay, Termination, UciMove, Variant,
+    VariantLegalMove, VariantPly, VariantPosition, VariantReplay, Winnability,
 };
 use arbiter_pgn::{ClockFinding, ClockFindingKind, ClockReport, VariationReason};
 
@@ -373,6 +373,31 @@ pub fn winnability_message(verdicts: &[Winnability; 2], mode: CastlingMode) -> p
         }
     };
     proto::Winnability { white: Some(color(white)), black: Some(color(black)) }
+}
+
+impl From<Variant> for proto::Variant {
+    fn from(variant: Variant) -> proto::Variant {
+        match variant {
+            Variant::Crazyhouse => proto::Variant::Crazyhouse,
+            Variant::Atomic => proto::Variant::Atomic,
+            Variant::Antichess => proto::Variant::Antichess,
+            Variant::KingOfTheHill => proto::Variant::KingOfTheHill,
+            Variant::ThreeCheck => proto::Variant::ThreeCheck,
+            Variant::Horde => proto::Variant::Horde,
+            Variant::RacingKings => proto::Variant::RacingKings,
+        }
+    }
+}
+
+impl From<arbiter_pgn::Variant> for proto::Variant {
+    /// The rules a PGN game is played by.
+    fn from(variant: arbiter_pgn::Variant) -> proto::Variant {
+        match variant {
+            arbiter_pgn::Variant::Standard => proto::Variant::Standard,
+            arbiter_pgn::Variant::Chess960 => proto::Variant::Chess960,
+            arbiter_pgn::Variant::Lichess(variant) => proto::Variant::from(variant),
+        }
+    }
 }
 
 impl From<ClaimableDraw> for proto::ClaimableDraw {

@@ -128,11 +128,13 @@ fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
         Color::White => proto::Color::White,
         Color::Black => proto::Color::Black,
     };
+    // A FEN has no character JSON escapes (a crazyhouse pocket's brackets
+    // and promoted marks included).
     write!(
         out,
         ",\"position\":{{\"fen\":\"{}\",\"turn\":\"{}\",\"inCheck\":{},\"halfmoveClock\":{},\
          \"fullmoveNumber\":{},\"legalMoves\":[]}}",
-        position.fen().as_str(),
+        position.fen(),
         turn.as_str_name(),
         position.is_check(),
         position.halfmove_clock(),

@@ -4,10 +4,10 @@
 
 use tonic::Code;
 
-use crate::answer::position_message;
+use crate::answer::{position_message, variant_position_message};
 use crate::proto;
 use crate::status::code_name;
-use arbiter_pgn::{GameError, GameReport, VariationError, Verdict};
+use arbiter_pgn::{GameError, GamePosition, GameReport, VariationError, Verdict};
 
 /// The code, reason and tag of a game that cannot be read.
 fn error_parts(error: &GameError) -> (Code, &'static str) {
@@ -15,7 +15,9 @@ fn error_parts(error: &GameError) -> (Code, &'static str) {
     // and the tag it blames here.
     match error {
         GameError::TooLarge { .. } => (Code::ResourceExhausted, ""),
-        GameError::InvalidFen { .. } | GameError::MissingFen => (Code::InvalidArgument, "FEN"),
+        GameError::InvalidFen { .. }
+        | GameError::InvalidVariantFen { .. }
+        | GameError::MissingFen => (Code::InvalidArgument, "FEN"),
         GameError::UnknownVariant { .. } => (Code::InvalidArgument, "Variant"),
     }
 }
@@ -57,7 +59,10 @@ fn verdict(verdict: &Verdict) -> proto::PgnVerdict {
         plies: u32::try_from(*plies).unwrap_or(u32::MAX),
         illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
         variation_errors: variation_errors.iter().map(variation_error).collect(),
-        position: Some(position_message(position, &[], false)),
+        position: Some(match position {
+            GamePosition::Chess(position) => position_message(position, &[], false),
+            GamePosition::Variant(position) => variant_position_message(position, &[]),
+        }),
         outcome: Some(proto::Outcome::from(outcome)),
         result_tag: result_tag.clone(),
         result_consistent: *result_consistent,

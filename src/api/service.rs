@@ -18,8 +18,8 @@ use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::{self, StreamGame};
 use arbiter_chess::{
-    CastlingMode, Position, Replay, ReplayOptions, ReplayTail, Replayer, UciMove, Variant,
-    VariantReplay, divide_until, variant_divide_until, variant_replay, worth_a_full_look,
+    CastlingMode, Position, Replay, ReplayOptions, ReplayTail, Replayer, UciMove, VariantReplay,
+    divide_until, variant_divide_until, variant_replay, worth_a_full_look,
 };
 use arbiter_pgn::{
     RawGame, ReaderOptions, Splitter, check_game_with, check_read_game, may_analyse_fully,
@@ -28,19 +28,6 @@ use arbiter_pgn::{
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, Start};
 use super::{Limits, RequestError, wire};
 use crate::answer::{position_message, variant_position_message};
-
-/// The contract's value of a variant.
-fn proto_variant(variant: Variant) -> proto::Variant {
-    match variant {
-        Variant::Crazyhouse => proto::Variant::Crazyhouse,
-        Variant::Atomic => proto::Variant::Atomic,
-        Variant::Antichess => proto::Variant::Antichess,
-        Variant::KingOfTheHill => proto::Variant::KingOfTheHill,
-        Variant::ThreeCheck => proto::Variant::ThreeCheck,
-        Variant::Horde => proto::Variant::Horde,
-        Variant::RacingKings => proto::Variant::RacingKings,
-    }
-}
 
 /// The service, with its limits and the replay cache. Calls in flight are
 /// bounded outside it, by [`crate::admission`].
@@ -120,7 +107,7 @@ async fn replay_then<T: Send + 'static>(
                     replay.complete(&run, sent, late.as_deref(), &options);
                     prometheus::count_clocked_game();
                 }
-                let variant = proto_variant(replay.position.variant());
+                let variant = proto::Variant::from(replay.position.variant());
                 let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
                 let report = GameReport::new(options.notation, variant, sent, illegal, outcome);
                 report.count();

@@ -28,11 +28,12 @@ use crate::proto::rules_service_client::RulesServiceClient;
 use crate::proto::{self, validate_games_response};
 use arbiter_chess::{
     CastlingMode, Color, GameResult, IllegalMove, IllegalReason, Outcome, Position, SanString,
-    Termination,
+    Termination, VariantPosition,
 };
 use arbiter_pgn::{
-    CheckOptions, GameReport, Line, PgnGame, RawGame, VariationError, VariationReason, Verdict,
-    check_parsed_with, clock_report, flagged_side, parse_game, result_consistent, start_position,
+    CheckOptions, GamePosition, GameReport, Line, PgnGame, RawGame, VariationError,
+    VariationReason, Verdict, check_parsed_with, clock_report, flagged_side, parse_game,
+    result_consistent, start_position,
 };
 
 /// Attempts of a stream before its games are given up (the retry policy's
@@ -108,7 +109,7 @@ pub struct Job {
     line: usize,
     game: PgnGame,
     /// The start position, or why the game cannot be checked.
-    start: Result<Position, arbiter_pgn::GameError>,
+    start: Result<GamePosition, arbiter_pgn::GameError>,
     /// The mainline's request first, then one per variation, depth first.
     plan: Vec<Planned>,
     requests: Vec<proto::ValidateGameRequest>,
@@ -166,12 +167,13 @@ pub fn plan(raw: RawGame, checking: CheckOptions) -> Result<Job, Box<GameReport>
     let start = start_position(&game);
     let mut job = (Vec::new(), Vec::new());
     if let Ok(start) = &start {
-        let chess960 = start.castling_mode() == CastlingMode::Chess960;
-        let fen = start.fen();
+        let at_start = match start {
+            GamePosition::Chess(pos) => *pos == Position::default(),
+            GamePosition::Variant(pos) => *pos == VariantPosition::new(pos.variant()),
+        };
         let base = proto::ValidateGameRequest {
-            fen: if *start == Position::default() { String::new() } else { fen.to_string() },
-            variant: if chess960 { proto::Variant::Chess960 } else { proto::Variant::Standard }
-                as i32,
+            fen: if at_start { String::new() } else { start.fen() },
+            variant: proto::Variant::from(start.variant()) as i32,
             skip_legal_moves: true,
             ..Default::default()
         };
@@ -179,7 +181,9 @@ pub fn plan(raw: RawGame, checking: CheckOptions) -> Result<Job, Box<GameReport>
         // A game lost on time ends with the flag fall, as a local check
         // ends it: the server applies it to the mainline when every move
         // is legal.
-        if let (Some(flagged), Some(mainline)) = (flagged_side(&game, start), job.1.first_mut()) {
+        if let (Some(flagged), Some(mainline)) =
+            (flagged_side(&game, start.turn()), job.1.first_mut())
+        {
             mainline.flagged = match flagged {
                 Color::White => proto::Color::White,
                 Color::Black => proto::Color::Black,
@@ -353,7 +357,7 @@ pub fn report(job: Job, answers: Vec<validate_games_response::Result>) -> GameRe
 
 fn verdict(
     game: &mut PgnGame,
-    start: &Position,
+    start: &GamePosition,
     answers: &[proto::ValidateGameResponse],
     plan: &[Planned],
     checking: CheckOptions,
@@ -366,7 +370,15 @@ fn verdict(
         Some(illegal) => Some(illegal_move(illegal, 0)?),
         None => None,
     };
-    let position = Position::from_fen(&main.position.as_ref()?.fen, start.castling_mode()).ok()?;
+    let fen = &main.position.as_ref()?.fen;
+    let position = match start {
+        GamePosition::Chess(start) => {
+            GamePosition::Chess(Position::from_fen(fen, start.castling_mode()).ok()?)
+        }
+        GamePosition::Variant(start) => GamePosition::Variant(
+            VariantPosition::from_fen(fen, start.variant(), CastlingMode::Standard).ok()?,
+        ),
+    };
     let outcome = outcome(main.outcome.as_ref()?)?;
     let result_tag = game.tag("Result").map(std::borrow::Cow::into_owned);
     let result_consistent = result_consistent(result_tag.as_deref(), game.result_token, &outcome);

@@ -389,7 +389,7 @@ proptest! {
 #[test]
 fn reading_survives_bad_games_and_goes_on() {
     let text = "[Event \"a\"]\n[FEN \"not a fen\"]\n\n1. e4 *\n\
-                [Event \"b\"]\n[Variant \"atomic\"]\n\n1. e4 *\n\
+                [Event \"b\"]\n[Variant \"bughouse\"]\n\n1. e4 *\n\
                 [Event \"c\"]\n\n1. e4 e5 2. Qh5 Ke7 3. Qxe5# 1-0\n\
                 [Event \"d\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Ke7 3. Qxe5# 0-1\n\
                 [Event \"e\"]\n\n1. e4 {unclosed comment 1-0\n";

@@ -88,7 +88,12 @@ const TRICKY: &str = "[Event \"mate\"]\n[Result \"0-1\"]\n\n\
     1. f3 {weak} e5 2. g4?? (2. e4 Nc6 (2... Nf6 3. Ke3) 3. Nf3) (2. Bxh7) Qh4# 0-1\n\n\
     [Event \"illegal\"]\n[Result \"*\"]\n\n1. e4 e5 (1... Nf6 2. Ke3) 2. Ke3 (2. Nf3 Nc6) Nc6 *\n\n\
     [Event \"bad fen\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*\n\n\
-    [Event \"crazyhouse\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 *\n\n\
+    [Event \"crazyhouse\"]\n[Variant \"Crazyhouse\"]\n\n\
+    1. e4 d5 2. exd5 Qxd5 (2... Nf6 3. P@e5) 3. Nc3 Qa5 4. P@d4 (4. N@f3) @e4 *\n\n\
+    [Event \"atomic\"]\n[Variant \"Atomic\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Ng5 d5 4. Nxf7 1-0\n\n\
+    [Event \"three-check on time\"]\n[Variant \"Three-check\"]\n[FEN \"4k2n/8/8/8/8/8/8/4K3 w - - 3+3 0 1\"]\n\
+    [Result \"1/2-1/2\"]\n[Termination \"Time forfeit\"]\n\n1. Kd1 1/2-1/2\n\n\
+    [Event \"unknown variant\"]\n[Variant \"Bughouse\"]\n\n1. e4 *\n\n\
     [Event \"from a FEN\"]\n[FEN \"k7/8/8/2Q5/8/8/8/2K5 w - - 0 1\"]\n[Result \"1-0\"]\n\n1. Qb6 1-0\n\n\
     [Event \"960\"]\n[Variant \"Chess960\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1\"]\n\n\
     1. g3 g6 2. Ng2 Nf6 3. O-O *\n\n\
@@ -107,7 +112,7 @@ async fn remote_output_is_the_local_output() {
     for concurrency in [1, 3] {
         let output = same_output(&server, &file, concurrency).await;
         assert_eq!(output.status.code(), Some(1));
-        assert!(counts(&output).ends_with("400 games"), "{}", counts(&output));
+        assert!(counts(&output).ends_with("520 games"), "{}", counts(&output));
     }
     // Over the server's moves limit: the game is checked locally instead.
     let small = TestServer::start(&["--max-moves", "4"]).await;
@@ -158,7 +163,7 @@ async fn a_shed_stream_is_sent_again_and_one_always_shed_ends_the_run() {
     let output = run.await.unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.lines().last().unwrap().contains("10 games"), "{stderr}");
+    assert!(stderr.lines().last().unwrap().contains("13 games"), "{stderr}");
     server.shutdown().await.unwrap();
 }
 

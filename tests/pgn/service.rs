@@ -63,7 +63,7 @@ const GAMES: &str = "\u{feff}[Event \"mate\"]\r\n[Result \"0-1\"]\r\n\r\n\
     [Event \"illegal\"]\n[White \"A \\\"B\\\"\"]\n[Result \"*\"]\n\n\
     1. e4 e5 (1... Nf6 2. Ke3) 2. Ke3 Nc6 *\n\n\
     [Event \"bad fen\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*\n\n\
-    [Event \"crazyhouse\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 *\n\n\
+    [Event \"bughouse\"]\n[Variant \"Bughouse\"]\n\n1. e4 *\n\n\
     [Event \"stalemate claimed as a win\"]\n[FEN \"k7/8/8/2Q5/8/8/8/2K5 w - - 0 1\"]\n\
     [Result \"1-0\"]\n\n1. Qb6 1-0\n\n\
     [Event \"unfinished\"]\n\n1. d4 d5 2. c4";
@@ -128,6 +128,49 @@ async fn answers_each_game_in_order_whatever_the_chunks() {
     let unfinished = verdict(&answers[5]);
     assert_eq!(unfinished.plies, 3);
     assert!(unfinished.result_tag.is_none() && unfinished.result_consistent);
+    server.shutdown().await.unwrap();
+}
+
+/// Lichess's variants: each game by its own rules, a drop, an explosion,
+/// a refused move with the variant's reason, a bad variant FEN named.
+const VARIANT_GAMES: &str = "[Variant \"Crazyhouse\"]\n[Result \"*\"]\n\n\
+    1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@d4 @e4 *\n\n\
+    [Variant \"Atomic\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Ng5 d5 4. Nxf7 1-0\n\n\
+    [Variant \"Racing Kings\"]\n\n1. Nc3 *\n\n\
+    [Variant \"Horde\"]\n[FEN \"4k3/8/8/8/8/8/PPPPPPPP/4K3 w - - 0 1\"]\n\n*\n";
+
+#[tokio::test]
+async fn variant_games_are_answered_by_their_rules() {
+    let server = TestServer::start(&[]).await;
+    let answers = validate(&server, VARIANT_GAMES.as_bytes(), 17).await.unwrap();
+    assert_eq!(answers, local(VARIANT_GAMES.as_bytes(), 1 << 20));
+    assert_eq!(answers.len(), 4);
+
+    let zh = verdict(&answers[0]);
+    assert_eq!(zh.plies, 8);
+    assert!(zh.illegal_move.is_none() && zh.result_consistent);
+    assert_eq!(
+        zh.position.as_ref().unwrap().fen,
+        "rnb1kbnr/ppp1pppp/8/q7/3Pp3/2N5/PPPP1PPP/R1BQKBNR[] w KQkq - 0 5"
+    );
+
+    let atomic = verdict(&answers[1]);
+    let outcome = atomic.outcome.as_ref().unwrap();
+    assert_eq!(outcome.termination, proto::Termination::Explosion as i32);
+    assert_eq!(outcome.result, proto::GameResult::WhiteWins as i32);
+    assert!(atomic.result_consistent);
+
+    let race = verdict(&answers[2]);
+    let bad = race.illegal_move.as_ref().unwrap();
+    assert_eq!((bad.index, bad.r#move.as_str()), (0, "Nc3"));
+    assert_eq!(bad.reason, proto::IllegalMoveReason::GivesCheck as i32);
+
+    let horde = error(&answers[3]);
+    assert_eq!(
+        (horde.code.as_str(), horde.reason.as_str(), horde.field.as_str()),
+        ("INVALID_ARGUMENT", "INVALID_FEN", "FEN")
+    );
+    assert!(horde.message.contains("horde"), "{}", horde.message);
     server.shutdown().await.unwrap();
 }
 

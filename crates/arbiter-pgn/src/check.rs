@@ -1,9 +1,11 @@
-//! Validating a game read from PGN: the start position from its tags, the
+//! Validating a game read from PGN: the rules and start position from its
+//! tags (standard chess, Chess960 or one of lichess's variants), the
 //! mainline replayed exactly as `ValidateGame` replays a move list, every
 //! variation from its own position, and whether the `Result` tag agrees with
 //! how the moves ended.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::sync::LazyLock;
 
 use thiserror::Error;
@@ -14,7 +16,8 @@ use super::reader::RawGame;
 pub use super::terms::{ResultToken, VariationError, VariationReason};
 use arbiter_chess::{
     Analysis, CastlingMode, Color, FenError, Game, Illegal, IllegalMove, Notation, Outcome,
-    Position, echo, worth_a_full_look,
+    Position, ReplayOptions, SanString, VariantFenError, VariantGame, VariantPosition, echo,
+    worth_a_full_look,
 };
 
 /// The game a `Variant` tag names.
@@ -22,6 +25,77 @@ use arbiter_chess::{
 pub enum Variant {
     Standard,
     Chess960,
+    /// One of lichess's variants.
+    Lichess(arbiter_chess::Variant),
+}
+
+/// A position under a game's rules: chess's (standard or Chess960) or a
+/// lichess variant's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GamePosition {
+    Chess(Position),
+    Variant(VariantPosition),
+}
+
+impl GamePosition {
+    /// The rules it is played by.
+    pub fn variant(&self) -> Variant {
+        match self {
+            GamePosition::Chess(pos) => match pos.castling_mode() {
+                CastlingMode::Standard => Variant::Standard,
+                CastlingMode::Chess960 => Variant::Chess960,
+            },
+            GamePosition::Variant(pos) => Variant::Lichess(pos.variant()),
+        }
+    }
+
+    /// Its FEN (a variant's with its pockets or checks).
+    pub fn fen(&self) -> String {
+        match self {
+            GamePosition::Chess(pos) => pos.fen().as_str().to_owned(),
+            GamePosition::Variant(pos) => pos.fen(),
+        }
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        match self {
+            GamePosition::Chess(pos) => pos.turn(),
+            GamePosition::Variant(pos) => pos.turn(),
+        }
+    }
+
+    /// Whether the side to move is in check.
+    pub fn is_check(&self) -> bool {
+        match self {
+            GamePosition::Chess(pos) => pos.is_check(),
+            GamePosition::Variant(pos) => pos.is_check(),
+        }
+    }
+
+    pub fn halfmove_clock(&self) -> u32 {
+        match self {
+            GamePosition::Chess(pos) => pos.halfmove_clock(),
+            GamePosition::Variant(pos) => pos.halfmove_clock(),
+        }
+    }
+
+    pub fn fullmove_number(&self) -> u32 {
+        match self {
+            GamePosition::Chess(pos) => pos.fullmove_number(),
+            GamePosition::Variant(pos) => pos.fullmove_number(),
+        }
+    }
+}
+
+impl fmt::Display for GamePosition {
+    /// The FEN.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GamePosition::Chess(pos) => pos.fmt(f),
+            GamePosition::Variant(pos) => pos.fmt(f),
+        }
+    }
 }
 
 /// Why a game cannot be validated at all.
@@ -31,6 +105,8 @@ pub enum GameError {
     TooLarge { bytes: u64 },
     #[error("FEN tag {fen:?}: {error}")]
     InvalidFen { fen: String, error: FenError },
+    #[error("FEN tag {fen:?} of {variant}: {error}")]
+    InvalidVariantFen { fen: String, variant: arbiter_chess::Variant, error: VariantFenError },
     #[error("SetUp tag is 1 but there is no FEN tag")]
     MissingFen,
     #[error("unknown variant {name:?}")]
@@ -42,7 +118,7 @@ impl GameError {
     pub const fn reason(&self) -> &'static str {
         match self {
             GameError::TooLarge { .. } => "GAME_TOO_LARGE",
-            GameError::InvalidFen { .. } => "INVALID_FEN",
+            GameError::InvalidFen { .. } | GameError::InvalidVariantFen { .. } => "INVALID_FEN",
             GameError::MissingFen => "MISSING_FEN",
             GameError::UnknownVariant { .. } => "UNKNOWN_VARIANT",
         }
@@ -51,17 +127,32 @@ impl GameError {
 
 /// The variant a `Variant` tag names: Chess960 in any of the spellings in
 /// use (`Chess960`, `chess 960`, `Fischerandom`, `Fischer Random` ...), the
-/// standard game by its usual names, any case.
+/// standard game by its usual names, and lichess's variants by lichess's
+/// names and python-chess's aliases (`Crazyhouse`, `House`, `ZH`, `Atomic`,
+/// `Atom`, `Antichess`, `Anti`, `King of the Hill`, `KOTH`, `Three-check`,
+/// `3-check`, `Horde`, `Racing Kings`, `Race` ...), in any case, spaces and
+/// hyphens aside.
+///
+/// python-chess's `Giveaway` and `Suicide` are other games (castling, and
+/// another ending) and stay unknown.
+///
+/// ```
+/// use arbiter_pgn::{Variant, variant_of};
+/// assert_eq!(variant_of("King of the Hill"), Ok(Variant::Lichess(arbiter_chess::Variant::KingOfTheHill)));
+/// assert_eq!(variant_of("3-check"), Ok(Variant::Lichess(arbiter_chess::Variant::ThreeCheck)));
+/// assert!(variant_of("Giveaway").is_err());
+/// ```
 ///
 /// # Errors
 ///
 /// [`GameError::UnknownVariant`] for any other variant.
 pub fn variant_of(tag: &str) -> Result<Variant, GameError> {
+    use arbiter_chess::Variant as Lichess;
     let key: String =
         tag.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
-    match key.as_str() {
+    let lichess = match key.as_str() {
         "" | "standard" | "chess" | "normal" | "standardchess" | "fromposition" => {
-            Ok(Variant::Standard)
+            return Ok(Variant::Standard);
         }
         "chess960"
         | "960"
@@ -69,45 +160,70 @@ pub fn variant_of(tag: &str) -> Result<Variant, GameError> {
         | "fischerrandom"
         | "fischerrandomchess"
         | "frc"
-        | "chess960fischerandom" => Ok(Variant::Chess960),
-        _ => Err(GameError::UnknownVariant { name: tag.to_owned() }),
-    }
+        | "chess960fischerandom" => return Ok(Variant::Chess960),
+        // python-chess's aliases beyond the names the core reads.
+        "house" => Lichess::Crazyhouse,
+        "atom" | "atomicchess" => Lichess::Atomic,
+        "threecheckchess" => Lichess::ThreeCheck,
+        "hordechess" => Lichess::Horde,
+        "racing" | "race" => Lichess::RacingKings,
+        _ => key.parse().map_err(|_| GameError::UnknownVariant { name: tag.to_owned() })?,
+    };
+    Ok(Variant::Lichess(lichess))
 }
 
 /// The start position of `game` from its `Variant`, `SetUp` and `FEN` tags.
 ///
 /// This is the one place that decides which variants can be replayed. A
 /// Chess960 game reads its FEN tag as X-FEN or Shredder-FEN; without one it
-/// starts from the standard array (position 518), as the service does.
+/// starts from the standard array (position 518), as the service does. A
+/// lichess variant's game reads its FEN tag as that variant's FEN; without
+/// one it starts from the variant's start.
 ///
 /// # Errors
 ///
 /// A [`GameError`] for a variant that cannot be played, a bad `FEN` tag or
 /// a `SetUp` tag without one.
-pub fn start_position(game: &PgnGame) -> Result<Position, GameError> {
-    Ok(set_up(game)?.unwrap_or_default())
+pub fn start_position(game: &PgnGame) -> Result<GamePosition, GameError> {
+    Ok(set_up(game)?.unwrap_or_else(|| GamePosition::Chess(Position::default())))
 }
 
 /// The start position of `game` as [`start_position`] reads it, `None`
 /// for the standard one.
-fn set_up(game: &PgnGame) -> Result<Option<Position>, GameError> {
+fn set_up(game: &PgnGame) -> Result<Option<GamePosition>, GameError> {
     let variant = game.tag("Variant").map_or(Ok(Variant::Standard), |v| variant_of(&v))?;
-    let mode = match variant {
-        Variant::Standard => CastlingMode::Standard,
-        Variant::Chess960 => CastlingMode::Chess960,
+    let Some(fen) = game.tag("FEN") else {
+        if game.tag("SetUp").as_deref() == Some("1") {
+            return Err(GameError::MissingFen);
+        }
+        return Ok(match variant {
+            Variant::Standard => None,
+            Variant::Chess960 => Some(GamePosition::Chess(
+                Position::chess960_start(518).expect("518 is a Scharnagl number"),
+            )),
+            Variant::Lichess(variant) => Some(GamePosition::Variant(VariantPosition::new(variant))),
+        });
     };
-    match game.tag("FEN") {
-        Some(fen) => Position::from_fen(fen.trim(), mode)
-            .map(Some)
-            .map_err(|error| GameError::InvalidFen { fen: fen.into_owned(), error }),
-        None if game.tag("SetUp").as_deref() == Some("1") => Err(GameError::MissingFen),
-        None => Ok(match mode {
-            CastlingMode::Standard => None,
-            CastlingMode::Chess960 => {
-                Some(Position::chess960_start(518).expect("518 is a Scharnagl number"))
-            }
-        }),
-    }
+    let text = fen.trim();
+    let chess = |mode| {
+        Position::from_fen(text, mode)
+            .map(GamePosition::Chess)
+            .map_err(|error| GameError::InvalidFen { fen: fen.to_string(), error })
+    };
+    let start = match variant {
+        Variant::Standard => chess(CastlingMode::Standard),
+        Variant::Chess960 => chess(CastlingMode::Chess960),
+        Variant::Lichess(variant) => {
+            VariantPosition::from_fen(text, variant, CastlingMode::Standard)
+                .map(GamePosition::Variant)
+                .map_err(|error| GameError::InvalidVariantFen {
+                    fen: fen.to_string(),
+                    variant,
+                    error,
+                })
+        }
+    };
+    start.map(Some)
 }
 
 /// The game from the standard start, as most games begin: set up once
@@ -117,14 +233,46 @@ fn set_up(game: &PgnGame) -> Result<Option<Position>, GameError> {
 static STANDARD_START: LazyLock<Game> =
     LazyLock::new(|| Game::with_analysis(Position::default(), Analysis::DEFAULT));
 
-/// The game at the start of `game`, to replay its moves in with the
-/// budgets of `analysis`.
-fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Game, GameError> {
+/// A game at its start, under its rules.
+enum Started {
+    Chess(Game),
+    Variant(VariantGame),
+}
+
+/// The game at the start of `game`, to replay its moves in (a chess game
+/// with the budgets of `analysis`).
+fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Started, GameError> {
     Ok(match set_up(game)? {
-        None if analysis == Analysis::DEFAULT => STANDARD_START.clone(),
-        None => Game::with_analysis(Position::default(), analysis),
-        Some(start) => Game::with_analysis(start, analysis),
+        None if analysis == Analysis::DEFAULT => Started::Chess(STANDARD_START.clone()),
+        None => Started::Chess(Game::with_analysis(Position::default(), analysis)),
+        Some(GamePosition::Chess(start)) => Started::Chess(Game::with_analysis(start, analysis)),
+        Some(GamePosition::Variant(start)) => Started::Variant(VariantGame::new(start)),
     })
+}
+
+/// A game the moves of a PGN line are played in, by its rules.
+trait Rules: Clone {
+    /// Plays the move `text` (SAN or UCI), with its canonical SAN when
+    /// `san`.
+    fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal>;
+}
+
+impl Rules for Game {
+    fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal> {
+        if san {
+            self.play_text(text, Notation::Auto, false).map(|p| Some(p.san))
+        } else {
+            self.play_text_quietly(text, Notation::Auto).map(|_| None)
+        }
+    }
+}
+
+impl Rules for VariantGame {
+    /// The SAN is always made (the check needs it), and kept when `san`.
+    fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal> {
+        let ply = self.play_checked(text, &ReplayOptions::default())?;
+        Ok(san.then(|| SanString::from_text(&ply.san)).flatten())
+    }
 }
 
 /// Whether checking `game` may give a position the full unwinnability
@@ -132,7 +280,8 @@ fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Game, GameError> {
 /// at the default budget): a game lost on time, for the flag fall, or one
 /// whose set-up start position is past [`worth_a_full_look`]'s
 /// gate. The service checks such games on its blocking pool, as it runs
-/// such `ValidateGame` calls.
+/// such `ValidateGame` calls. A variant game gets no such analysis: its
+/// dead positions are its insufficient material.
 ///
 /// ```
 /// use arbiter_pgn::{may_analyse_fully, parse_game};
@@ -143,7 +292,11 @@ fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Game, GameError> {
 /// assert!(may_analyse_fully(&parse_game(wall.as_bytes().to_vec())));
 /// ```
 pub fn may_analyse_fully(game: &PgnGame) -> bool {
-    lost_on_time(game) || set_up(game).ok().flatten().is_some_and(|start| worth_a_full_look(&start))
+    match set_up(game) {
+        Ok(Some(GamePosition::Variant(_))) => false,
+        Ok(Some(GamePosition::Chess(start))) => lost_on_time(game) || worth_a_full_look(&start),
+        Ok(None) | Err(_) => lost_on_time(game),
+    }
 }
 
 /// What validating a readable game found.
@@ -155,7 +308,7 @@ pub struct Verdict {
     pub illegal_move: Option<IllegalMove>,
     pub variation_errors: Vec<VariationError>,
     /// The position after the last accepted mainline move.
-    pub position: Position,
+    pub position: GamePosition,
     pub outcome: Outcome,
     /// The `Result` tag as written, if any.
     pub result_tag: Option<String>,
@@ -308,10 +461,65 @@ pub fn check_parsed_with(
     sans: bool,
     options: CheckOptions,
 ) -> Result<Verdict, GameError> {
-    let mut played = start_game(game, options.analysis)?;
-    let turn = played.position().turn();
-    let flagged = flagged_side(game, played.position());
-    let PgnGame { text, mainline, result_token, syntax_errors, .. } = game;
+    let started = start_game(game, options.analysis)?;
+    let turn = match &started {
+        Started::Chess(played) => played.position().turn(),
+        Started::Variant(played) => played.position().turn(),
+    };
+    // As `ValidateGame` answers: a game lost on time ends with the flag
+    // fall of the side to move, whose clock was the one running (FIDE 6.9:
+    // a draw when the opponent cannot mate), unless a move was illegal.
+    let flagged = flagged_side(game, turn);
+    let (mainline, position, outcome) = match started {
+        Started::Chess(played) => {
+            let (mainline, played) = check_mainline(game, played, sans);
+            // The final position gets the full dead-position analysis.
+            let moved = mainline.plies > 0;
+            let outcome = match flagged.filter(|_| mainline.illegal_move.is_none()) {
+                Some(flagged) => played.final_outcome_after_flag_fall(moved, flagged),
+                None => played.final_outcome(moved),
+            };
+            (mainline, GamePosition::Chess(played.position().clone()), outcome)
+        }
+        Started::Variant(played) => {
+            // A variant's dead positions are its insufficient material,
+            // which also decides a flag fall.
+            let (mainline, played) = check_mainline(game, played, sans);
+            let outcome = played.final_outcome(flagged.filter(|_| mainline.illegal_move.is_none()));
+            (mainline, GamePosition::Variant(played.position().clone()), outcome)
+        }
+    };
+    let Mainline { plies, illegal_move, variation_errors } = mainline;
+    let result_tag = game.tag("Result").map(Cow::into_owned);
+    let result_consistent = result_consistent(result_tag.as_deref(), game.result_token, &outcome);
+    let clock = options
+        .read_clocks
+        .then(|| clock_report(game, plies, turn, options.clock_tolerance_ms))
+        .flatten();
+    Ok(Verdict {
+        plies,
+        illegal_move,
+        variation_errors,
+        position,
+        outcome,
+        result_tag,
+        result_consistent,
+        clock,
+    })
+}
+
+/// What replaying a game's mainline found.
+struct Mainline {
+    plies: usize,
+    illegal_move: Option<IllegalMove>,
+    variation_errors: Vec<VariationError>,
+}
+
+/// Replays the mainline of `game` in `played`, writing each move's
+/// canonical SAN into it when `sans`, and checks its side lines; the game
+/// after the last legal move.
+fn check_mainline<G: Rules>(game: &mut PgnGame, mut played: G, sans: bool) -> (Mainline, G) {
+    let PgnGame { text, mainline, syntax_errors, .. } = game;
     // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
     // a slice of it on character boundaries.
     let whole = std::str::from_utf8(text).ok();
@@ -329,12 +537,7 @@ pub fn check_parsed_with(
             .and_then(|w| w.get(start..end))
             .unwrap_or_else(|| move_text(node.text.bytes(text)));
         let before = (!node.variations().is_empty()).then(|| played.clone());
-        let result = if sans {
-            played.play_text(mv, Notation::Auto, false).map(|p| Some(p.san))
-        } else {
-            played.play_text_quietly(mv, Notation::Auto).map(|_| None)
-        };
-        match result {
+        match played.play(mv, sans) {
             Ok(san) => {
                 node.san = san;
                 plies += 1;
@@ -351,51 +554,24 @@ pub fn check_parsed_with(
             check_variations(text, variations, index, &before, &mut path, &mut variation_errors);
         }
     }
-    // As `ValidateGame` answers: the final position gets the full
-    // dead-position analysis, and a game lost on time the flag fall of the
-    // side to move, whose clock was the one running (FIDE 6.9: a draw when
-    // the opponent cannot mate), unless a move was illegal.
-    let outcome = match flagged {
-        Some(flagged) if illegal_move.is_none() => {
-            played.final_outcome_after_flag_fall(plies > 0, flagged)
-        }
-        _ => played.final_outcome(plies > 0),
-    };
-    let result_token = *result_token;
-    let result_tag = game.tag("Result").map(Cow::into_owned);
-    let result_consistent = result_consistent(result_tag.as_deref(), result_token, &outcome);
-    let clock = options
-        .read_clocks
-        .then(|| clock_report(game, plies, turn, options.clock_tolerance_ms))
-        .flatten();
-    Ok(Verdict {
-        plies,
-        illegal_move,
-        variation_errors,
-        position: played.position().clone(),
-        outcome,
-        result_tag,
-        result_consistent,
-        clock,
-    })
+    (Mainline { plies, illegal_move, variation_errors }, played)
 }
 
 /// The side whose flag fell, when the `Termination` tag says that the game
 /// was lost on time (`time forfeit` in the PGN standard, any case; lichess
-/// writes `Time forfeit`): the side to move after the mainline from
-/// `start`, whose clock was running. Its flag fall counts only when every
-/// mainline move is legal.
+/// writes `Time forfeit`): the side to move after the mainline from a start
+/// with `turn` to move, whose clock was running. Its flag fall counts only
+/// when every mainline move is legal.
 ///
 /// ```
-/// use arbiter_chess::{Color, Position};
+/// use arbiter_chess::Color;
 /// use arbiter_pgn::{flagged_side, parse_game};
 /// let game = parse_game(b"[Termination \"Time forfeit\"]\n\n1. e4 e5 2. Nf3 1-0".to_vec());
-/// assert_eq!(flagged_side(&game, &Position::default()), Some(Color::Black));
+/// assert_eq!(flagged_side(&game, Color::White), Some(Color::Black));
 /// let game = parse_game(b"[Termination \"Normal\"]\n\n1. e4 e5 2. Nf3 1-0".to_vec());
-/// assert_eq!(flagged_side(&game, &Position::default()), None);
+/// assert_eq!(flagged_side(&game, Color::White), None);
 /// ```
-pub fn flagged_side(game: &PgnGame, start: &Position) -> Option<Color> {
-    let turn = start.turn();
+pub fn flagged_side(game: &PgnGame, turn: Color) -> Option<Color> {
     lost_on_time(game)
         .then(|| if game.mainline.moves.len().is_multiple_of(2) { turn } else { !turn })
 }
@@ -406,11 +582,11 @@ fn move_text(bytes: &[u8]) -> &str {
 }
 
 /// Checks the variations replacing move `ply` of a line, each from `before`.
-fn check_variations(
+fn check_variations<G: Rules>(
     text: &[u8],
     variations: &mut [Line],
     ply: usize,
-    before: &Game,
+    before: &G,
     path: &mut Vec<u32>,
     errors: &mut Vec<VariationError>,
 ) {
@@ -422,18 +598,18 @@ fn check_variations(
 }
 
 /// Plays a variation from `game`, up to its first illegal move.
-fn check_line(
+fn check_line<G: Rules>(
     text: &[u8],
     line: &mut Line,
-    mut game: Game,
+    mut game: G,
     path: &mut Vec<u32>,
     errors: &mut Vec<VariationError>,
 ) {
     for (index, node) in line.moves.iter_mut().enumerate() {
         let before = (!node.variations().is_empty()).then(|| game.clone());
         let mv = move_text(node.text.bytes(text));
-        match game.play_text(mv, Notation::Auto, false) {
-            Ok(played) => node.san = Some(played.san),
+        match game.play(mv, true) {
+            Ok(san) => node.san = san,
             Err(Illegal { reason, message }) => {
                 errors.push(VariationError {
                     path: path.clone(),
@@ -599,7 +775,7 @@ mod tests {
         let (_, verdict) =
             check("[Variant \"Fischerandom\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*");
         assert!(matches!(verdict, Err(GameError::InvalidFen { .. })));
-        let (_, verdict) = check("[Variant \"Crazyhouse\"]\n\n1. e4 *");
+        let (_, verdict) = check("[Variant \"Bughouse\"]\n\n1. e4 *");
         assert!(matches!(verdict, Err(GameError::UnknownVariant { .. })));
         let (_, verdict) = check("[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n*");
         assert_eq!(verdict.unwrap_err().reason(), "INVALID_FEN");
@@ -611,5 +787,161 @@ mod tests {
         for name in ["Standard", "From Position", "chess"] {
             assert_eq!(variant_of(name), Ok(Variant::Standard), "{name}");
         }
+    }
+
+    #[test]
+    fn variant_tags_name_lichess_variants_by_lichess_and_python_chess_names() {
+        use arbiter_chess::Variant as V;
+        let names: [(&str, V); 27] = [
+            ("Crazyhouse", V::Crazyhouse),
+            ("Crazy House", V::Crazyhouse),
+            ("house", V::Crazyhouse),
+            ("ZH", V::Crazyhouse),
+            ("Atomic", V::Atomic),
+            ("Atom", V::Atomic),
+            ("Atomic chess", V::Atomic),
+            ("Antichess", V::Antichess),
+            ("Anti chess", V::Antichess),
+            ("anti", V::Antichess),
+            ("King of the Hill", V::KingOfTheHill),
+            ("KOTH", V::KingOfTheHill),
+            ("kingOfTheHill", V::KingOfTheHill),
+            ("Three-check", V::ThreeCheck),
+            ("Three check", V::ThreeCheck),
+            ("Threecheck", V::ThreeCheck),
+            ("Three check chess", V::ThreeCheck),
+            ("3-check", V::ThreeCheck),
+            ("3 check", V::ThreeCheck),
+            ("3check", V::ThreeCheck),
+            ("Horde", V::Horde),
+            ("Horde chess", V::Horde),
+            ("Racing Kings", V::RacingKings),
+            ("racing kings", V::RacingKings),
+            ("Racing", V::RacingKings),
+            ("Race", V::RacingKings),
+            ("racingkings", V::RacingKings),
+        ];
+        for (name, variant) in names {
+            assert_eq!(variant_of(name), Ok(Variant::Lichess(variant)), "{name}");
+        }
+        for variant in V::ALL {
+            assert_eq!(variant_of(variant.pgn_name()), Ok(Variant::Lichess(variant)));
+        }
+        // python-chess's giveaway and suicide chess are other games.
+        for name in ["Giveaway", "Suicide", "Bughouse", "Crazy"] {
+            assert!(matches!(variant_of(name), Err(GameError::UnknownVariant { .. })), "{name}");
+        }
+    }
+
+    /// Checks a game of `variant` from its start, or from `fen`.
+    fn variant_game(variant: &str, fen: Option<&str>, result: &str, moves: &str) -> Verdict {
+        let fen = fen.map(|fen| format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n")).unwrap_or_default();
+        let text =
+            format!("[Variant \"{variant}\"]\n{fen}[Result \"{result}\"]\n\n{moves} {result}");
+        let (game, verdict) = check(&text);
+        let verdict = verdict.unwrap_or_else(|e| panic!("{variant}: {e}"));
+        let sans = game.mainline.moves.iter().filter_map(|m| m.san).count();
+        assert_eq!(sans, verdict.plies, "{variant}");
+        verdict
+    }
+
+    #[test]
+    fn a_crazyhouse_game_drops_pieces() {
+        let verdict = variant_game(
+            "Crazyhouse",
+            None,
+            "*",
+            "1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@d4 @e4 5. Nxe4",
+        );
+        assert!(verdict.is_valid());
+        assert_eq!(verdict.plies, 9);
+        let GamePosition::Variant(pos) = &verdict.position else { panic!("not a variant") };
+        assert_eq!((pos.pocket(Color::White).total(), pos.pocket(Color::Black).total()), (1, 0));
+        assert!(verdict.position.fen().contains("[P]"), "{}", verdict.position);
+        // Only pieces in hand, and only on an empty square.
+        let drop = |moves: &str| {
+            let illegal = variant_game("crazyhouse", None, "*", moves).illegal_move.unwrap();
+            (illegal.index, illegal.reason)
+        };
+        assert_eq!(drop("1. e4 d5 2. exd5 N@f6"), (3, IllegalReason::NoPiece));
+        assert_eq!(drop("1. e4 d5 2. exd5 Qxd5 3. P@d5"), (4, IllegalReason::InvalidDrop));
+    }
+
+    #[test]
+    fn an_atomic_capture_explodes_the_king() {
+        let verdict = variant_game("Atomic", None, "1-0", "1. e4 e5 2. Nf3 Nc6 3. Ng5 d5 4. Nxf7");
+        assert_eq!(verdict.outcome.termination, Some(Termination::Explosion));
+        assert_eq!(verdict.outcome.result, GameResult::WhiteWins);
+        assert!(verdict.is_valid());
+        // The result must be the explosion's.
+        let verdict =
+            variant_game("Atomic", None, "1/2-1/2", "1. e4 e5 2. Nf3 Nc6 3. Ng5 d5 4. Nxf7");
+        assert!(!verdict.result_consistent);
+    }
+
+    #[test]
+    fn antichess_forces_captures_and_kings_are_pieces() {
+        let verdict = variant_game("Antichess", None, "*", "1. e3 b5 2. Nf3");
+        let illegal = verdict.illegal_move.unwrap();
+        assert_eq!((illegal.index, illegal.reason), (2, IllegalReason::CaptureRequired));
+        let (_, verdict) = check(
+            "[Variant \"Antichess\"]\n[FEN \"6n1/8/8/8/4P3/8/8/8 w - - 0 1\"]\n\n1. e5 Nf6 2. exf6 0-1",
+        );
+        let verdict = verdict.unwrap();
+        assert_eq!(verdict.outcome.termination, Some(Termination::VariantWin));
+        assert!(verdict.result_consistent);
+    }
+
+    #[test]
+    fn the_hill_the_third_check_and_the_race_end_games() {
+        let verdict =
+            variant_game("King of the Hill", None, "1-0", "1. e3 e6 2. Ke2 Ke7 3. Kd3 Kd6 4. Kd4");
+        assert_eq!(verdict.outcome.termination, Some(Termination::KingOfTheHill));
+        assert!(verdict.is_valid());
+        let verdict = variant_game(
+            "Three-check",
+            None,
+            "1-0",
+            "1. e4 e5 2. Bc4 Nc6 3. Bxf7+ Kxf7 4. Qh5+ Ke7 5. Qxe5+",
+        );
+        assert_eq!(verdict.outcome.termination, Some(Termination::ThirdCheck));
+        assert!(verdict.is_valid());
+        assert!(verdict.position.fen().contains("0+3"), "{}", verdict.position);
+        let verdict =
+            variant_game("Racing Kings", Some("8/6K1/8/8/8/8/k7/8 w - - 0 1"), "1-0", "1. Kg8");
+        assert_eq!(verdict.outcome.termination, Some(Termination::Race));
+        assert!(verdict.is_valid());
+    }
+
+    #[test]
+    fn horde_games_start_from_the_horde() {
+        let verdict = variant_game("Horde", None, "*", "1. e5 d6 2. exd6 cxd6 3. a5");
+        assert!(verdict.is_valid());
+        assert_eq!(verdict.plies, 5);
+        let (_, verdict) =
+            check("[Variant \"Horde\"]\n[FEN \"4k3/8/8/8/8/8/PPPPPPPP/4K3 w - - 0 1\"]\n\n*");
+        let error = verdict.unwrap_err();
+        assert!(matches!(error, GameError::InvalidVariantFen { .. }), "{error}");
+        assert_eq!(error.reason(), "INVALID_FEN");
+    }
+
+    #[test]
+    fn a_variant_flag_fall_follows_the_variant_material_rule() {
+        // Black's flag falls: a bare king cannot win, a queen can.
+        let game = |fen: &str, result: &str| {
+            check(&format!(
+                "[Variant \"Three-check\"]\n[FEN \"{fen}\"]\n[Result \"{result}\"]\n\
+                 [Termination \"Time forfeit\"]\n\n1. Kd1 {{[%clk 0:00:05]}} {result}"
+            ))
+            .1
+            .unwrap()
+        };
+        let verdict = game("4k2n/8/8/8/8/8/8/4K3 w - - 3+3 0 1", "1/2-1/2");
+        assert_eq!(verdict.outcome.termination, Some(Termination::TimeoutVsUnwinnable));
+        assert!(verdict.result_consistent);
+        assert!(verdict.clock.is_some());
+        let verdict = game("4k3/8/8/8/8/8/8/Q3K3 w - - 3+3 0 1", "1-0");
+        assert_eq!(verdict.outcome.termination, Some(Termination::Timeout));
+        assert!(verdict.result_consistent);
     }
 }

@@ -1,10 +1,13 @@
 //! The canonical PGN of a checked game: the seven-tag roster first, then
-//! the other tags; canonical SAN with move numbers; comments, NAGs and
-//! variations kept; movetext lines of at most 80 characters.
+//! the other tags (a lichess variant's `Variant` by lichess's name, its
+//! `FEN` as the variant's FEN); canonical SAN with move numbers; comments,
+//! NAGs and variations kept; movetext lines of at most 80 characters.
 
 use std::fmt::Write as _;
 
-use super::check::{ResultToken, Verdict, start_position};
+use arbiter_chess::VariantPosition;
+
+use super::check::{GamePosition, ResultToken, Verdict, start_position};
 use super::parse::{Line, PgnGame};
 
 /// The seven-tag roster, in its order, with the value written when a tag is
@@ -107,14 +110,27 @@ pub fn write_canonical(game: &PgnGame, verdict: &Verdict, out: &mut Vec<u8>) {
             _ => push_tag(out, name, game.tag(name).as_deref().unwrap_or(default)),
         }
     }
+    let start = start_position(game);
+    // A variant game's tags as lichess writes them: the variant by its
+    // name, and a FEN (with `SetUp`) only for a start of its own.
+    let variant = match &start {
+        Ok(GamePosition::Variant(pos)) => Some((pos, *pos != VariantPosition::new(pos.variant()))),
+        _ => None,
+    };
     for (name, value) in game.tags() {
-        if !ROSTER.iter().any(|(roster, _)| *roster == name) {
-            push_tag(out, &name, &value);
+        if ROSTER.iter().any(|(roster, _)| *roster == name) {
+            continue;
+        }
+        match (variant, &*name) {
+            (Some((pos, _)), "Variant") => push_tag(out, &name, pos.variant().pgn_name()),
+            (Some((pos, true)), "FEN") => push_tag(out, &name, &pos.fen()),
+            (Some((_, false)), "FEN" | "SetUp") => {}
+            _ => push_tag(out, &name, &value),
         }
     }
     out.push(b'\n');
     // The ply the game starts on: 2 × (fullmove - 1), + 1 with black to move.
-    let start = start_position(game).map_or(0, |pos| {
+    let start = start.map_or(0, |pos| {
         2 * (pos.fullmove_number() as usize).saturating_sub(1) + pos.turn().index()
     });
     let mut wrapper = Wrapper { out, column: 0, glue: false };
@@ -164,5 +180,43 @@ fn write_line(game: &PgnGame, line: &Line, ply: usize, w: &mut Wrapper<'_>) {
             w.word(b")", false);
             numbered = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::check_parsed;
+    use crate::parse::parse_game;
+
+    fn canonical(text: &str) -> String {
+        let mut game = parse_game(text.as_bytes().to_vec());
+        let verdict = check_parsed(&mut game).unwrap();
+        let mut out = Vec::new();
+        write_canonical(&game, &verdict, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_variant_game_carries_lichess_s_name_and_its_own_fen() {
+        let out = canonical(
+            "[Variant \"koth\"]\n[SetUp \"1\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]\n\n1. e3 e6 *",
+        );
+        assert!(out.contains("[Variant \"King of the Hill\"]\n"), "{out}");
+        assert!(!out.contains("[FEN ") && !out.contains("[SetUp "), "{out}");
+        assert!(out.ends_with("\n\n1. e3 e6 *\n\n"), "{out}");
+        // Lichess's checks given, written as remaining checks; a drop's SAN.
+        let out = canonical(
+            "[Variant \"3-check\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R b K - 5 40 +1+0\"]\n\n40... Kd7 41. Rh7+ *",
+        );
+        assert!(out.contains("[Variant \"Three-check\"]\n[SetUp \"1\"]\n"), "{out}");
+        assert!(out.contains("[FEN \"4k3/8/8/8/8/8/8/4K2R b K - 2+3 5 40\"]\n"), "{out}");
+        assert!(out.ends_with("\n\n40... Kd7 41. Rh7+ *\n\n"), "{out}");
+        let out =
+            canonical("[Variant \"Crazyhouse\"]\n\n1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 4. P@d4 *");
+        assert!(out.ends_with("4. @d4 *\n\n"), "{out}");
+        // A chess game's tags are left as written.
+        let out = canonical("[Variant \"Standard\"]\n\n1. e4 *");
+        assert!(out.contains("[Variant \"Standard\"]\n"), "{out}");
     }
 }

@@ -77,7 +77,7 @@ pub fn variant_replay<S: AsRef<str>>(
     let mut illegal_move = None;
     for (index, text) in moves.iter().enumerate() {
         let text = text.as_ref();
-        match play(&mut game, text, options) {
+        match game.play_checked(text, options) {
             Ok(ply) if index >= options.plies_from => plies.push(ply),
             Ok(_) => {}
             Err(Illegal { reason, message }) => {
@@ -87,7 +87,7 @@ pub fn variant_replay<S: AsRef<str>>(
             }
         }
     }
-    let outcome = outcome(&game, options.flagged);
+    let outcome = game.final_outcome(options.flagged);
     let position = game.position().clone();
     let legal_moves = if outcome.is_over() || options.skip_legal_moves {
         Vec::new()
@@ -144,38 +144,69 @@ pub fn variant_replay_clocked<S: AsRef<str>>(
     answer
 }
 
-/// Reads, checks and plays one move.
-fn play(
-    game: &mut VariantGame,
-    text: &str,
-    options: &ReplayOptions,
-) -> Result<VariantPly, Illegal> {
-    if let Some((_, end)) = game.outcome() {
-        let termination = Termination::from(end);
-        return Err(Illegal::new(IllegalReason::GameOver, termination.game_over_message()));
+impl VariantGame {
+    /// Reads the move `text` in `options.notation` (strictly when
+    /// `options.strict`), checks and plays it, as [`variant_replay`] plays
+    /// each move; the FEN after it when `options.include_fens`.
+    ///
+    /// # Errors
+    ///
+    /// [`Illegal`] with the precise reason the move cannot be played (the
+    /// game over, unreadable text, an invalid drop, a capture required ...).
+    pub fn play_checked(
+        &mut self,
+        text: &str,
+        options: &ReplayOptions,
+    ) -> Result<VariantPly, Illegal> {
+        if let Some((_, end)) = self.outcome() {
+            let termination = Termination::from(end);
+            return Err(Illegal::new(IllegalReason::GameOver, termination.game_over_message()));
+        }
+        let pos = self.position();
+        let (read, as_uci) = match options.notation {
+            Notation::Uci => (pos.parse_uci(text), true),
+            Notation::San => (pos.parse_san(text), false),
+            Notation::Auto => match pos.parse_uci(text) {
+                Err(ParseVariantMoveError::Syntax) => (pos.parse_san(text), false),
+                read => (read, true),
+            },
+        };
+        let m = read.map_err(|error| pos.diagnose(text, error))?;
+        let (san, uci) = (pos.san(m), pos.uci(m));
+        let canonical = if as_uci { &uci } else { &san };
+        let canonical_input = text == canonical;
+        if options.strict && !canonical_input {
+            return Err(Illegal::new(
+                IllegalReason::NonCanonical,
+                format!("{} is not canonical: write {canonical}", Quoted(text)),
+            ));
+        }
+        self.play(m).map_err(|_| unreachable_illegal(text))?;
+        let fen_after = options.include_fens.then(|| self.position().fen());
+        Ok(VariantPly { san, uci, fen_after, canonical_input })
     }
-    let pos = game.position();
-    let (read, as_uci) = match options.notation {
-        Notation::Uci => (pos.parse_uci(text), true),
-        Notation::San => (pos.parse_san(text), false),
-        Notation::Auto => match pos.parse_uci(text) {
-            Err(ParseVariantMoveError::Syntax) => (pos.parse_san(text), false),
-            read => (read, true),
-        },
-    };
-    let m = read.map_err(|error| pos.diagnose(text, error))?;
-    let (san, uci) = (pos.san(m), pos.uci(m));
-    let canonical = if as_uci { &uci } else { &san };
-    let canonical_input = text == canonical;
-    if options.strict && !canonical_input {
-        return Err(Illegal::new(
-            IllegalReason::NonCanonical,
-            format!("{} is not canonical: write {canonical}", Quoted(text)),
-        ));
+
+    /// How the game stands: the variant's end or a game rule, else the flag
+    /// fall of `flagged`, if any (the opponent wins unless the variant's
+    /// material rule says it cannot), else the draws to claim.
+    pub fn final_outcome(&self, flagged: Option<Color>) -> Outcome {
+        if let Some((result, end)) = self.outcome() {
+            return Outcome::ended(result, end.into());
+        }
+        if let Some(flag) = flagged {
+            return if self.position().has_insufficient_material(!flag) {
+                Outcome::ended(GameResult::Draw, Termination::TimeoutVsUnwinnable)
+            } else {
+                Outcome::ended(win_for(flag), Termination::Timeout)
+            };
+        }
+        let claims = self.claims();
+        Outcome {
+            fifty_move_claimable: claims.fifty_move,
+            threefold_claimable: claims.threefold,
+            ..Outcome::ONGOING
+        }
     }
-    game.play(m).map_err(|_| unreachable_illegal(text))?;
-    let fen_after = options.include_fens.then(|| game.position().fen());
-    Ok(VariantPly { san, uci, fen_after, canonical_input })
 }
 
 /// A move read as legal that the game refused: cannot happen, but named
@@ -183,28 +214,6 @@ fn play(
 #[cold]
 fn unreachable_illegal(text: &str) -> Illegal {
     Illegal::new(IllegalReason::CannotMoveThatWay, format!("{} cannot be played", Quoted(text)))
-}
-
-/// How the game stands: the variant's end or a game rule, else a flag
-/// fall (the opponent wins unless the variant's material rule says it
-/// cannot), else the draws to claim.
-fn outcome(game: &VariantGame, flagged: Option<Color>) -> Outcome {
-    if let Some((result, end)) = game.outcome() {
-        return Outcome::ended(result, end.into());
-    }
-    if let Some(flag) = flagged {
-        return if game.position().has_insufficient_material(!flag) {
-            Outcome::ended(GameResult::Draw, Termination::TimeoutVsUnwinnable)
-        } else {
-            Outcome::ended(win_for(flag), Termination::Timeout)
-        };
-    }
-    let claims = game.claims();
-    Outcome {
-        fifty_move_claimable: claims.fifty_move,
-        threefold_claimable: claims.threefold,
-        ..Outcome::ONGOING
-    }
 }
 
 /// The legal moves, only those from `from` when asked (no drops then).
