@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::answer::json::{write_game, write_variant_game};
-use crate::api::convert::Start;
+use crate::answer::json::write_game_from;
+use crate::api::convert::GamePosition;
 use crate::config::{AnalysisArgs, ServeConfig};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
@@ -172,11 +172,11 @@ impl StartArgs {
 
     /// The start position without a FEN: the variant's own, the numbered
     /// Chess960 one, else the standard array (position 518 in Chess960).
-    fn default_start(&self) -> Result<Start, ExitCode> {
+    fn default_start(&self) -> Result<GamePosition, ExitCode> {
         if let Some(variant) = self.lichess()? {
-            return Ok(Start::Variant(VariantPosition::new(variant)));
+            return Ok(GamePosition::Variant(VariantPosition::new(variant)));
         }
-        Ok(Start::Chess(match (self.mode(), self.chess960) {
+        Ok(GamePosition::Chess(match (self.mode(), self.chess960) {
             (CastlingMode::Standard, _) => Position::default(),
             (CastlingMode::Chess960, number) => {
                 Position::chess960_start(number.unwrap_or(518)).unwrap_or_default()
@@ -185,20 +185,20 @@ impl StartArgs {
     }
 
     /// `fen` read under the rules in force (`variant` from [`Self::lichess`]).
-    fn read(&self, fen: &str, variant: Option<Variant>) -> Result<Start, String> {
+    fn read(&self, fen: &str, variant: Option<Variant>) -> Result<GamePosition, String> {
         match variant {
-            None => {
-                Position::from_fen(fen, self.mode()).map(Start::Chess).map_err(|e| e.to_string())
-            }
+            None => Position::from_fen(fen, self.mode())
+                .map(GamePosition::Chess)
+                .map_err(|e| e.to_string()),
             Some(variant) => VariantPosition::from_fen(fen, variant, CastlingMode::Standard)
-                .map(Start::Variant)
+                .map(GamePosition::Variant)
                 .map_err(|e| e.to_string()),
         }
     }
 
     /// The start position: `fen` read under the rules in force, or the
     /// default start.
-    fn start(&self, fen: Option<&str>) -> Result<Start, ExitCode> {
+    fn start(&self, fen: Option<&str>) -> Result<GamePosition, ExitCode> {
         match fen {
             None => self.default_start(),
             Some(fen) => self.read(fen, self.lichess()?).map_err(usage_error),
@@ -372,9 +372,9 @@ fn run_perft(args: &PerftArgs, out: &mut impl Write) -> ExitCode {
         Err(code) => return code,
     };
     let (split, total) = match (&start, args.divide) {
-        (Start::Chess(pos), false) => (Vec::new(), perft(pos, args.depth)),
-        (Start::Variant(pos), false) => (Vec::new(), variant_perft(pos, args.depth)),
-        (Start::Chess(pos), true) => {
+        (GamePosition::Chess(pos), false) => (Vec::new(), perft(pos, args.depth)),
+        (GamePosition::Variant(pos), false) => (Vec::new(), variant_perft(pos, args.depth)),
+        (GamePosition::Chess(pos), true) => {
             let split = divide(pos, args.depth);
             let mode = pos.castling_mode();
             split_total(
@@ -382,7 +382,7 @@ fn run_perft(args: &PerftArgs, out: &mut impl Write) -> ExitCode {
                 args.depth,
             )
         }
-        (Start::Variant(pos), true) => {
+        (GamePosition::Variant(pos), true) => {
             // Never stopped: the command line has no deadline.
             let split = variant_divide_until(pos, args.depth, &|| false).unwrap_or_default();
             split_total(split.into_iter().map(|(m, n)| (pos.uci(m), n)), args.depth)
@@ -520,7 +520,7 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
                 None => None,
             };
             let mut json = Vec::new();
-            write_start_game(&mut json, start, &args.moves, &options, clock.as_ref())
+            write_game_from(&mut json, start, &args.moves, &options, clock.as_ref())
                 .and_then(|()| out.write_all(&json))
         }
         Some(path) => {
@@ -591,7 +591,7 @@ fn answer_line(
     line: Line<'_>,
     out: &mut Vec<u8>,
     max_line: usize,
-    (start, variant, default_start): (&StartArgs, Option<Variant>, &Start),
+    (start, variant, default_start): (&StartArgs, Option<Variant>, &GamePosition),
     options: &ReplayOptions,
 ) -> io::Result<()> {
     let Some(text) = line_text(line, max_line, out)? else { return Ok(()) };
@@ -625,21 +625,7 @@ fn answer_line(
         Some(Ok(record)) => Some(record),
         None => None,
     };
-    write_start_game(out, start, &moves, options, clock.as_ref())
-}
-
-/// Writes the JSON answer of a game from `start`, chess or a variant.
-fn write_start_game<S: AsRef<str>>(
-    out: &mut Vec<u8>,
-    start: Start,
-    moves: &[S],
-    options: &ReplayOptions,
-    clock: Option<&ClockRecord>,
-) -> io::Result<()> {
-    match start {
-        Start::Chess(start) => write_game(out, start, moves, options, clock),
-        Start::Variant(start) => write_variant_game(out, start, moves, options, clock),
-    }
+    write_game_from(out, start, &moves, options, clock.as_ref())
 }
 
 /// The tokens of ASCII `text` between ASCII whitespace, as
@@ -707,7 +693,7 @@ fn token_end(bytes: &[u8], mut i: usize) -> usize {
 fn validate_batch(
     input: &mut dyn BufRead,
     args: &ValidateArgs,
-    start: (&StartArgs, Option<Variant>, &Start),
+    start: (&StartArgs, Option<Variant>, &GamePosition),
     options: &ReplayOptions,
     out: &mut impl Write,
 ) -> io::Result<()> {

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use arbiter::api::Limits;
-use arbiter::api::convert::{GameRequest, Start};
+use arbiter::api::convert::{GamePosition, GameRequest};
 use arbiter::proto::{LegalMovesRequest, LegalMovesResponse, ValidateGameRequest};
 use arbiter::proto::{Notation, ValidateGameResponse};
 use arbiter_chess::{Game, Position, Replay, replay, replay_clocked};
@@ -197,7 +197,7 @@ fn answer(request: &ValidateGameRequest) -> Result<ValidateGameResponse, Error> 
 /// on its clock record when it has one. The workload plays standard chess.
 fn replay_game(game: &GameRequest) -> Result<Replay, Error> {
     let GameRequest { start, moves, options, clock } = game;
-    let Start::Chess(start) = start else {
+    let GamePosition::Chess(start) = start else {
         return Err("a variant game in the workload, which plays standard chess".into());
     };
     Ok(match clock {

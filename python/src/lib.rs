@@ -20,8 +20,8 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use arbiter::answer::json::{write_game, write_variant_game};
-use arbiter::answer::{Start, pgn_json};
+use arbiter::answer::json::write_game_from;
+use arbiter::answer::{GamePosition, pgn_json};
 use arbiter::pgn_files::{self, Check, Games, OnError};
 use arbiter_chess::{
     Analysis, CastlingMode, ClockRecord, Color, MAX_SECONDS, Notation, Position, ReplayOptions,
@@ -55,7 +55,7 @@ fn validate_json<'py>(
     pending_time: Option<f64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let start = start_of(variant, fen, chess960)?;
-    if let Start::Variant(position) = &start {
+    if let GamePosition::Variant(position) = &start {
         let name = position.variant().cli_name();
         chess_only(winnability, "winnability", name)?;
         chess_only(shredder_fen, "shredder_fen", name)?;
@@ -108,12 +108,7 @@ fn validate_json<'py>(
         None => None,
     };
     let mut json = Vec::new();
-    py.detach(|| match start {
-        Start::Chess(start) => write_game(&mut json, start, &moves, &options, clock.as_ref()),
-        Start::Variant(start) => {
-            write_variant_game(&mut json, start, &moves, &options, clock.as_ref())
-        }
-    })?;
+    py.detach(|| write_game_from(&mut json, start, &moves, &options, clock.as_ref()))?;
     Ok(PyBytes::new(py, &json))
 }
 
@@ -121,7 +116,7 @@ fn validate_json<'py>(
 /// `variant` names (`standard`, `chess960`, or a lichess variant by its
 /// command-line name), else Chess960 position `chess960`, else the rules'
 /// own start.
-fn start_of(variant: &str, fen: Option<&str>, chess960: Option<u32>) -> PyResult<Start> {
+fn start_of(variant: &str, fen: Option<&str>, chess960: Option<u32>) -> PyResult<GamePosition> {
     let mode = match (variant, chess960) {
         ("chess960", _) | ("standard", Some(_)) => CastlingMode::Chess960,
         ("standard", None) => CastlingMode::Standard,
@@ -131,14 +126,14 @@ fn start_of(variant: &str, fen: Option<&str>, chess960: Option<u32>) -> PyResult
                 value_error(format!("unknown variant {variant:?}: standard, chess960, {names}"))
             })?;
             chess_only(chess960.is_some(), "chess960", rules.cli_name())?;
-            return Ok(Start::Variant(match fen {
+            return Ok(GamePosition::Variant(match fen {
                 Some(fen) => VariantPosition::from_fen(fen, rules, CastlingMode::Standard)
                     .map_err(value_error)?,
                 None => VariantPosition::new(rules),
             }));
         }
     };
-    Ok(Start::Chess(match (fen, chess960) {
+    Ok(GamePosition::Chess(match (fen, chess960) {
         (Some(_), Some(_)) => return Err(value_error("fen and chess960 exclude each other")),
         (Some(fen), None) => Position::from_fen(fen, mode).map_err(value_error)?,
         (None, Some(number)) => Position::chess960_start(number)

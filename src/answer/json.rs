@@ -19,7 +19,7 @@ use std::mem::MaybeUninit;
 
 use serde::Serialize;
 
-use crate::answer::{final_position, push_seconds, variant_final_position};
+use crate::answer::{GamePosition, final_position, push_seconds, variant_final_position};
 use crate::proto;
 use arbiter_chess::{
     CastlingMode, ClockRecord, Played, PlyRecord, Position, Replay, ReplayOptions, Replayer,
@@ -286,12 +286,27 @@ pub fn write_game<S: AsRef<str>>(
     Ok(())
 }
 
-/// [`write_game`] for a variant game.
+/// [`write_game`] from a start position of any rules: chess's, or a
+/// lichess variant's.
 ///
 /// # Errors
 ///
 /// What serializing the answer fails with.
-pub fn write_variant_game<S: AsRef<str>>(
+pub fn write_game_from<S: AsRef<str>>(
+    out: &mut Vec<u8>,
+    start: GamePosition,
+    moves: &[S],
+    options: &ReplayOptions,
+    clock: Option<&ClockRecord>,
+) -> io::Result<()> {
+    match start {
+        GamePosition::Chess(start) => write_game(out, start, moves, options, clock),
+        GamePosition::Variant(start) => write_variant_game(out, start, moves, options, clock),
+    }
+}
+
+/// [`write_game`] for a variant game.
+fn write_variant_game<S: AsRef<str>>(
     out: &mut Vec<u8>,
     start: VariantPosition,
     moves: &[S],

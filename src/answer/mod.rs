@@ -32,23 +32,9 @@ use arbiter_chess::{
 use arbiter_pgn::{ClockFinding, ClockFindingKind, ClockReport, VariationReason};
 
 /// A start position: chess (standard or Chess960), or one of lichess's
-/// variants, which is played by its own position type; what a request or
-/// the wheel's `validate` starts a game from.
-#[derive(Clone, Debug)]
-pub enum Start {
-    Chess(Position),
-    Variant(VariantPosition),
-}
-
-impl Start {
-    /// The side to move.
-    pub fn turn(&self) -> Color {
-        match self {
-            Start::Chess(position) => position.turn(),
-            Start::Variant(position) => position.turn(),
-        }
-    }
-}
+/// variants, which is played by its own position type; what a request, the
+/// wheel's `validate` or a PGN game starts from.
+pub use arbiter_pgn::GamePosition;
 
 impl From<&Replay> for proto::ValidateGameResponse {
     fn from(replay: &Replay) -> proto::ValidateGameResponse {

@@ -13,7 +13,7 @@ use arbiter_chess::{
 
 use super::wire;
 use super::{Limits, RequestError};
-pub use crate::answer::Start;
+pub use crate::answer::GamePosition;
 
 /// The rules a request's `variant` names.
 #[derive(Clone, Copy, Debug)]
@@ -25,7 +25,7 @@ enum Rules {
 /// A game to replay, checked against the limits.
 #[derive(Clone, Debug)]
 pub struct GameRequest {
-    pub start: Start,
+    pub start: GamePosition,
     pub moves: MoveTexts,
     pub options: ReplayOptions,
     /// The clock record, which decides flag falls, if any.
@@ -41,10 +41,11 @@ fn start_position(
     field: Field<'_>,
     number_field: Field<'_>,
     limits: &Limits,
-) -> Result<Start, RequestError> {
+) -> Result<GamePosition, RequestError> {
     let variant = match rules {
         Rules::Chess(mode) => {
-            return chess_start(fen, number, mode, field, number_field, limits).map(Start::Chess);
+            return chess_start(fen, number, mode, field, number_field, limits)
+                .map(GamePosition::Chess);
         }
         Rules::Variant(variant) => variant,
     };
@@ -53,11 +54,11 @@ fn start_position(
         return Err(RequestError::ConflictingFields { field: number_field.to_string(), why });
     }
     if fen.is_empty() {
-        return Ok(Start::Variant(VariantPosition::new(variant)));
+        return Ok(GamePosition::Variant(VariantPosition::new(variant)));
     }
     check_fen_length(fen, field, limits)?;
     VariantPosition::from_fen(fen, variant, CastlingMode::Standard)
-        .map(Start::Variant)
+        .map(GamePosition::Variant)
         .map_err(|error| RequestError::InvalidVariantFen { field: field.to_string(), error })
 }
 
@@ -443,7 +444,7 @@ impl LegalMovesQuery {
 /// A `PerftRequest`, checked.
 #[derive(Clone, Debug)]
 pub struct PerftQuery {
-    pub start: Start,
+    pub start: GamePosition,
     pub depth: u32,
     pub divide: bool,
 }

@@ -25,7 +25,7 @@ use arbiter_pgn::{
     RawGame, ReaderOptions, Splitter, check_game_with, check_read_game, may_analyse_fully,
 };
 
-use super::convert::{GameRequest, LegalMovesQuery, PerftQuery, Start};
+use super::convert::{GamePosition, GameRequest, LegalMovesQuery, PerftQuery};
 use super::{Limits, RequestError, wire};
 use crate::answer::{position_message, variant_position_message};
 
@@ -99,8 +99,8 @@ async fn replay_then<T: Send + 'static>(
         }
     }
     let start = match start {
-        Start::Chess(start) => start,
-        Start::Variant(start) => {
+        GamePosition::Chess(start) => start,
+        GamePosition::Variant(start) => {
             return run(true, move || {
                 let mut replay = variant_replay(start, &moves.tail(0), &options);
                 if let Some(run) = clock {
@@ -456,14 +456,14 @@ impl RulesService for Rules {
         let work = run(true, move || {
             let stop = || cancelled.load(Ordering::Relaxed) || Instant::now() >= stop_at;
             let split: Option<Vec<(String, u64)>> = match &start {
-                Start::Chess(start) => {
+                GamePosition::Chess(start) => {
                     let mode = start.castling_mode();
                     divide_until(start, depth, &stop).map(|split| {
                         let uci = |m| UciMove::from_move_in(m, mode).to_string();
                         split.into_iter().map(|(m, n)| (uci(m), n)).collect()
                     })
                 }
-                Start::Variant(start) => variant_divide_until(start, depth, &stop)
+                GamePosition::Variant(start) => variant_divide_until(start, depth, &stop)
                     .map(|split| split.into_iter().map(|(m, n)| (start.uci(m), n)).collect()),
             };
             split

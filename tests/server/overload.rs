@@ -5,7 +5,7 @@
 //! the unary budget.
 
 use arbiter::api::Limits;
-use arbiter::api::convert::{GameRequest, Start};
+use arbiter::api::convert::{GamePosition, GameRequest};
 use arbiter::proto::{ValidateGameRequest, ValidateGameResponse};
 use arbiter_chess::{Game, Position, replay, replay_clocked};
 use rand::rngs::SmallRng;
@@ -43,7 +43,9 @@ fn random_game(rng: &mut SmallRng, plies: usize) -> Vec<String> {
 fn expected(request: &ValidateGameRequest) -> ValidateGameResponse {
     let GameRequest { start, moves, options, clock } =
         GameRequest::from_proto(request.clone().into(), "", &Limits::default()).unwrap();
-    let Start::Chess(start) = start else { panic!("the overload test plays standard chess") };
+    let GamePosition::Chess(start) = start else {
+        panic!("the overload test plays standard chess")
+    };
     let replayed = match clock {
         Some(record) => replay_clocked(start, &moves.tail(0), &options, &record),
         None => replay(start, &moves.tail(0), &options),
