@@ -13,6 +13,7 @@ pub mod frames;
 pub mod pgn;
 pub mod pki;
 pub mod server;
+pub mod variants;
 pub mod zero_window;
 
 use std::env;

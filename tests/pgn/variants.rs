@@ -8,19 +8,8 @@ use std::process::{Command, Stdio};
 
 use arbiter_chess::{GameResult, Variant};
 use arbiter_pgn::{GamePosition, GameReader, ReaderOptions, check_game, write_canonical};
-use serde::Deserialize;
 
-/// A game of `tests/fixtures/variants.jsonl`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PythonChessGame {
-    variant: String,
-    fen: String,
-    /// `[uci, san]` a ply.
-    plies: Vec<[String; 2]>,
-    final_fen: String,
-    result: String,
-}
+use crate::common::variants::{PythonChessGame, python_chess_games};
 
 /// The PGN of a python-chess game: its variant by lichess's name, a FEN tag
 /// only when it is not the variant's start (none is), its SAN numbered.
@@ -56,10 +45,9 @@ fn read(text: &str) -> Vec<(Vec<String>, arbiter_pgn::Verdict)> {
 
 #[test]
 fn python_chess_variant_games_read_back_with_their_san_and_outcome() {
-    let cases: Vec<(PythonChessGame, Variant)> = include_str!("../fixtures/variants.jsonl")
-        .lines()
-        .map(|line| {
-            let case: PythonChessGame = serde_json::from_str(line).unwrap();
+    let cases: Vec<(PythonChessGame, Variant)> = python_chess_games()
+        .into_iter()
+        .map(|case| {
             let variant = case.variant.parse().unwrap();
             (case, variant)
         })

@@ -16,13 +16,13 @@ use arbiter_chess::{
 use arbiter_chess::{VariantEnd, VariantGame};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use serde::Deserialize;
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::variant::{Variant as TheirVariant, VariantPosition as TheirPosition};
 use shakmaty::{EnPassantMode, KnownOutcome, Outcome, Position as _};
 
+use crate::common::variants::python_chess_games;
 use crate::common::{self, PerftCase, TestResult};
 
 /// The scalachess perft files and their variants.
@@ -280,25 +280,10 @@ fn variants_match_shakmaty_on_random_play() {
     }
 }
 
-/// A game of `tests/fixtures/variants.jsonl`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PythonChessGame {
-    variant: String,
-    fen: String,
-    /// `[uci, san]` a ply.
-    plies: Vec<[String; 2]>,
-    final_fen: String,
-    result: String,
-    termination: Option<String>,
-}
-
 #[test]
 fn python_chess_writes_and_ends_variant_games_as_we_do() {
-    let text = include_str!("../fixtures/variants.jsonl");
     let mut ends: BTreeMap<String, usize> = BTreeMap::new();
-    for (line, json) in text.lines().enumerate() {
-        let case: PythonChessGame = serde_json::from_str(json).unwrap();
+    for (line, case) in python_chess_games().into_iter().enumerate() {
         let variant: Variant = case.variant.parse().unwrap();
         let context = format!("line {}: {variant}", line + 1);
         let start = read(&case.fen, variant).unwrap();

@@ -4,10 +4,10 @@
 //! errors of variant FENs and of chess's options sent with a variant.
 
 use arbiter::proto::{self, validate_games_response};
-use serde::Deserialize;
 use tonic::Code;
 
 use crate::common::server::{TestServer, details};
+use crate::common::variants::python_chess_games;
 
 /// The contract's value of a variant named as the fixtures name it.
 fn variant(name: &str) -> proto::Variant {
@@ -21,19 +21,6 @@ fn variant(name: &str) -> proto::Variant {
         "racing-kings" => proto::Variant::RacingKings,
         other => panic!("no variant {other}"),
     }
-}
-
-/// A game of `tests/fixtures/variants.jsonl`, as python-chess played it.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PythonChessGame {
-    variant: String,
-    fen: String,
-    /// `[uci, san]` a ply.
-    plies: Vec<[String; 2]>,
-    final_fen: String,
-    result: String,
-    termination: Option<String>,
 }
 
 /// The FEN's fields but crazyhouse's half-move clock, which python-chess
@@ -50,10 +37,7 @@ fn comparable_fen(fen: &str, variant: proto::Variant) -> Vec<&str> {
 async fn python_chess_variant_games_through_a_stream() {
     let server = TestServer::start(&[]).await;
     let mut client = server.client().await;
-    let games: Vec<PythonChessGame> = include_str!("../fixtures/variants.jsonl")
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let games = python_chess_games();
     // Half the games in UCI, half in SAN.
     let requests = games.iter().enumerate().map(|(i, game)| proto::ValidateGamesRequest {
         id: i.to_string(),
