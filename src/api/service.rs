@@ -22,7 +22,7 @@ use arbiter_chess::{
     divide_until, variant_divide_until, variant_replay, worth_a_full_look,
 };
 use arbiter_pgn::{
-    RawGame, ReaderOptions, Splitter, check_game_with, check_read_game, may_analyse_fully,
+    RawGame, ReaderOptions, Splitter, check_game_with, may_analyse_fully, play_read_game,
 };
 
 use super::convert::{GamePosition, GameRequest, LegalMovesQuery, PerftQuery};
@@ -398,8 +398,15 @@ impl RulesService for Rules {
                 }
                 let (index, line, game) = raw.into_game();
                 let heavy = raised || game.as_ref().is_ok_and(may_analyse_fully);
-                run(heavy, move || pgn_answer(&check_read_game(index, line, game, true, checking)))
-                    .await
+                let play = move || play_read_game(index, line, game, true, checking);
+                if heavy {
+                    return run(true, move || pgn_answer(&play().finish())).await;
+                }
+                // Its moves are played here; the final position's full
+                // look, which a game ending in a blocked pawn structure
+                // may make long, is not.
+                let played = play();
+                run(played.final_look_pending(), move || pgn_answer(&played.finish())).await
             })
             .buffered(self.limits.stream_games_in_flight)
             .map(move |item| {

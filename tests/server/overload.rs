@@ -6,7 +6,7 @@
 
 use arbiter::api::Limits;
 use arbiter::api::convert::{GamePosition, GameRequest};
-use arbiter::proto::{ValidateGameRequest, ValidateGameResponse};
+use arbiter::proto::{self, ValidateGameRequest, ValidateGameResponse, validate_pgn_response};
 use arbiter_chess::{Game, Position, replay, replay_clocked};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -184,14 +184,22 @@ const LONG_LOOK_MOVES: [&str; 12] =
 
 /// The final position's look runs on the blocking pool: on a runtime of
 /// one thread, which serves the server and this test, health keeps being
-/// answered while the game's call waits for its look. On the async worker,
-/// the look would hold the only thread until it ended.
+/// answered while the game's call waits for its look, for `ValidateGame`
+/// (through the replay cache and without it) and for `ValidatePgn`. On the
+/// async worker, the look would hold the only thread until it ended.
 #[tokio::test]
 async fn a_long_final_look_leaves_the_async_worker_free() {
     let start: Position = LONG_LOOK_START.parse().unwrap();
     assert!(!arbiter_chess::worth_a_full_look(&start), "the start must not ask for the look");
-    for cache in [&[][..], &["--cache-bytes", "0"][..]] {
-        let server = TestServer::start(cache).await;
+    let pgn = long_look_pgn();
+    let game = arbiter_pgn::parse_game(pgn.clone().into_bytes());
+    assert!(!arbiter_pgn::may_analyse_fully(&game), "the PGN game must not ask for the look");
+    for (call, flags) in [
+        ("ValidateGame", &[][..]),
+        ("ValidateGame", &["--cache-bytes", "0"][..]),
+        ("ValidatePgn", &[][..]),
+    ] {
+        let server = TestServer::start(flags).await;
         let mut client = server.client().await;
         let request = ValidateGameRequest {
             fen: LONG_LOOK_START.into(),
@@ -200,19 +208,49 @@ async fn a_long_final_look_leaves_the_async_worker_free() {
             ..Default::default()
         };
         let expected = expected(&request);
-        let game = tokio::spawn(async move { client.validate_game(request).await });
+        let chunk = proto::ValidatePgnRequest { chunk: pgn.clone().into_bytes() };
+        let game = tokio::spawn(async move {
+            if call == "ValidatePgn" {
+                let answers = client.validate_pgn(tokio_stream::iter([chunk])).await.unwrap();
+                let answers: Vec<_> = answers.into_inner().collect().await;
+                let [Ok(answer)] = &answers[..] else { panic!("one game: {answers:?}") };
+                let Some(validate_pgn_response::Result::Verdict(verdict)) = &answer.result else {
+                    panic!("no verdict: {answer:?}")
+                };
+                assert_eq!(verdict.plies as usize, LONG_LOOK_MOVES.len());
+                let fen =
+                    |position: &Option<proto::Position>| position.as_ref().unwrap().fen.clone();
+                assert_eq!(fen(&verdict.position), fen(&expected.position));
+                assert_eq!(verdict.outcome, expected.outcome);
+            } else {
+                let answer = client.validate_game(request).await.expect("the game is answered");
+                assert_eq!(answer.into_inner(), expected);
+            }
+        });
         let channel = server.channel().await;
         let mut answered = 0;
         while !game.is_finished() {
             assert_eq!(health_status(channel.clone()).await, ServingStatus::Serving);
             answered += 1;
         }
-        let answer = game.await.unwrap().expect("the game is answered").into_inner();
-        assert_eq!(answer, expected);
-        assert_eq!(answer.plies.len(), LONG_LOOK_MOVES.len());
+        game.await.unwrap();
         // A look of about a second leaves room for many health checks;
         // one held by it, for none but the few before it started.
-        assert!(answered >= 20, "{cache:?}: {answered} health answers during the look");
+        assert!(answered >= 20, "{call} {flags:?}: {answered} health answers during the look");
         server.shutdown().await.unwrap();
     }
+}
+
+/// The long-look game as PGN.
+fn long_look_pgn() -> String {
+    let mut text = format!("[SetUp \"1\"]\n[FEN \"{LONG_LOOK_START}\"]\n\n");
+    for (ply, mv) in LONG_LOOK_MOVES.iter().enumerate() {
+        if ply % 2 == 0 {
+            text.push_str(&format!("{}. ", ply / 2 + 1));
+        }
+        text.push_str(mv);
+        text.push(' ');
+    }
+    text.push_str("*\n");
+    text
 }

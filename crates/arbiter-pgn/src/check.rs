@@ -234,6 +234,7 @@ static STANDARD_START: LazyLock<Game> =
     LazyLock::new(|| Game::with_analysis(Position::default(), Analysis::DEFAULT));
 
 /// A game at its start, under its rules.
+#[derive(Debug)]
 enum Started {
     Chess(Game),
     Variant(VariantGame),
@@ -416,25 +417,58 @@ pub fn check_game(raw: RawGame) -> GameReport {
 /// only when `sans`, and `options` (see [`check_parsed_with`]).
 pub fn check_game_with(raw: RawGame, sans: bool, options: CheckOptions) -> GameReport {
     let (index, line, game) = raw.into_game();
-    check_read_game(index, line, game, sans, options)
+    play_read_game(index, line, game, sans, options).finish()
 }
 
-/// [`check_game_with`] for a game already read from its [`RawGame`]
-/// ([`RawGame::into_game`]'s parts), or the size of one too large to keep.
-pub fn check_read_game(
+/// [`check_game_with`] in two steps, for a caller that must not be held by
+/// a long final look (the service's async workers): the game already read
+/// from its [`RawGame`] ([`RawGame::into_game`]'s parts), or the size of
+/// one too large to keep, with its mainline played. [`PlayedReport::finish`]
+/// looks at the final position and makes the report.
+pub fn play_read_game(
     index: usize,
     line: usize,
     game: Result<PgnGame, u64>,
     sans: bool,
     options: CheckOptions,
-) -> GameReport {
-    match game {
-        Ok(mut game) => {
-            let verdict = check_parsed_with(&mut game, sans, options);
-            GameReport { index, line, game: Some(game), verdict }
-        }
-        Err(bytes) => {
-            GameReport { index, line, game: None, verdict: Err(GameError::TooLarge { bytes }) }
+) -> PlayedReport {
+    let game = game.map(|mut game| {
+        let played = play_parsed(&mut game, sans, options);
+        (game, played)
+    });
+    PlayedReport { index, line, game, options }
+}
+
+/// A game whose mainline is played, before the final position's look: see
+/// [`play_read_game`].
+#[derive(Debug)]
+pub struct PlayedReport {
+    index: usize,
+    line: usize,
+    game: Result<(PgnGame, Result<PlayedGame, GameError>), u64>,
+    options: CheckOptions,
+}
+
+impl PlayedReport {
+    /// Whether [`PlayedReport::finish`] may run the full dead-position
+    /// analysis of the final position (up to about a second at the default
+    /// budget; see [`Game::final_look_pending`]). A flag fall's analysis is
+    /// not counted here: [`may_analyse_fully`] says which games may have it.
+    pub fn final_look_pending(&self) -> bool {
+        matches!(&self.game, Ok((_, Ok(played))) if played.final_look_pending())
+    }
+
+    /// The report: the final position's outcome, the result and the clocks.
+    pub fn finish(self) -> GameReport {
+        let PlayedReport { index, line, game, options } = self;
+        match game {
+            Ok((game, played)) => {
+                let verdict = played.map(|played| played.verdict(&game, options));
+                GameReport { index, line, game: Some(game), verdict }
+            }
+            Err(bytes) => {
+                GameReport { index, line, game: None, verdict: Err(GameError::TooLarge { bytes }) }
+            }
         }
     }
 }
@@ -464,54 +498,104 @@ pub fn check_parsed_with(
     sans: bool,
     options: CheckOptions,
 ) -> Result<Verdict, GameError> {
+    play_parsed(game, sans, options).map(|played| played.verdict(game, options))
+}
+
+/// A game's mainline played under its rules, before the final position's
+/// outcome.
+#[derive(Debug)]
+struct PlayedGame {
+    mainline: Mainline,
+    /// The side to move at the start.
+    turn: Color,
+    /// The side whose flag fell, if the game was lost on time and every
+    /// mainline move is legal.
+    flagged: Option<Color>,
+    played: Started,
+}
+
+/// Plays the mainline of `game` as [`check_parsed_with`] does.
+fn play_parsed(
+    game: &mut PgnGame,
+    sans: bool,
+    options: CheckOptions,
+) -> Result<PlayedGame, GameError> {
     let started = start_game(game, options.analysis)?;
     let turn = match &started {
         Started::Chess(played) => played.position().turn(),
         Started::Variant(played) => played.position().turn(),
     };
+    let (mainline, played) = match started {
+        Started::Chess(played) => {
+            let (mainline, played) = check_mainline(game, played, sans);
+            (mainline, Started::Chess(played))
+        }
+        Started::Variant(played) => {
+            let (mainline, played) = check_mainline(game, played, sans);
+            (mainline, Started::Variant(played))
+        }
+    };
     // As `ValidateGame` answers: a game lost on time ends with the flag
     // fall of the side to move, whose clock was the one running (FIDE 6.9:
     // a draw when the opponent cannot mate), unless a move was illegal.
-    let flagged = flagged_side(game, turn);
-    let (mainline, position, outcome) = match started {
-        Started::Chess(played) => {
-            let (mainline, played) = check_mainline(game, played, sans);
-            // The final position gets the full dead-position analysis.
-            let moved = mainline.plies > 0;
-            let outcome = match flagged.filter(|_| mainline.illegal_move.is_none()) {
-                Some(flagged) => played.final_outcome_after_flag_fall(moved, flagged),
-                None => played.final_outcome(moved),
-            };
-            (mainline, GamePosition::Chess(played.position().clone()), outcome)
+    let flagged = flagged_side(game, turn).filter(|_| mainline.illegal_move.is_none());
+    Ok(PlayedGame { mainline, turn, flagged, played })
+}
+
+impl PlayedGame {
+    /// Whether [`PlayedGame::verdict`] may give the final position the full
+    /// dead-position analysis.
+    fn final_look_pending(&self) -> bool {
+        match &self.played {
+            Started::Chess(played) => played.final_look_pending(self.mainline.plies > 0),
+            // A variant's dead positions are its insufficient material.
+            Started::Variant(_) => false,
         }
-        Started::Variant(played) => {
+    }
+
+    /// The verdict on `game`, whose mainline this is.
+    fn verdict(self, game: &PgnGame, options: CheckOptions) -> Verdict {
+        let PlayedGame { mainline, turn, flagged, played } = self;
+        let (position, outcome) = match played {
+            Started::Chess(played) => {
+                // The final position gets the full dead-position analysis.
+                let moved = mainline.plies > 0;
+                let outcome = match flagged {
+                    Some(flagged) => played.final_outcome_after_flag_fall(moved, flagged),
+                    None => played.final_outcome(moved),
+                };
+                (GamePosition::Chess(played.position().clone()), outcome)
+            }
             // A variant's dead positions are its insufficient material,
             // which also decides a flag fall.
-            let (mainline, played) = check_mainline(game, played, sans);
-            let outcome = played.final_outcome(flagged.filter(|_| mainline.illegal_move.is_none()));
-            (mainline, GamePosition::Variant(played.position().clone()), outcome)
+            Started::Variant(played) => {
+                let outcome = played.final_outcome(flagged);
+                (GamePosition::Variant(played.position().clone()), outcome)
+            }
+        };
+        let Mainline { plies, illegal_move, variation_errors } = mainline;
+        let result_tag = game.tag("Result").map(Cow::into_owned);
+        let result_consistent =
+            result_consistent(result_tag.as_deref(), game.result_token, &outcome);
+        let clock = options
+            .read_clocks
+            .then(|| clock_report(game, plies, turn, options.clock_tolerance_ms))
+            .flatten();
+        Verdict {
+            plies,
+            illegal_move,
+            variation_errors,
+            position,
+            outcome,
+            result_tag,
+            result_consistent,
+            clock,
         }
-    };
-    let Mainline { plies, illegal_move, variation_errors } = mainline;
-    let result_tag = game.tag("Result").map(Cow::into_owned);
-    let result_consistent = result_consistent(result_tag.as_deref(), game.result_token, &outcome);
-    let clock = options
-        .read_clocks
-        .then(|| clock_report(game, plies, turn, options.clock_tolerance_ms))
-        .flatten();
-    Ok(Verdict {
-        plies,
-        illegal_move,
-        variation_errors,
-        position,
-        outcome,
-        result_tag,
-        result_consistent,
-        clock,
-    })
+    }
 }
 
 /// What replaying a game's mainline found.
+#[derive(Debug)]
 struct Mainline {
     plies: usize,
     illegal_move: Option<IllegalMove>,

@@ -25,10 +25,10 @@ mod reader;
 mod terms;
 
 pub use check::{
-    CheckOptions, GameError, GamePosition, GameReport, ResultToken, Variant, VariationError,
-    VariationReason, Verdict, check_game, check_game_with, check_parsed, check_parsed_with,
-    check_read_game, flagged_side, may_analyse_fully, result_consistent, start_position,
-    variant_of,
+    CheckOptions, GameError, GamePosition, GameReport, PlayedReport, ResultToken, Variant,
+    VariationError, VariationReason, Verdict, check_game, check_game_with, check_parsed,
+    check_parsed_with, flagged_side, may_analyse_fully, play_read_game, result_consistent,
+    start_position, variant_of,
 };
 pub use chunks::{Chunk, ChunkGames, ChunkReader, Ending, Joiner, Split, read_in_chunks};
 pub use clock::{ClockFinding, ClockFindingKind, ClockReport, clock_report};

@@ -166,6 +166,27 @@ impl Game {
         self.final_outcome_known(moved, None)
     }
 
+    /// Whether [`Game::final_outcome`] with `moved` may run the full
+    /// dead-position analysis (up to about a second at the default
+    /// budget): the game goes on as far as its moves found, has moved, and
+    /// its position is past the per-ply gate. A caller that must not be
+    /// held so long (an async worker) gives such a game's final look to a
+    /// thread that may be.
+    ///
+    /// ```
+    /// use arbiter_chess::Game;
+    /// // A knight behind a locked wall: no static test settles it.
+    /// let wall = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K1N1 w - - 0 1";
+    /// let mut game = Game::new(wall.parse().unwrap());
+    /// assert!(!game.final_look_pending(false), "the start had its look");
+    /// game.play_text("Kd2", arbiter_chess::Notation::San, false).unwrap();
+    /// assert!(game.final_look_pending(true));
+    /// assert!(!Game::new(Default::default()).final_look_pending(true));
+    /// ```
+    pub fn final_look_pending(&self, moved: bool) -> bool {
+        moved && !self.is_over() && dead::per_ply_gate(&self.position)
+    }
+
     /// [`Game::final_outcome`], with the full analysis's finding on the
     /// current position when it is `known`.
     fn final_outcome_known(&self, moved: bool, known: Option<&Finding>) -> Outcome {

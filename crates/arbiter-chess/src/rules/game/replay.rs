@@ -290,11 +290,7 @@ impl Replayer {
     /// assert!(!replayer.final_look_pending(), "looked at already");
     /// ```
     pub fn final_look_pending(&self) -> bool {
-        let game = &self.game;
-        self.end_look.is_none()
-            && !self.plies.is_empty()
-            && !game.is_over()
-            && dead::per_ply_gate(&game.position)
+        self.end_look.is_none() && self.game.final_look_pending(!self.plies.is_empty())
     }
 
     /// The answer for the whole game, given the tail the last
