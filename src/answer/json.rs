@@ -19,12 +19,14 @@ use std::mem::MaybeUninit;
 
 use serde::Serialize;
 
-use crate::answer::{GamePosition, final_position, push_seconds, variant_final_position};
+use crate::answer::{
+    GamePosition, final_position_listing, push_decimal, push_seconds, variant_final_position,
+};
 use crate::proto;
 use arbiter_chess::{
-    CastlingMode, ClockRecord, Played, PlyRecord, Position, Replay, ReplayOptions, Replayer,
-    SanString, UciMove, VariantPly, VariantPosition, VariantReplay, replay_clocked, variant_replay,
-    variant_replay_clocked,
+    CastlingMode, ClockRecord, LegalMove, Played, PlyRecord, Position, Replay, ReplayOptions,
+    Replayer, SanString, UciMove, VariantPly, VariantPosition, VariantReplay, replay_clocked,
+    variant_replay, variant_replay_clocked,
 };
 
 /// A `ValidateGameResponse` as proto3 JSON, written by
@@ -49,19 +51,25 @@ struct IllegalMoveJson<'a> {
     message: &'a str,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A `Position`, written by [`PositionJson::write`].
+#[derive(Debug)]
 struct PositionJson<'a> {
     fen: &'a str,
     turn: &'static str,
     in_check: bool,
     halfmove_clock: u32,
     fullmove_number: u32,
-    legal_moves: Vec<LegalMoveJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    legal_moves: LegalMovesJson<'a>,
     winnability: Option<WinnabilityJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     clocks: Option<RemainingTimesJson>,
+}
+
+/// A position's listed legal moves: a chess replay's own (dozens a
+/// position, each written straight from its move), or a message's.
+#[derive(Debug)]
+enum LegalMovesJson<'a> {
+    Replay(&'a [LegalMove]),
+    Messages(&'a [proto::LegalMove]),
 }
 
 #[derive(Debug, Serialize)]
@@ -82,17 +90,6 @@ pub fn duration_json(duration: &prost_types::Duration) -> String {
         n if n % 1_000 == 0 => format!("{sign}{seconds}.{:06}s", n / 1_000),
         n => format!("{sign}{seconds}.{n:09}s"),
     }
-}
-
-/// A legal move; its `claimableDraws` left out when empty, as proto3 JSON
-/// allows (most moves claim nothing, and a position lists dozens).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct LegalMoveJson<'a> {
-    uci: &'a str,
-    san: &'a str,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    claimable_draws: Vec<&'static str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -159,7 +156,8 @@ impl Messages {
     pub fn new(replay: &Replay) -> Messages {
         Messages {
             illegal_move: replay.illegal_move.as_ref().map(proto::IllegalMove::from),
-            position: final_position(replay),
+            // The legal moves go from the replay into the JSON.
+            position: final_position_listing(replay, &[]),
             outcome: proto::Outcome::from(&replay.outcome),
         }
     }
@@ -177,7 +175,10 @@ impl<'a> GameJson<'a> {
             plies: Plies::Records(&replay.plies),
             clocks: replay.clocks.as_ref().map(|clocks| clocks.plies_ms.as_slice()),
             illegal_move: illegal_move.as_ref().map(IllegalMoveJson::from),
-            position: Some(PositionJson::from(position)),
+            position: Some(PositionJson {
+                legal_moves: LegalMovesJson::Replay(&replay.legal_moves),
+                ..PositionJson::from(position)
+            }),
             outcome: Some(OutcomeJson::from(outcome)),
         }
     }
@@ -240,7 +241,10 @@ impl<'a> GameJson<'a> {
         }
         out.push(b']');
         write_field(out, "illegalMove", illegal_move.as_ref())?;
-        write_field(out, "position", position.as_ref())?;
+        if let Some(position) = position {
+            out.extend_from_slice(b",\"position\":");
+            position.write(out)?;
+        }
         write_field(out, "outcome", outcome.as_ref())?;
         out.push(b'}');
         Ok(())
@@ -437,9 +441,6 @@ fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, clock_ms: Option<u64>, comma: b
     let _: fn(proto::Ply) =
         |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _ }| {};
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
-    let plain = |text: &[u8]| {
-        text.iter().all(|&b| (b.is_ascii_graphic() && b != b'"' && b != b'\\') || b == b' ')
-    };
     debug_assert!(plain(san.as_bytes()));
     // At most 1 + 9 + 8 + 9 + 5 + 1 + 24 bytes.
     let mut run = ShortRun::new(out);
@@ -529,13 +530,7 @@ impl<'a> From<&'a proto::Position> for PositionJson<'a> {
             in_check: *in_check,
             halfmove_clock: *halfmove_clock,
             fullmove_number: *fullmove_number,
-            legal_moves: legal_moves
-                .iter()
-                .map(|m| {
-                    let proto::LegalMove { uci, san, claimable_draws } = m;
-                    LegalMoveJson { uci, san, claimable_draws: draw_names(claimable_draws) }
-                })
-                .collect(),
+            legal_moves: LegalMovesJson::Messages(legal_moves),
             winnability: winnability.as_ref().map(|w| {
                 let proto::Winnability { white, black } = w;
                 WinnabilityJson {
@@ -552,6 +547,95 @@ impl<'a> From<&'a proto::Position> for PositionJson<'a> {
             }),
         }
     }
+}
+
+impl PositionJson<'_> {
+    /// Writes the object, in the message's field order: the FEN, SAN and
+    /// UCI need no escaping ([`plain`]), and a position lists dozens of
+    /// moves, each a few short parts here rather than a message and a
+    /// serializer's struct.
+    ///
+    /// # Errors
+    ///
+    /// What serializing the verdicts or the clocks fails with.
+    fn write(&self, out: &mut Vec<u8>) -> io::Result<()> {
+        let PositionJson {
+            fen,
+            turn,
+            in_check,
+            halfmove_clock,
+            fullmove_number,
+            legal_moves,
+            winnability,
+            clocks,
+        } = self;
+        debug_assert!(plain(fen.as_bytes()));
+        for part in [
+            &b"{\"fen\":\""[..],
+            fen.as_bytes(),
+            b"\",\"turn\":\"",
+            turn.as_bytes(),
+            if *in_check { b"\",\"inCheck\":true" } else { b"\",\"inCheck\":false" },
+            b",\"halfmoveClock\":",
+        ] {
+            out.extend_from_slice(part);
+        }
+        push_decimal(out, u64::from(*halfmove_clock));
+        out.extend_from_slice(b",\"fullmoveNumber\":");
+        push_decimal(out, u64::from(*fullmove_number));
+        out.extend_from_slice(b",\"legalMoves\":[");
+        match legal_moves {
+            LegalMovesJson::Replay(moves) => {
+                for (i, m) in moves.iter().enumerate() {
+                    let LegalMove { uci, san, claims } = m;
+                    let names = claims.iter().map(|d| proto::ClaimableDraw::from(d).as_str_name());
+                    let uci = uci.to_array_string();
+                    write_legal_move(out, i > 0, uci.as_bytes(), san.as_bytes(), names);
+                }
+            }
+            LegalMovesJson::Messages(moves) => {
+                for (i, m) in moves.iter().enumerate() {
+                    let proto::LegalMove { uci, san, claimable_draws } = m;
+                    let names = draw_names(claimable_draws).into_iter();
+                    write_legal_move(out, i > 0, uci.as_bytes(), san.as_bytes(), names);
+                }
+            }
+        }
+        out.push(b']');
+        write_field(out, "winnability", winnability.as_ref())?;
+        write_field(out, "clocks", clocks.as_ref())?;
+        out.push(b'}');
+        Ok(())
+    }
+}
+
+/// Whether `text` may go into a JSON string as it is: printable ASCII
+/// (spaces included) but for `"` and `\`, as SAN, UCI and FEN are.
+fn plain(text: &[u8]) -> bool {
+    text.iter().all(|&b| (b.is_ascii_graphic() && b != b'"' && b != b'\\') || b == b' ')
+}
+
+/// A `LegalMove`, after a comma when `comma`; its `claimableDraws` left out
+/// when empty, as proto3 JSON allows (most moves claim nothing).
+fn write_legal_move<'a>(
+    out: &mut Vec<u8>,
+    comma: bool,
+    uci: &[u8],
+    san: &[u8],
+    claims: impl Iterator<Item = &'a str>,
+) {
+    debug_assert!(plain(uci) && plain(san));
+    for part in [&b","[..usize::from(comma)], b"{\"uci\":\"", uci, b"\",\"san\":\"", san, b"\""] {
+        out.extend_from_slice(part);
+    }
+    let mut listed = false;
+    for name in claims {
+        out.extend_from_slice(if listed { b",\"" } else { b",\"claimableDraws\":[\"" });
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'"');
+        listed = true;
+    }
+    out.extend_from_slice(if listed { b"]}" } else { b"}" });
 }
 
 impl<'a> From<&'a proto::Outcome> for OutcomeJson<'a> {
@@ -589,7 +673,7 @@ mod tests {
     use rand::{RngCore as _, SeedableRng as _};
 
     use super::*;
-    use arbiter_chess::{Game, replay};
+    use arbiter_chess::{Game, replay, replay_clocked};
 
     fn json_of(moves: &[&str], options: &ReplayOptions) -> String {
         let replay = replay(Position::default(), moves, options);
@@ -644,6 +728,103 @@ mod tests {
         assert_eq!(value["outcome"]["termination"], "TERMINATION_CHECKMATE");
         assert!(value.get("illegalMove").is_none());
         assert!(text.ends_with("}}"), "{text}");
+    }
+
+    /// The final position written straight from the replay's legal moves
+    /// is the position written from its message, as a variant's is, and
+    /// holds the message's fields: positions with threefold and fifty-move
+    /// claims, both colours' verdicts, a clock record, a check, Chess960.
+    #[test]
+    fn the_final_position_writes_as_its_message() {
+        let shuffle = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"];
+        let fifty: Position = "8/8/3k4/8/8/3K4/8/R7 w - - 99 80".parse().unwrap();
+        let verdicts = ReplayOptions { winnability: true, ..Default::default() };
+        let cases: [(Position, &[&str], ReplayOptions); 6] = [
+            (Position::default(), &shuffle, ReplayOptions::default()),
+            (fifty.clone(), &[], ReplayOptions::default()),
+            (fifty, &["Kc3"], verdicts),
+            (Position::default(), &["f3", "e5", "g4"], verdicts),
+            (
+                Position::default(),
+                &["e4", "d5", "Bb5+"],
+                ReplayOptions { shredder_fen: true, ..Default::default() },
+            ),
+            (Position::chess960_start(0).unwrap(), &["g3", "g6"], ReplayOptions::default()),
+        ];
+        let mut claims = 0;
+        for (start, moves, options) in cases {
+            let record = ClockRecord::new(
+                "300+3".parse().unwrap(),
+                vec![1_500; moves.len()],
+                0,
+                moves.len(),
+            );
+            for clock in [None, Some(record.unwrap())] {
+                let replay = match &clock {
+                    None => replay(start.clone(), moves, &options),
+                    Some(record) => replay_clocked(start.clone(), moves, &options, record),
+                };
+                let messages = Messages::new(&replay);
+                let mut written = Vec::new();
+                GameJson::new(&replay, &messages).write_json(&mut written).unwrap();
+                let message = crate::answer::final_position(&replay);
+                let mut from_message = Vec::new();
+                let json = GameJson {
+                    position: Some(PositionJson::from(&message)),
+                    ..GameJson::new(&replay, &messages)
+                };
+                json.write_json(&mut from_message).unwrap();
+                let text = String::from_utf8(written).unwrap();
+                assert_eq!(text, String::from_utf8(from_message).unwrap());
+
+                let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let position = &value["position"];
+                let proto::Position {
+                    fen,
+                    turn,
+                    in_check,
+                    halfmove_clock,
+                    fullmove_number,
+                    legal_moves,
+                    winnability,
+                    clocks,
+                } = &message;
+                assert_eq!(position["fen"], fen.as_str());
+                let turn = proto::Color::try_from(*turn).unwrap().as_str_name();
+                assert_eq!(position["turn"], turn);
+                assert_eq!(position["inCheck"], *in_check);
+                assert_eq!(position["halfmoveClock"], *halfmove_clock);
+                assert_eq!(position["fullmoveNumber"], *fullmove_number);
+                let listed = position["legalMoves"].as_array().unwrap();
+                assert_eq!(listed.len(), legal_moves.len());
+                for (json, m) in listed.iter().zip(legal_moves) {
+                    assert_eq!(json["uci"], m.uci.as_str());
+                    assert_eq!(json["san"], m.san.as_str());
+                    let draws = json.get("claimableDraws").map_or(Vec::new(), |d| {
+                        d.as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect()
+                    });
+                    assert_eq!(draws, draw_names(&m.claimable_draws));
+                    claims += draws.len();
+                }
+                assert_eq!(position.get("winnability").is_some(), winnability.is_some());
+                if let Some(proto::Winnability { white, black }) = winnability {
+                    for (json, verdict) in [("white", white), ("black", black)] {
+                        let name = proto::Verdict::try_from(verdict.as_ref().unwrap().verdict);
+                        assert_eq!(
+                            position["winnability"][json]["verdict"],
+                            name.unwrap().as_str_name()
+                        );
+                    }
+                }
+                assert_eq!(position.get("clocks").is_some(), clocks.is_some());
+                if let Some(proto::RemainingTimes { white, black }) = clocks {
+                    assert_eq!(position["clocks"]["white"], duration_json(white.as_ref().unwrap()));
+                    assert_eq!(position["clocks"]["black"], duration_json(black.as_ref().unwrap()));
+                }
+            }
+        }
+        // Threefold claims after the shuffle, fifty-move claims at 99.
+        assert!(claims >= 4, "{claims} claims listed");
     }
 
     /// The plies taken from the replay itself ([`GameJson::with_plies`])

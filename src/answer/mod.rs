@@ -68,7 +68,13 @@ impl From<&Replay> for proto::ValidateGameResponse {
 /// moves, both colours' verdicts when they were asked for, and both
 /// clocks when the game had a clock record.
 pub fn final_position(replay: &Replay) -> proto::Position {
-    let Replay { position, legal_moves, winnability, shredder_fen, clocks, .. } = replay;
+    final_position_listing(replay, &replay.legal_moves)
+}
+
+/// [`final_position`] listing `legal_moves` rather than the replay's (the
+/// JSON answer writes those from the replay itself, and lists none here).
+pub fn final_position_listing(replay: &Replay, legal_moves: &[LegalMove]) -> proto::Position {
+    let Replay { position, winnability, shredder_fen, clocks, .. } = replay;
     let mut message = position_message(position, legal_moves, *shredder_fen);
     message.winnability = winnability
         .as_ref()
@@ -82,18 +88,7 @@ pub fn final_position(replay: &Replay) -> proto::Position {
 /// `three_decimals` `12.500` as proto3 JSON writes a Duration's seconds
 /// (`12` either way for whole seconds).
 pub fn push_seconds(out: &mut Vec<u8>, ms: u64, three_decimals: bool) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut whole = ms / 1000;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (whole % 10) as u8;
-        whole /= 10;
-        if whole == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
+    push_decimal(out, ms / 1000);
     let frac = ms % 1000;
     if frac != 0 {
         let decimals = [
@@ -110,6 +105,21 @@ pub fn push_seconds(out: &mut Vec<u8>, ms: u64, three_decimals: bool) {
         };
         out.extend_from_slice(&decimals[..len]);
     }
+}
+
+/// `n` in decimal digits, without the formatting machinery.
+pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// A time in whole milliseconds as a `google.protobuf.Duration`.
