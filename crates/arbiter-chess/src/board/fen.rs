@@ -574,24 +574,37 @@ impl Position {
             out[len] = byte;
             len += 1;
         };
-        for rank in Rank::ALL.into_iter().rev() {
-            let mut empty = 0;
-            for file in File::ALL {
-                match self.piece_at(Square::from_coords(file, rank)) {
-                    Some(piece) => {
-                        if empty > 0 {
-                            put(b'0' + empty);
-                            empty = 0;
-                        }
-                        put(piece.char() as u8);
-                    }
-                    None => empty += 1,
+        // Each piece's letter on its square, set from the twelve pieces'
+        // bitboards; then each rank from its occupied squares, the gaps
+        // between them as digits: a FEN is written a ply when FENs are
+        // asked for, and asking each of 64 squares for its piece cost
+        // several times the rest of it.
+        let mut letters = [0u8; 64];
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let piece = Piece { color, role };
+                for sq in self.pieces(piece) {
+                    letters[sq.index()] = piece.char() as u8;
                 }
             }
-            if empty > 0 {
-                put(b'0' + empty);
+        }
+        let occupied = self.occupied().0;
+        for rank in (0..8).rev() {
+            let mut row = (occupied >> (8 * rank)) as u8;
+            let mut file = 0;
+            while row != 0 {
+                let next = row.trailing_zeros();
+                if next > file {
+                    put(b'0' + (next - file) as u8);
+                }
+                put(letters[8 * rank + next as usize]);
+                file = next + 1;
+                row &= row - 1;
             }
-            put(if rank == Rank::First { b' ' } else { b'/' });
+            if file < 8 {
+                put(b'0' + (8 - file) as u8);
+            }
+            put(if rank == 0 { b' ' } else { b'/' });
         }
         put(self.turn.fold(b'w', b'b'));
         put(b' ');
