@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 
 use arbiter_chess::VariantPosition;
 
-use super::check::{GamePosition, ResultToken, Verdict, start_position};
+use super::check::{ResultToken, Verdict};
 use super::parse::{Line, PgnGame};
+use super::start::{GamePosition, start_position};
 
 /// The seven-tag roster, in its order, with the value written when a tag is
 /// missing.

@@ -22,16 +22,17 @@ mod clock;
 mod export;
 mod parse;
 mod reader;
+mod start;
 mod terms;
 
 pub use check::{
-    CheckOptions, GameError, GamePosition, GameReport, PlayedReport, ResultToken, Variant,
-    VariationError, VariationReason, Verdict, check_game, check_game_with, check_parsed,
-    check_parsed_with, flagged_side, may_analyse_fully, play_read_game, result_consistent,
-    start_position, variant_of,
+    CheckOptions, GameReport, PlayedReport, ResultToken, VariationError, VariationReason, Verdict,
+    check_game, check_game_with, check_parsed, check_parsed_with, flagged_side, may_analyse_fully,
+    play_read_game, result_consistent,
 };
 pub use chunks::{Chunk, ChunkGames, ChunkReader, Ending, Joiner, Split, read_in_chunks};
 pub use clock::{ClockFinding, ClockFindingKind, ClockReport, clock_report};
 pub use export::write_canonical;
 pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, Times, parse_game};
 pub use reader::{GameReader, RawGame, ReaderOptions, Splitter};
+pub use start::{GameError, GamePosition, Variant, start_position, variant_of};
