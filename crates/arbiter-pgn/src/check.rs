@@ -163,6 +163,14 @@ pub struct GameReport {
     pub verdict: Result<Verdict, GameError>,
 }
 
+impl GameReport {
+    /// The report on game `index` (first line `line`) of `bytes`, too large
+    /// to keep.
+    fn too_large(index: usize, line: usize, bytes: u64) -> GameReport {
+        GameReport { index, line, game: None, verdict: Err(GameError::TooLarge { bytes }) }
+    }
+}
+
 /// Whether a `Result` tag and result token fit how the moves ended.
 ///
 /// A tag and a token that disagree, or a tag that is no result, are
@@ -207,8 +215,16 @@ pub fn check_game(raw: RawGame) -> GameReport {
 /// [`check_game`], with the mainline's canonical SAN written into the game
 /// only when `sans`, and `options` (see [`check_parsed_with`]).
 pub fn check_game_with(raw: RawGame, sans: bool, options: CheckOptions) -> GameReport {
+    // Not through `play_read_game`: the game is checked where it lies, not
+    // moved through the steps' structs (half a percent of `arbiter pgn`).
     let (index, line, game) = raw.into_game();
-    play_read_game(index, line, game, sans, options).finish()
+    match game {
+        Ok(mut game) => {
+            let verdict = check_parsed_with(&mut game, sans, options);
+            GameReport { index, line, game: Some(game), verdict }
+        }
+        Err(bytes) => GameReport::too_large(index, line, bytes),
+    }
 }
 
 /// [`check_game_with`] in two steps, for a caller that must not be held by
@@ -257,9 +273,7 @@ impl PlayedReport {
                 let verdict = played.map(|played| played.verdict(&game, options));
                 GameReport { index, line, game: Some(game), verdict }
             }
-            Err(bytes) => {
-                GameReport { index, line, game: None, verdict: Err(GameError::TooLarge { bytes }) }
-            }
+            Err(bytes) => GameReport::too_large(index, line, bytes),
         }
     }
 }
