@@ -33,6 +33,9 @@ pub(crate) trait MoveSink {
     fn satisfied(&self) -> bool {
         false
     }
+    /// Whether one legal move is all the sink asks for: the king's steps
+    /// then stop being tested at the first safe one.
+    const ONE_IS_ENOUGH: bool = false;
 }
 
 /// Counts moves without listing them.
@@ -65,6 +68,7 @@ impl MoveSink for Counter {
 struct AnyMove(bool);
 
 impl MoveSink for AnyMove {
+    const ONE_IS_ENOUGH: bool = true;
     #[inline]
     fn piece(&mut self, _: Square, targets: Bitboard) {
         self.0 |= targets.any();
@@ -341,6 +345,9 @@ impl Position {
             for to in steps {
                 if !self.is_attacked(to, them, without_king) {
                     safe |= to;
+                    if S::ONE_IS_ENOUGH {
+                        break;
+                    }
                 }
             }
             if safe.any() {

@@ -265,11 +265,18 @@ impl Search {
     /// The next move of a play-out: the best by [`Search::score`] after a
     /// random tie-break.
     fn pick(&mut self, pos: &Position, moves: &MoveList) -> Option<Move> {
+        let guide = Guide::new(self, pos);
         let mut best = None;
         let mut best_score = i32::MIN;
+        // Moves of one piece come together: its role is looked up once.
+        let mut mover = (None, Role::Pawn);
         for &m in moves {
+            let from = m.from();
+            if mover.0 != Some(from) {
+                mover = (Some(from), pos.role_at(from).unwrap_or(Role::Pawn));
+            }
             let noise = (self.random() % self.noise) as i32;
-            let score = self.score(pos, m) + noise;
+            let score = self.score(pos, &guide, m, mover.1) + noise;
             if score > best_score {
                 best_score = score;
                 best = Some(m);
@@ -278,17 +285,15 @@ impl Search {
         best
     }
 
-    /// How much a move helps the winner mate: the winner's pieces head for
-    /// the losing king, its pawns for promotion; the losing king heads for
-    /// the target corner, its pieces gather round it as blockers, and the
-    /// loser takes none of the winner's material.
-    fn score(&self, pos: &Position, m: Move) -> i32 {
-        let us = pos.turn();
-        let loser_king = pos.king_of(!self.winner);
+    /// How much a move of a piece of `role` helps the winner mate: the
+    /// winner's pieces head for the losing king, its pawns for promotion;
+    /// the losing king heads for the target corner, its pieces gather round
+    /// it as blockers, and the loser takes none of the winner's material.
+    fn score(&self, pos: &Position, guide: &Guide, m: Move, role: Role) -> i32 {
+        let loser_king = guide.loser_king;
         let (from, to) = (m.from(), m.to());
-        let role = pos.role_at(from).unwrap_or(Role::Pawn);
-        let capture = pos.by_color(!us).contains(to) && m.kind() != MoveKind::Castle;
-        if us == self.winner {
+        let capture = guide.theirs.contains(to) && m.kind() != MoveKind::Castle;
+        if guide.winning {
             let mut score = match m.kind() {
                 MoveKind::Promotion(Role::Queen) => 60,
                 MoveKind::Promotion(_) => 10,
@@ -296,21 +301,17 @@ impl Search {
             };
             score += match role {
                 Role::Pawn => 12,
-                Role::King => {
+                Role::King => match guide.prey_from {
                     // Off to take the loser's pawns that block its own,
                     // while there are any; then, as in other play-outs,
                     // close to the losing king, but not next to it: two
                     // squares away.
-                    let prey = pos.pieces(Piece { color: !self.winner, role: Role::Pawn });
-                    let near = |sq: Square| prey.into_iter().map(|p| distance(sq, p)).min();
-                    match (near(from), near(to)) {
-                        (Some(a), Some(b)) if self.hunt => 6 * (a - b),
-                        _ => {
-                            4 * ((distance(from, loser_king) - 2).abs()
-                                - (distance(to, loser_king) - 2).abs())
-                        }
+                    Some(a) => 6 * (a - nearest(guide.prey, to)),
+                    None => {
+                        4 * ((distance(from, loser_king) - 2).abs()
+                            - (distance(to, loser_king) - 2).abs())
                     }
-                }
+                },
                 _ => 6 * (distance(from, loser_king) - distance(to, loser_king)),
             };
             if capture {
@@ -320,8 +321,9 @@ impl Search {
             // gets taken (often the king's only move): mates need it
             // guarded.
             if !matches!(role, Role::King | Role::Pawn)
-                && attacks::king_attacks(loser_king).contains(to)
-                && (pos.attackers_to(to, us, pos.occupied().without(from)).without(from)).is_empty()
+                && guide.king_zone.contains(to)
+                && (pos.attackers_to(to, guide.us, pos.occupied().without(from)).without(from))
+                    .is_empty()
             {
                 score -= 20;
             }
@@ -344,7 +346,7 @@ impl Search {
                 // or take the checking piece, may be given away to the
                 // winning king instead.
                 Role::Queen | Role::Rook if self.sacrifice => {
-                    let king = pos.king_of(self.winner);
+                    let king = guide.winner_king;
                     3 * (distance(from, king) - distance(to, king))
                 }
                 // Next to the corner the king heads for.
@@ -357,14 +359,61 @@ impl Search {
                 score -= 40;
             }
             // A piece offered to a pawn of the winner frees that pawn.
-            let winner_pawns = pos.pieces(Piece { color: self.winner, role: Role::Pawn });
-            if role != Role::King && (attacks::pawn_attacks(!self.winner, to) & winner_pawns).any()
+            if role != Role::King
+                && (attacks::pawn_attacks(!self.winner, to) & guide.winner_pawns).any()
             {
                 score += 8;
             }
             score
         }
     }
+}
+
+/// What [`Search::score`] asks of a position, worked out once for all of
+/// its moves: scoring is most of a play-out's work, and these are the same
+/// for every move.
+struct Guide {
+    us: Color,
+    /// Whether the winner is to move.
+    winning: bool,
+    loser_king: Square,
+    winner_king: Square,
+    /// The pieces of the side not to move.
+    theirs: Bitboard,
+    /// The squares next to the losing king.
+    king_zone: Bitboard,
+    winner_pawns: Bitboard,
+    /// The loser's pawns the winning king hunts.
+    prey: Bitboard,
+    /// When the winning king hunts (and there is prey), its distance from
+    /// the nearest prey now.
+    prey_from: Option<i32>,
+}
+
+impl Guide {
+    fn new(search: &Search, pos: &Position) -> Guide {
+        let us = pos.turn();
+        let winner = search.winner;
+        let loser_king = pos.king_of(!winner);
+        let winner_king = pos.king_of(winner);
+        let prey = pos.pieces(Piece { color: !winner, role: Role::Pawn });
+        Guide {
+            us,
+            winning: us == winner,
+            loser_king,
+            winner_king,
+            theirs: pos.by_color(!us),
+            king_zone: attacks::king_attacks(loser_king),
+            winner_pawns: pos.pieces(Piece { color: winner, role: Role::Pawn }),
+            prey,
+            prey_from: (search.hunt && prey.any()).then(|| nearest(prey, winner_king)),
+        }
+    }
+}
+
+/// King-step distance from `sq` to the nearest of `squares` (not empty).
+fn nearest(squares: Bitboard, sq: Square) -> i32 {
+    squares.into_iter().map(|p| distance(sq, p)).min().unwrap_or(0)
 }
 
 /// A move among `moves` (the legal moves in `pos`) that checkmates.
@@ -440,12 +489,27 @@ impl Checks {
 
 /// King-step distance between two squares.
 fn distance(a: Square, b: Square) -> i32 {
-    // Squares count from a1 along the ranks: the file in the low 3 bits. A
-    // play-out asks this of nearly every move it scores.
-    let (a, b) = (a.index() as i32, b.index() as i32);
-    let (df, dr) = ((a & 7) - (b & 7), (a >> 3) - (b >> 3));
-    df.abs().max(dr.abs())
+    // A play-out asks this of nearly every move it scores: a table.
+    i32::from(DISTANCE[a.index()][b.index()])
 }
+
+/// [`distance`] for every pair of squares. Squares count from a1 along the
+/// ranks: the file in the low 3 bits.
+static DISTANCE: [[u8; 64]; 64] = {
+    let mut table = [[0; 64]; 64];
+    let mut a = 0;
+    while a < 64 {
+        let mut b = 0;
+        while b < 64 {
+            let (df, dr) = ((a & 7) as i32 - (b & 7) as i32, (a >> 3) as i32 - (b >> 3) as i32);
+            let (df, dr) = (df.unsigned_abs(), dr.unsigned_abs());
+            table[a][b] = if df > dr { df as u8 } else { dr as u8 };
+            b += 1;
+        }
+        a += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -454,6 +518,20 @@ mod tests {
 
     fn pos(fen: &str) -> Position {
         Position::from_fen_lenient_material(fen).unwrap()
+    }
+
+    #[test]
+    fn the_distance_table_counts_king_steps() {
+        let squares = || (0..64).filter_map(Square::new);
+        for a in squares() {
+            for b in squares() {
+                let files = (a.file() as i32 - b.file() as i32).abs();
+                let ranks = (a.rank() as i32 - b.rank() as i32).abs();
+                assert_eq!(distance(a, b), files.max(ranks), "{a} {b}");
+            }
+        }
+        assert_eq!(distance(Square::A1, Square::H8), 7);
+        assert_eq!(distance(Square::E4, Square::F6), 2);
     }
 
     /// The check test of the play-outs against the position's own, on every
