@@ -53,6 +53,7 @@ mod server {
     mod overload;
     mod service;
     mod stalls;
+    mod standin;
     mod tls;
     mod tracing;
     mod variants;
