@@ -422,7 +422,7 @@ fn mating_move(pos: &Position, moves: &MoveList) -> Option<Move> {
     moves
         .iter()
         .copied()
-        .filter(|&m| checks.given_by(pos, m))
+        .filter(|&m| checks.given_by(pos, m) && !checks.king_escapes(pos, m))
         .find(|&m| !pos.play(m).has_legal_moves())
 }
 
@@ -484,6 +484,36 @@ impl Checks {
         let role = pos.role_at(from).unwrap_or(Role::King);
         self.squares[role.index()].contains(to)
             || (self.discoverers.contains(from) && !attacks::aligned(from, to, self.king))
+    }
+
+    /// Whether, after the legal move `m`, the king in question surely has
+    /// a square to step to: one next to it, not held by its own side, that
+    /// no piece of the mover's side would attack even on a board emptier
+    /// than the one after the move (the mover gone from `from` and not yet
+    /// on `to`, the king gone from its square; fewer blockers, more squares
+    /// attacked). Then `m` does not mate, and most checks of a play-out are
+    /// told so without playing them. Moves other than plain ones are not
+    /// judged (false).
+    fn king_escapes(&self, pos: &Position, m: Move) -> bool {
+        if m.kind() != MoveKind::Normal {
+            return false;
+        }
+        let us = pos.turn();
+        let (from, to) = (m.from(), m.to());
+        let occupied = pos.occupied().without(from).without(self.king);
+        let mover = match pos.role_at(from).unwrap_or(Role::King) {
+            Role::Pawn => attacks::pawn_attacks(us, to),
+            Role::Knight => attacks::knight_attacks(to),
+            Role::Bishop => attacks::bishop_attacks(to, occupied),
+            Role::Rook => attacks::rook_attacks(to, occupied),
+            Role::Queen => {
+                attacks::bishop_attacks(to, occupied) | attacks::rook_attacks(to, occupied)
+            }
+            Role::King => attacks::king_attacks(to),
+        };
+        let held = pos.by_color(!us).without(to);
+        let flights = attacks::king_attacks(self.king) - held - mover;
+        flights.into_iter().any(|sq| pos.attackers_to(sq, us, occupied).without(from).is_empty())
     }
 }
 
@@ -548,6 +578,7 @@ mod tests {
         ];
         let (mut rng, mut checks, mut uncovered, mut moves_seen) =
             (0x9e37_79b9_7f4a_7c15_u64, 0, 0, 0);
+        let (mut escaped, mut boxed_in, mut mated) = (0, 0, 0);
         for start in starts {
             for _ in 0..40 {
                 let mut p = pos(start);
@@ -560,6 +591,13 @@ mod tests {
                     for &m in &moves {
                         let expected = p.gives_check(m);
                         assert_eq!(worked_out.given_by(&p, m), expected, "{} {m}", p.fen());
+                        // A king said to escape has a legal move after `m`.
+                        let escapes = worked_out.king_escapes(&p, m);
+                        let mates = expected && !p.play(m).has_legal_moves();
+                        assert!(!(escapes && mates), "{} {m}", p.fen());
+                        escaped += usize::from(expected && escapes);
+                        boxed_in += usize::from(expected && !escapes);
+                        mated += usize::from(mates);
                         checks += usize::from(expected);
                         let role = p.role_at(m.from()).unwrap();
                         uncovered += usize::from(
@@ -579,6 +617,12 @@ mod tests {
         assert!(
             moves_seen > 100_000 && checks > 2_000 && uncovered > 100,
             "{moves_seen} moves, {checks} checks, {uncovered} uncovered"
+        );
+        // Most checks are seen not to mate without being played; the rest,
+        // every mate among them, are left to the full test.
+        assert!(
+            escaped > checks / 2 && boxed_in > 1_000 && mated > 100,
+            "{escaped} escaped, {boxed_in} boxed in, {mated} mates"
         );
     }
 
