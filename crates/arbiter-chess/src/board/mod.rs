@@ -3,6 +3,7 @@
 
 pub mod attacks;
 pub(crate) mod bitboard;
+pub(crate) mod checks;
 pub(crate) mod fen;
 pub(crate) mod movegen;
 pub(crate) mod moves;

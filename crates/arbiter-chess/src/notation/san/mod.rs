@@ -16,7 +16,7 @@ mod write;
 
 pub(crate) use read::castling_rooks;
 pub use write::{SanString, san, san_with_after};
-pub(crate) use write::{push_check_mark, san_without_mark};
+pub(crate) use write::{push_check_mark, san_without_mark, sans_of_all};
 
 use std::fmt;
 

@@ -5,7 +5,8 @@ use std::fmt;
 
 use super::SanMove;
 use crate::board::bitboard::Bitboard;
-use crate::board::moves::{Move, MoveKind};
+use crate::board::checks::Checks;
+use crate::board::moves::{MAX_LEGAL_MOVES, Move, MoveKind, MoveList};
 use crate::board::position::Position;
 use crate::board::types::{Role, Square};
 
@@ -311,6 +312,54 @@ pub fn san(pos: &Position, m: Move) -> SanString {
     out
 }
 
+/// The canonical SAN, with `+` or `#`, of each of `moves`, which must be
+/// every legal move of `pos`, in their order: [`san`] of each, worked out
+/// for the list at once. A piece's rivals (the other pieces of its role
+/// that can go to its square) are read from the list, where most squares
+/// are reached by one piece of a role; the checks are told by [`Checks`],
+/// and a check is played, to tell it from mate, only when the king may
+/// have no square to step to.
+pub(crate) fn sans_of_all<'a>(
+    pos: &'a Position,
+    moves: &'a MoveList,
+) -> impl Iterator<Item = SanString> + 'a {
+    let mut roles = [Role::Pawn; MAX_LEGAL_MOVES];
+    let (mut reached, mut crowded) = ([Bitboard::EMPTY; 6], [Bitboard::EMPTY; 6]);
+    // Moves of one piece come together: its role is looked up once.
+    let mut mover = (None, Role::Pawn);
+    for (i, m) in moves.iter().enumerate() {
+        let from = m.from();
+        if mover.0 != Some(from) {
+            mover = (Some(from), pos.role_at(from).unwrap_or(Role::Pawn));
+        }
+        let (role, to) = (mover.1, m.to());
+        roles[i] = role;
+        if reached[role.index()].contains(to) {
+            crowded[role.index()] |= to;
+        }
+        reached[role.index()] |= to;
+    }
+    let checks = Checks::new(pos);
+    moves.iter().zip(roles).map(move |(&m, role)| {
+        let to = m.to();
+        let movers = if crowded[role.index()].contains(to) {
+            moves
+                .iter()
+                .zip(roles)
+                .filter(|&(n, r)| r == role && n.to() == to)
+                .fold(Bitboard::EMPTY, |movers, (n, _)| movers.with(n.from()))
+        } else {
+            Bitboard::from(m.from())
+        };
+        let mut out = write_san(pos, &SanMove::from_movers(m, role, movers));
+        if checks.given_by(pos, m) {
+            let mated = !checks.king_escapes(pos, m) && !pos.play(m).has_legal_moves();
+            out.push_mark(if mated { b'#' } else { b'+' });
+        }
+        out
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,5 +462,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The list's SAN is [`san`]'s, move by move, on the positions of
+    /// seeded random games from starts rich in rivals (three queens, knights
+    /// and rooks that share squares), pins, promotions, checks and mates.
+    #[test]
+    fn the_sans_of_a_list_are_each_moves_san() {
+        let starts = [
+            crate::board::fen::STARTING_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/8/8/7k/8/Q7/1p6/Q1Q4K w - - 0 1",
+            "4k3/8/8/8/8/8/8/N3K2N w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "1r2k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+        ];
+        let (mut rng, mut seen, mut rivals, mut checks, mut mates) = (0x2545_f491_u64, 0, 0, 0, 0);
+        for start in starts {
+            for _ in 0..30 {
+                let mut pos: Position = Position::from_fen_lenient_material(start).unwrap();
+                for _ in 0..150 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    for (&m, listed) in moves.iter().zip(sans_of_all(&pos, &moves)) {
+                        let one = san(&pos, m);
+                        assert_eq!(listed.as_str(), one.as_str(), "{} {m}", pos.fen());
+                        let text = one.as_str().as_bytes();
+                        seen += 1;
+                        rivals += usize::from(
+                            text[0].is_ascii_uppercase()
+                                && text[0] != b'K'
+                                && text[0] != b'O'
+                                && text.iter().filter(|b| b.is_ascii_digit()).count()
+                                    + text.iter().filter(|b| (b'a'..=b'h').contains(b)).count()
+                                    > 2,
+                        );
+                        checks += usize::from(text.ends_with(b"+"));
+                        mates += usize::from(text.ends_with(b"#"));
+                    }
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    pos.play_unchecked(moves[(rng % moves.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(
+            seen > 100_000 && rivals > 1_000 && checks > 2_000 && mates > 50,
+            "{seen} moves, {rivals} disambiguated, {checks} checks, {mates} mates"
+        );
     }
 }

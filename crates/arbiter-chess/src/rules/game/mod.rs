@@ -15,7 +15,7 @@ use crate::board::bitboard::Bitboard;
 use crate::board::moves::{Move, MoveKind};
 use crate::board::position::Position;
 use crate::board::types::{Color, Role, Square};
-use crate::notation::san::{SanString, push_check_mark, san, san_without_mark};
+use crate::notation::san::{SanString, push_check_mark, san, san_without_mark, sans_of_all};
 use crate::notation::uci::UciMove;
 use crate::rules::dead::{self, Analysis, Finding, per_ply_gate};
 use crate::rules::outcome::{
@@ -316,14 +316,18 @@ impl Game {
     pub fn legal_moves(&self, from: Bitboard) -> Vec<LegalMove> {
         let pos = &self.position;
         let may_claim = pos.halfmove_clock() >= 99 || self.history.may_repeat();
-        pos.legal_moves_filtered(from, Bitboard::FULL)
-            .into_iter()
-            .map(|m| LegalMove {
-                uci: UciMove::from_move_in(m, pos.castling_mode()),
-                san: san(pos, m),
-                claims: if may_claim { self.claims_by(m) } else { DrawClaims::NONE },
-            })
-            .collect()
+        let moves = pos.legal_moves_filtered(from, Bitboard::FULL);
+        let listed = |m, san| LegalMove {
+            uci: UciMove::from_move_in(m, pos.castling_mode()),
+            san,
+            claims: if may_claim { self.claims_by(m) } else { DrawClaims::NONE },
+        };
+        if from == Bitboard::FULL {
+            // The whole list: its SAN worked out for the list at once.
+            moves.iter().zip(sans_of_all(pos, &moves)).map(|(&m, san)| listed(m, san)).collect()
+        } else {
+            moves.iter().map(|&m| listed(m, san(pos, m))).collect()
+        }
     }
 
     /// The draws the player to move could claim by stating the legal move
