@@ -8,11 +8,11 @@ use crate::board::position::Position;
 use crate::board::types::{Role, Square};
 
 /// Which moves of the side to move check the other king, worked out once
-/// for a position: the unwinnability play-outs ask it of every move of
-/// every position of the winner's, and a list of legal moves written in
-/// SAN of each of its moves; most moves are plain moves whose answer is
-/// then two bit tests (where [`Position::gives_check`] works it out afresh
-/// for each move).
+/// for a position and asked of each of its moves: by the unwinnability
+/// play-outs, in every position of the winner's, and by the SAN of a whole
+/// list of legal moves. Most moves are plain moves whose answer is then two
+/// bit tests (where [`Position::gives_check`] works it out afresh for each
+/// move).
 pub(crate) struct Checks {
     /// The king in question.
     king: Square,

@@ -1,5 +1,5 @@
 //! The board: squares and bitboards, attack tables, positions and their
-//! legal moves, Zobrist keys, FEN and perft.
+//! legal moves, which of them check, Zobrist keys, FEN and perft.
 
 pub mod attacks;
 pub(crate) mod bitboard;
