@@ -478,9 +478,15 @@ mod tests {
             "1r2k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1",
         ];
         let (mut rng, mut seen, mut rivals, mut checks, mut mates) = (0x2545_f491_u64, 0, 0, 0, 0);
+        let (mut castles, mut promotions) = (0, 0);
+        // Chess960 starts too: castling written from king takes rook.
+        let starts = starts
+            .iter()
+            .map(|fen| Position::from_fen_lenient_material(fen).unwrap())
+            .chain([0, 518, 959].map(|n| Position::chess960_start(n).unwrap()));
         for start in starts {
             for _ in 0..30 {
-                let mut pos: Position = Position::from_fen_lenient_material(start).unwrap();
+                let mut pos = start.clone();
                 for _ in 0..150 {
                     let moves = pos.legal_moves();
                     if moves.is_empty() {
@@ -501,6 +507,8 @@ mod tests {
                         );
                         checks += usize::from(text.ends_with(b"+"));
                         mates += usize::from(text.ends_with(b"#"));
+                        castles += usize::from(m.is_castle());
+                        promotions += usize::from(m.promotion().is_some());
                     }
                     rng ^= rng << 13;
                     rng ^= rng >> 7;
@@ -510,8 +518,14 @@ mod tests {
             }
         }
         assert!(
-            seen > 100_000 && rivals > 1_000 && checks > 2_000 && mates > 50,
-            "{seen} moves, {rivals} disambiguated, {checks} checks, {mates} mates"
+            seen > 100_000
+                && rivals > 1_000
+                && checks > 2_000
+                && mates > 50
+                && castles > 100
+                && promotions > 100,
+            "{seen} moves, {rivals} disambiguated, {checks} checks, {mates} mates, \
+             {castles} castles, {promotions} promotions"
         );
     }
 }
