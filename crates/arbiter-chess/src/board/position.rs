@@ -290,6 +290,24 @@ impl Position {
         Role::ALL.into_iter().find(|role| self.by_role[role.index()].contains(sq))
     }
 
+    /// Each of `moves` (a list generated here) with the role of the piece
+    /// that makes it: the moves of one piece come together in such a list,
+    /// so its role is looked up once.
+    #[inline]
+    pub(crate) fn with_roles<'a>(
+        &'a self,
+        moves: &'a [Move],
+    ) -> impl Iterator<Item = (Move, Role)> + 'a {
+        let mut mover = (None, Role::Pawn);
+        moves.iter().map(move |&m| {
+            let from = m.from();
+            if mover.0 != Some(from) {
+                mover = (Some(from), self.role_at(from).unwrap_or(Role::Pawn));
+            }
+            (m, mover.1)
+        })
+    }
+
     /// Pieces of `attacker` that attack `sq`, were the board occupied as `occupied`.
     #[inline]
     pub fn attackers_to(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {

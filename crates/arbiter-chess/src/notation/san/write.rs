@@ -325,14 +325,8 @@ pub(crate) fn sans_of_all<'a>(
 ) -> impl Iterator<Item = SanString> + 'a {
     let mut roles = [Role::Pawn; MAX_LEGAL_MOVES];
     let (mut reached, mut crowded) = ([Bitboard::EMPTY; 6], [Bitboard::EMPTY; 6]);
-    // Moves of one piece come together: its role is looked up once.
-    let mut mover = (None, Role::Pawn);
-    for (i, m) in moves.iter().enumerate() {
-        let from = m.from();
-        if mover.0 != Some(from) {
-            mover = (Some(from), pos.role_at(from).unwrap_or(Role::Pawn));
-        }
-        let (role, to) = (mover.1, m.to());
+    for (i, (m, role)) in pos.with_roles(moves).enumerate() {
+        let to = m.to();
         roles[i] = role;
         if reached[role.index()].contains(to) {
             crowded[role.index()] |= to;

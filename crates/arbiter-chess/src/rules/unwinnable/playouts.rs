@@ -269,15 +269,9 @@ impl Search {
         let guide = Guide::new(self, pos);
         let mut best = None;
         let mut best_score = i32::MIN;
-        // Moves of one piece come together: its role is looked up once.
-        let mut mover = (None, Role::Pawn);
-        for &m in moves {
-            let from = m.from();
-            if mover.0 != Some(from) {
-                mover = (Some(from), pos.role_at(from).unwrap_or(Role::Pawn));
-            }
+        for (m, role) in pos.with_roles(moves) {
             let noise = (self.random() % self.noise) as i32;
-            let score = self.score(pos, &guide, m, mover.1) + noise;
+            let score = self.score(pos, &guide, m, role) + noise;
             if score > best_score {
                 best_score = score;
                 best = Some(m);
