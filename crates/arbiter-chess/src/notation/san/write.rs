@@ -339,8 +339,8 @@ pub(crate) fn sans_of_all<'a>(
         let movers = if crowded[role.index()].contains(to) {
             moves
                 .iter()
-                .zip(roles)
-                .filter(|&(n, r)| r == role && n.to() == to)
+                .zip(&roles)
+                .filter(|&(n, &r)| r == role && n.to() == to)
                 .fold(Bitboard::EMPTY, |movers, (n, _)| movers.with(n.from()))
         } else {
             Bitboard::from(m.from())
