@@ -24,7 +24,7 @@ use crate::answer::{
 };
 use crate::proto;
 use arbiter_chess::{
-    CastlingMode, ClockRecord, LegalMove, Played, PlyRecord, Position, Replay, ReplayOptions,
+    CastlingMode, ClockRecord, Fen, LegalMove, Played, PlyRecord, Position, Replay, ReplayOptions,
     Replayer, SanString, UciMove, VariantPly, VariantPosition, VariantReplay, replay_clocked,
     variant_replay, variant_replay_clocked,
 };
@@ -121,7 +121,8 @@ struct OutcomeJson<'a> {
 #[derive(Debug)]
 enum Plies<'a> {
     Records(&'a [PlyRecord]),
-    Played(&'a [Played], CastlingMode),
+    /// The replay's own plies, and the FENs after them when asked for.
+    Played(&'a [Played], CastlingMode, &'a [Fen]),
     /// A variant game's.
     Variant(&'a [VariantPly]),
 }
@@ -200,9 +201,15 @@ impl<'a> GameJson<'a> {
     /// has none: asked for from past the last ply), their UCI written in
     /// `mode`'s convention: the replay's moves go into the JSON without a
     /// [`PlyRecord`] each in between.
-    pub fn with_plies(self, played: &'a [Played], mode: CastlingMode) -> GameJson<'a> {
+    pub fn with_plies(
+        self,
+        played: &'a [Played],
+        mode: CastlingMode,
+        fens: &'a [Fen],
+    ) -> GameJson<'a> {
         debug_assert!(matches!(self.plies, Plies::Records([])));
-        GameJson { plies: Plies::Played(played, mode), ..self }
+        debug_assert!(fens.is_empty() || fens.len() == played.len());
+        GameJson { plies: Plies::Played(played, mode, fens), ..self }
     }
 
     /// Writes the JSON object, on one line without its end: fields in the
@@ -220,19 +227,32 @@ impl<'a> GameJson<'a> {
                 if clocks.is_some() || records.iter().any(|ply| ply.fen_after.is_some()) =>
             {
                 for (i, ply) in records.iter().enumerate() {
-                    write_ply(out, ply, clocks.and_then(|ms| ms.get(i).copied()), i > 0);
+                    let clock_ms = clocks.and_then(|ms| ms.get(i).copied());
+                    write_ply(out, PlyParts::of(ply, clock_ms), i > 0);
                 }
             }
             Plies::Records(records) => write_plain_plies(
                 out,
                 records.iter().map(|ply| (ply.san, ply.uci, ply.canonical_input)),
             ),
-            Plies::Played(played, mode) => write_plain_plies(
+            Plies::Played(played, mode, []) => write_plain_plies(
                 out,
                 played
                     .iter()
                     .map(|ply| (ply.san, UciMove::from_move_in(ply.mv, mode), ply.canonical_input)),
             ),
+            Plies::Played(played, mode, fens) => {
+                for (i, (ply, fen)) in played.iter().zip(fens).enumerate() {
+                    let parts = PlyParts {
+                        san: ply.san,
+                        uci: UciMove::from_move_in(ply.mv, mode),
+                        fen_after: Some(fen),
+                        canonical_input: ply.canonical_input,
+                        clock_ms: None,
+                    };
+                    write_ply(out, parts, i > 0);
+                }
+            }
             Plies::Variant(plies) => {
                 for (i, ply) in plies.iter().enumerate() {
                     write_variant_ply(out, ply, clocks.and_then(|ms| ms.get(i).copied()), i > 0);
@@ -273,19 +293,16 @@ pub fn write_game<S: AsRef<str>>(
         return Ok(());
     }
     let mut replayer = Replayer::new(start, options.analysis);
-    let tail = replayer.extend(moves, options);
-    if options.include_fens || options.plies_from > 0 {
-        let replay = replayer.answer(tail, options);
-        let messages = Messages::new(&replay);
-        GameJson::new(&replay, &messages).write_json(out)?;
-    } else {
-        // The plies go from the replay into the JSON: the answer is asked
-        // for none (from past the last), not for a record of each.
-        let rest = replayer.answer(tail, &ReplayOptions { plies_from: usize::MAX, ..*options });
-        let messages = Messages::new(&rest);
-        let mode = replayer.game().position().castling_mode();
-        GameJson::new(&rest, &messages).with_plies(replayer.plies(), mode).write_json(out)?;
-    }
+    let mut tail = replayer.extend(moves, options);
+    // The plies go from the replay into the JSON, their FENs from the
+    // tail: the answer is asked for none (from past the last), not for a
+    // record of each (and a boxed FEN, when FENs are asked for).
+    let fens = tail.take_fens();
+    let rest = replayer.answer(tail, &ReplayOptions { plies_from: usize::MAX, ..*options });
+    let messages = Messages::new(&rest);
+    let mode = replayer.game().position().castling_mode();
+    let played = replayer.plies().get(options.plies_from..).unwrap_or_default();
+    GameJson::new(&rest, &messages).with_plies(played, mode, &fens).write_json(out)?;
     out.push(b'\n');
     Ok(())
 }
@@ -437,10 +454,10 @@ impl<'a> ShortRun<'a> {
 /// only: nothing in them needs escaping.
 /// Its mover's clock after it (`clock_ms`) as a Duration. A comma comes
 /// first when `comma`.
-fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, clock_ms: Option<u64>, comma: bool) {
+fn write_ply(out: &mut Vec<u8>, ply: PlyParts<'_>, comma: bool) {
     let _: fn(proto::Ply) =
         |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _ }| {};
-    let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+    let PlyParts { san, uci, fen_after, canonical_input, clock_ms } = ply;
     debug_assert!(plain(san.as_bytes()));
     // At most 1 + 9 + 8 + 9 + 5 + 1 + 24 bytes.
     let mut run = ShortRun::new(out);
@@ -458,7 +475,7 @@ fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, clock_ms: Option<u64>, comma: b
         run = ShortRun::new(out);
         run.push(b"\"");
     }
-    run.push(if *canonical_input {
+    run.push(if canonical_input {
         b",\"canonicalInput\":true"
     } else {
         b",\"canonicalInput\":false"
@@ -471,6 +488,31 @@ fn write_ply(out: &mut Vec<u8>, ply: &PlyRecord, clock_ms: Option<u64>, comma: b
         out.extend_from_slice(b"s\"");
     }
     out.push(b'}');
+}
+
+/// A chess ply's fields as [`write_ply`] writes them: from a
+/// [`PlyRecord`], or from the replay's own plies and FENs.
+#[derive(Clone, Copy)]
+struct PlyParts<'a> {
+    san: SanString,
+    uci: UciMove,
+    fen_after: Option<&'a Fen>,
+    canonical_input: bool,
+    /// The mover's clock after the ply.
+    clock_ms: Option<u64>,
+}
+
+impl<'a> PlyParts<'a> {
+    fn of(ply: &'a PlyRecord, clock_ms: Option<u64>) -> PlyParts<'a> {
+        let PlyRecord { san, uci, fen_after, canonical_input } = ply;
+        PlyParts {
+            san: *san,
+            uci: *uci,
+            fen_after: fen_after.as_deref(),
+            canonical_input: *canonical_input,
+            clock_ms,
+        }
+    }
 }
 
 /// A variant game's ply, in the shape [`write_ply`] writes a chess ply.
@@ -827,16 +869,18 @@ mod tests {
         assert!(claims >= 4, "{claims} claims listed");
     }
 
-    /// The plies taken from the replay itself ([`GameJson::with_plies`])
+    /// The plies taken from the replay itself ([`GameJson::with_plies`],
+    /// as [`write_game`] writes them, with the FENs taken from the tail)
     /// are written as the answer's records are, and as the service's
     /// messages have them: random games in standard chess and Chess960
     /// (castling both ways, promotions, en passant, checks and mates),
-    /// moves sent as SAN or as UCI, some not canonical.
+    /// moves sent as SAN or as UCI, some not canonical; with and without
+    /// FENs (X-FEN and Shredder-FEN), from the first ply or a later one.
     #[test]
     fn plies_from_the_replay_write_as_the_records_do() {
         let mut rng = SmallRng::seed_from_u64(0x5eed_0000_0000_0001);
         let mut next = move || rng.next_u32() as usize;
-        let (mut castles, mut promotions) = (0, 0);
+        let (mut castles, mut promotions, mut fens) = (0, 0, 0);
         for game_number in 0..60 {
             let start = if game_number % 2 == 0 {
                 Position::default()
@@ -864,39 +908,49 @@ mod tests {
             if next() % 2 == 0 {
                 moves.push("Ke9".to_owned());
             }
-            let options = ReplayOptions { skip_legal_moves: true, ..Default::default() };
-            let full = replay(start.clone(), &moves, &options);
-            let messages = Messages::new(&full);
-            let mut expected = Vec::new();
-            GameJson::new(&full, &messages).write_json(&mut expected).unwrap();
+            let plain = ReplayOptions { skip_legal_moves: true, ..Default::default() };
+            let from = next() % (moves.len() + 2);
+            let with_fens = ReplayOptions { include_fens: true, ..plain };
+            for options in [
+                plain,
+                ReplayOptions { plies_from: from, ..plain },
+                with_fens,
+                ReplayOptions { shredder_fen: true, plies_from: from, ..with_fens },
+            ] {
+                let full = replay(start.clone(), &moves, &options);
+                let messages = Messages::new(&full);
+                let mut expected = Vec::new();
+                GameJson::new(&full, &messages).write_json(&mut expected).unwrap();
+                expected.push(b'\n');
+                let mut written = Vec::new();
+                write_game(&mut written, start.clone(), &moves, &options, None).unwrap();
+                let text = String::from_utf8(written).unwrap();
+                assert_eq!(text, String::from_utf8(expected).unwrap(), "{options:?} {moves:?}");
 
-            let mut replayer = Replayer::new(start, options.analysis);
-            let tail = replayer.extend(&moves, &options);
-            let none = ReplayOptions { plies_from: usize::MAX, ..options };
-            let rest = replayer.answer(tail, &none);
-            let messages = Messages::new(&rest);
-            let mut written = Vec::new();
-            GameJson::new(&rest, &messages)
-                .with_plies(replayer.plies(), mode)
-                .write_json(&mut written)
-                .unwrap();
-            let text = String::from_utf8(written).unwrap();
-            assert_eq!(text, String::from_utf8(expected).unwrap(), "{moves:?}");
-
-            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-            let plies = value["plies"].as_array().unwrap();
-            assert_eq!(plies.len(), full.plies.len());
-            for (json, record) in plies.iter().zip(&full.plies) {
-                let proto::Ply { san, uci, fen_after, canonical_input, clock } =
-                    proto::Ply::from(record);
-                assert!(clock.is_none());
-                assert_eq!(json["san"], san.as_str());
-                assert_eq!(json["uci"], uci.as_str());
-                assert!(fen_after.is_empty() && json.get("fenAfter").is_none());
-                assert_eq!(json["canonicalInput"], canonical_input);
-                assert_eq!(json.as_object().unwrap().len(), 3, "{json}");
+                let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let empty = Vec::new();
+                let plies = value.get("plies").and_then(|p| p.as_array()).unwrap_or(&empty);
+                assert_eq!(plies.len(), full.plies.len());
+                for (json, record) in plies.iter().zip(&full.plies) {
+                    let proto::Ply { san, uci, fen_after, canonical_input, clock } =
+                        proto::Ply::from(record);
+                    assert!(clock.is_none());
+                    assert_eq!(json["san"], san.as_str());
+                    assert_eq!(json["uci"], uci.as_str());
+                    assert_eq!(options.include_fens, !fen_after.is_empty());
+                    if options.include_fens {
+                        assert_eq!(json["fenAfter"], fen_after.as_str());
+                        fens += 1;
+                    } else {
+                        assert!(json.get("fenAfter").is_none());
+                    }
+                    assert_eq!(json["canonicalInput"], canonical_input);
+                    let fields = 3 + usize::from(options.include_fens);
+                    assert_eq!(json.as_object().unwrap().len(), fields, "{json}");
+                }
             }
         }
+        assert!(fens > 5_000, "{fens} FENs");
         assert!(castles > 5 && promotions > 20, "{castles} castles, {promotions} promotions");
     }
 }

@@ -162,6 +162,15 @@ impl ReplayTail {
     pub fn illegal_move(&self) -> Option<&IllegalMove> {
         self.illegal_move.as_ref()
     }
+
+    /// Takes out the FENs the options asked for (after the plies from
+    /// `max(plies_from, first new ply)` on, in order): for a caller that
+    /// writes them beside [`Replayer::plies`] rather than through a
+    /// [`PlyRecord`] each, which boxes its FEN. An answer from the tail
+    /// afterwards must return no ply.
+    pub fn take_fens(&mut self) -> Vec<Fen> {
+        std::mem::take(&mut self.fens)
+    }
 }
 
 impl Replayer {
@@ -207,6 +216,11 @@ impl Replayer {
         };
         let mut tail = ReplayTail::default();
         self.plies.reserve(moves.len());
+        if options.include_fens {
+            // A FEN a ply (fewer past `plies_from`): one allocation, not a
+            // copy of all of them at each doubling.
+            tail.fens.reserve(moves.len());
+        }
         for text in moves {
             let text = text.as_ref();
             let index = self.plies.len();
