@@ -171,7 +171,11 @@ impl Position {
     /// Reads a FEN like [`str::parse`], but accepts material that no game
     /// could produce (more promoted pieces than missing pawns, more than 16
     /// pieces a side): composed positions, which the unwinnability analysis
-    /// takes and a game replay does not. Every other rule is checked.
+    /// takes and a game replay does not. Every other rule is checked. Such
+    /// a position may have more legal moves than
+    /// [`MAX_LEGAL_MOVES`](crate::MAX_LEGAL_MOVES): [`Position::legal_moves`]
+    /// then lists the first of them ([`Position::count_legal`] counts them
+    /// all); the unwinnability analysis sees every one.
     ///
     /// # Errors
     ///

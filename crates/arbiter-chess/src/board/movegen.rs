@@ -99,7 +99,10 @@ impl MoveSink for MoveList {
     #[inline]
     fn piece(&mut self, from: Square, targets: Bitboard) {
         for to in targets {
-            // Capacity is the proven maximum of legal moves: never full here.
+            // Capacity is the proven maximum of legal moves in a position a
+            // game can reach; one with more material (read leniently) may
+            // have more, and the list keeps the first (see
+            // `Position::every_legal_move`).
             let _ = self.try_push(Move::new(from, to, MoveKind::Normal));
         }
     }
@@ -132,7 +135,11 @@ impl MoveSink for MoveList {
 }
 
 impl Position {
-    /// Every legal move.
+    /// Every legal move: at most [`MAX_LEGAL_MOVES`](crate::MAX_LEGAL_MOVES),
+    /// the most a position with a game's material has. A position with
+    /// more (read by [`Position::from_fen_lenient_material`]) may have more
+    /// moves than that, and the list then holds the first of them;
+    /// [`Position::count_legal`] counts them all.
     ///
     /// ```
     /// use arbiter_chess::Position;
@@ -141,6 +148,21 @@ impl Position {
     #[inline]
     pub fn legal_moves(&self) -> MoveList {
         self.legal_moves_filtered(Bitboard::FULL, Bitboard::FULL)
+    }
+
+    /// Every legal move, also beyond [`MAX_LEGAL_MOVES`](crate::MAX_LEGAL_MOVES)
+    /// in a position with more material than a game can have: piece by
+    /// piece (none has more than 27 moves) when the whole list is full.
+    /// For the searches that must see every move to prove anything.
+    pub(crate) fn every_legal_move(&self) -> Vec<Move> {
+        let listed = self.legal_moves();
+        if !listed.is_full() {
+            return listed.to_vec();
+        }
+        self.by_color(self.turn())
+            .into_iter()
+            .flat_map(|from| self.legal_moves_filtered(from.into(), Bitboard::FULL))
+            .collect()
     }
 
     /// The legal moves that start on a square of `from` and end on a square

@@ -53,7 +53,18 @@ impl Walker {
                 return Walk::Exhausted;
             };
             let winner_moves = pos.turn() == search.winner;
-            for m in pos.legal_moves() {
+            // Every move, also past a full list (composed material): a
+            // walk that misses one could prove a position unwinnable that
+            // is not.
+            let listed = pos.legal_moves();
+            let all;
+            let moves: &[Move] = if listed.is_full() {
+                all = pos.every_legal_move();
+                &all
+            } else {
+                &listed
+            };
+            for &m in moves {
                 let next = pos.play(m);
                 if !self.seen.insert(keys(&next)) {
                     continue;
@@ -92,12 +103,31 @@ fn line_to(tree: &[(u32, Move)], mut index: u32) -> Vec<Move> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
+    use crate::board::moves::{MAX_LEGAL_MOVES, Move};
     use crate::board::position::Position;
     use crate::board::types::Color;
     use crate::rules::unwinnable::{SearchBudget, Winnability, analyse};
 
     fn pos(fen: &str) -> Position {
         Position::from_fen_lenient_material(fen).unwrap()
+    }
+
+    /// More legal moves than a list holds (24 queens): the walk's list has
+    /// them all, as many as the count and shakmaty's 265.
+    #[test]
+    fn every_legal_move_beyond_a_full_list() {
+        let crowded = pos("QQQQQQBk/Q6B/Q6Q/Q6Q/Q6Q/Q6Q/Q6Q/KQQQQQQQ w - - 0 1");
+        assert_eq!(crowded.legal_moves().len(), MAX_LEGAL_MOVES);
+        let every = crowded.every_legal_move();
+        assert_eq!((every.len(), crowded.count_legal()), (265, 265));
+        let distinct: HashSet<Move> = every.iter().copied().collect();
+        assert_eq!(distinct.len(), 265);
+        assert!(every.iter().all(|&m| crowded.is_legal(m)));
+        // Below a full list, the list itself.
+        let start = Position::default();
+        assert_eq!(start.every_legal_move(), start.legal_moves().to_vec());
     }
 
     #[test]
