@@ -11,7 +11,7 @@ use crate::rules::outcome::{DrawClaims, GameResult};
 use crate::rules::variant::Variant;
 use crate::rules::variant::notation::ParseVariantMoveError;
 use crate::rules::variant::outcome::VariantEnd;
-use crate::rules::variant::position::{VariantMove, VariantPosition};
+use crate::rules::variant::position::{Standing, VariantMove, VariantPosition};
 
 /// Why a move was not played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -38,9 +38,9 @@ pub enum VariantGameError {
 #[derive(Clone, Debug)]
 pub struct VariantGame {
     position: VariantPosition,
-    /// How often each position (by [`VariantPosition::zobrist`]) has stood
-    /// on the board.
-    seen: HashMap<u64, u32>,
+    /// How often each position has stood on the board, told apart by all
+    /// that the repetition rules compare, not by its hash alone.
+    seen: HashMap<Standing, u32>,
     /// How often the current position has stood on the board.
     repetitions: u32,
     /// Set once a rule other than a claim has ended the game.
@@ -93,7 +93,7 @@ impl VariantGame {
             return DrawClaims::NONE;
         }
         let after = self.position.play(m);
-        let seen = self.seen.get(&after.zobrist()).copied().unwrap_or(0);
+        let seen = self.seen.get(&after.standing()).copied().unwrap_or(0);
         DrawClaims { fifty_move: after.halfmove_clock() >= FIFTY_MOVES, threefold: seen + 1 >= 3 }
     }
 
@@ -140,7 +140,7 @@ impl VariantGame {
 
     /// Counts the current position and sees whether the game has ended.
     fn record(&mut self) {
-        let count = self.seen.entry(self.position.zobrist()).or_default();
+        let count = self.seen.entry(self.position.standing()).or_default();
         *count += 1;
         self.repetitions = *count;
         self.ended = self.position.variant_end().or_else(|| {
@@ -177,6 +177,28 @@ mod tests {
         }
         assert_eq!(game.outcome(), Some((GameResult::Draw, VariantEnd::FivefoldRepetition)));
         assert_eq!(game.play_text("e4"), Err(VariantGameError::GameOver));
+    }
+
+    #[test]
+    fn a_position_sharing_a_hash_is_no_repetition() {
+        let mut game = VariantGame::new(VariantPosition::new(Variant::KingOfTheHill));
+        // Another position under the start's 64-bit hash, as a collision
+        // would give, seen four times already.
+        let mut other = VariantPosition::from_fen(
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+            Variant::KingOfTheHill,
+            CastlingMode::Standard,
+        )
+        .unwrap()
+        .standing();
+        other.hash = game.position.standing().hash;
+        game.seen.insert(other, 4);
+        for text in ["Nf3", "Nf6", "Ng1", "Ng8"] {
+            game.play_text(text).unwrap();
+        }
+        assert_eq!(game.repetitions, 2);
+        assert_eq!(game.outcome(), None);
+        assert!(!game.claims().threefold);
     }
 
     #[test]

@@ -575,13 +575,22 @@ impl VariantPosition {
     /// assert_eq!(zh.zobrist(), koth.zobrist());
     /// ```
     pub fn zobrist(&self) -> u64 {
+        self.hash_with(self.legal_ep_square())
+    }
+
+    /// The en-passant square, only when a legal move captures there.
+    fn legal_ep_square(&self) -> Option<Square> {
+        let ep = self.board.ep_square?;
+        self.legal_moves()
+            .iter()
+            .any(|m| matches!(m, VariantMove::Board(m) if m.kind() == MoveKind::EnPassant))
+            .then_some(ep)
+    }
+
+    /// [`VariantPosition::zobrist`] with `ep` as the legal en-passant square.
+    fn hash_with(&self, ep: Option<Square>) -> u64 {
         let mut hash = self.board.hash;
-        if let Some(ep) = self.board.ep_square
-            && self
-                .legal_moves()
-                .iter()
-                .any(|m| matches!(m, VariantMove::Board(m) if m.kind() == MoveKind::EnPassant))
-        {
+        if let Some(ep) = ep {
             hash ^= zobrist::en_passant_key(ep);
         }
         for color in Color::ALL {
@@ -599,6 +608,48 @@ impl VariantPosition {
             hash ^= zobrist::promoted_key(sq);
         }
         hash
+    }
+
+    /// What makes this position the same as another for repetition, in
+    /// full, with its [`zobrist`](VariantPosition::zobrist) hash to find it.
+    pub(crate) fn standing(&self) -> Standing {
+        let ep = self.legal_ep_square();
+        Standing {
+            hash: self.hash_with(ep),
+            by_role: self.board.by_role,
+            by_color: self.board.by_color,
+            turn: self.board.turn,
+            castling: self.board.castling_rights(),
+            ep,
+            pockets: self.pockets,
+            promoted: self.promoted,
+            remaining_checks: self.remaining_checks,
+        }
+    }
+}
+
+/// A position as the repetition rules compare it: placement, side to move,
+/// castling rights, the en-passant square when a legal move captures there,
+/// pockets, promoted marks and remaining checks. Two standings are equal
+/// only when all of these are; the hash only finds the candidates, so a
+/// collision of 64-bit keys never makes two positions one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Standing {
+    pub(super) hash: u64,
+    by_role: [Bitboard; 6],
+    by_color: [Bitboard; 2],
+    turn: Color,
+    castling: Bitboard,
+    ep: Option<Square>,
+    pockets: [Pocket; 2],
+    promoted: Bitboard,
+    remaining_checks: [u8; 2],
+}
+
+impl std::hash::Hash for Standing {
+    /// The Zobrist hash alone: it is a function of the rest.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
     }
 }
 
