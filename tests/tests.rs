@@ -1,7 +1,8 @@
 //! The integration tests of the `arbiter` package, in one binary: one link
 //! instead of one per suite. The suites are grouped by subject; run one
-//! group or one suite with a filter, e.g. `cargo test --test tests rules::`
-//! or `cargo test --test tests server::tls::`.
+//! group or one suite with a filter, e.g. `cargo test --test tests pgn::`
+//! or `cargo test --test tests server::tls::`. The rules core's suites are
+//! the core's own (`cargo test -p arbiter-chess`, `crates/arbiter-chess/tests`).
 //!
 //! `tests/metrics.rs` is a binary of its own: the metrics recorder is
 //! process-wide, and the calls of the suites here would move its counters.
@@ -10,25 +11,6 @@
 //! without it (see `common`).
 
 mod common;
-
-/// The rules core (`arbiter-chess`) through its public API: move generation
-/// and perft, notation, FEN, outcomes and claims, dead positions, Chess960,
-/// and differential tests against shakmaty and python-chess.
-mod rules {
-    mod chess960;
-    mod claims;
-    mod dead_positions;
-    mod differential;
-    mod fen_props;
-    mod notation;
-    mod notation_props;
-    mod perft;
-    mod real_games;
-    mod replay_differential;
-    mod shared_data;
-    mod unwinnable;
-    mod variants;
-}
 
 /// PGN: the reader, checker and export (`arbiter-pgn`), clock records, the
 /// `arbiter pgn` command, locally and against a server, and the

@@ -16,7 +16,7 @@ mod workload;
 
 // The real-games test uses the parts of the reader that this tool does not.
 #[allow(dead_code)]
-#[path = "../../tests/common/pgn.rs"]
+#[path = "../../crates/arbiter-chess/tests/common/pgn.rs"]
 mod pgn;
 
 use std::net::SocketAddr;

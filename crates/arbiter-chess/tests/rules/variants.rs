@@ -1,7 +1,7 @@
 //! Lichess's variants against independent data: scalachess's variant perft
 //! files and shakmaty's zobrist.csv move sequences (from the shared data
 //! directory, skipped without it), python-chess's SAN, FEN and outcomes of
-//! random games (`tests/fixtures/variants.py`), and a differential test against
+//! random games (`data/variants.py`), and a differential test against
 //! shakmaty's variants on positions reached by seeded random play: legal
 //! move sets, SAN, UCI, FEN, perft(2), outcomes and each side's
 //! insufficient material.

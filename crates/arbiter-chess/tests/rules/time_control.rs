@@ -25,7 +25,7 @@ fn as_python(p: &Period) -> (u32, u64, f64) {
 
 #[test]
 fn time_control_tags_agree_with_python_chess() {
-    let fixture = include_str!("data/time_controls.tsv");
+    let fixture = include_str!("../data/time_controls.tsv");
     let mut counts = [0usize; 3];
     for line in fixture.lines() {
         let [kind, tag, python] = line.split('\t').collect::<Vec<_>>()[..] else {

@@ -1,10 +1,10 @@
 //! The games python-chess played in lichess's variants and wrote down
-//! (`tests/fixtures/variants.jsonl`, made by `tests/fixtures/variants.py`),
-//! for the rules, PGN and service suites.
+//! (`data/variants.jsonl`, made by `data/variants.py`), for the rules, PGN
+//! and service suites.
 
 use serde::Deserialize;
 
-/// A game of `tests/fixtures/variants.jsonl`.
+/// A game of `data/variants.jsonl`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PythonChessGame {
@@ -21,7 +21,7 @@ pub struct PythonChessGame {
 
 /// Every game of the fixture, in order.
 pub fn python_chess_games() -> Vec<PythonChessGame> {
-    include_str!("../fixtures/variants.jsonl")
+    include_str!("../data/variants.jsonl")
         .lines()
         .map(|line| serde_json::from_str(line).expect("a game of the fixture"))
         .collect()

@@ -1,6 +1,6 @@
 //! Draw claims with the next move (FIDE 9.2.1, 9.3.1) against python-chess.
 //!
-//! `tests/fixtures/claims.jsonl` was written by `tests/fixtures/claims.py`
+//! `data/claims.jsonl` was written by `data/claims.py`
 //! with python-chess 1.11.2: positions of seeded random games (pieces
 //! shuffled back and forth, clocks near 100), each with the claims every
 //! legal move allows and python-chess's `can_claim_threefold_repetition()`
@@ -41,7 +41,7 @@ fn names(draws: impl Iterator<Item = ClaimableDraw>) -> Vec<String> {
 
 #[test]
 fn move_claims_match_python_chess() {
-    let text = include_str!("../fixtures/claims.jsonl");
+    let text = include_str!("../data/claims.jsonl");
     let options = ReplayOptions { notation: Notation::Uci, ..ReplayOptions::default() };
     let (mut positions, mut threefold, mut fifty) = (0, 0, 0);
     for (line, json) in text.lines().enumerate() {
