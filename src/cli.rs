@@ -10,12 +10,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use crate::answer::json::write_game_from;
-use crate::api::convert::GamePosition;
 use crate::config::{AnalysisArgs, ServeConfig};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
-    CastlingMode, ClockRecord, Color, Notation, Position, ReplayOptions, SearchBudget, TimeControl,
-    UciMove, Variant, VariantPosition, Winnability, analyse, divide, echo, perft, seconds_ms,
+    ClockRecord, Color, GamePosition, Notation, Position, ReplayOptions, Rules, SearchBudget,
+    TimeControl, UciMove, Winnability, analyse, divide, echo, perft, seconds_ms,
     variant_divide_until, variant_perft,
 };
 
@@ -91,54 +90,17 @@ pub struct WinnableArgs {
     pub nodes: Option<u64>,
 }
 
-/// The rules in force.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum VariantArg {
-    /// Standard chess.
-    #[default]
-    Standard,
-    /// Chess960: X-FEN or Shredder-FEN castling, UCI castling as king takes rook.
-    Chess960,
-    /// Crazyhouse: pockets in the FEN (`[Nq]`), drops as `N@f3`.
-    Crazyhouse,
-    /// Atomic: captures explode.
-    Atomic,
-    /// Antichess: capturing is compulsory; losing every piece wins.
-    Antichess,
-    /// King of the hill: a king on d4, e4, d5 or e5 wins.
-    KingOfTheHill,
-    /// Three-check: the third check wins (FEN counters `3+3` or `+0+0`).
-    ThreeCheck,
-    /// Horde: White's 36 pawns against Black's army.
-    Horde,
-    /// Racing kings: no checks; the first king on the eighth rank wins.
-    RacingKings,
-}
-
-impl VariantArg {
-    /// The lichess variant named, or `None` for chess (standard or Chess960).
-    fn lichess(self) -> Option<Variant> {
-        match self {
-            VariantArg::Standard | VariantArg::Chess960 => None,
-            VariantArg::Crazyhouse => Some(Variant::Crazyhouse),
-            VariantArg::Atomic => Some(Variant::Atomic),
-            VariantArg::Antichess => Some(Variant::Antichess),
-            VariantArg::KingOfTheHill => Some(Variant::KingOfTheHill),
-            VariantArg::ThreeCheck => Some(Variant::ThreeCheck),
-            VariantArg::Horde => Some(Variant::Horde),
-            VariantArg::RacingKings => Some(Variant::RacingKings),
-        }
-    }
-}
-
 /// Where a game starts, shared by `perft` and `validate`.
 #[derive(Debug, clap::Args)]
 pub struct StartArgs {
-    /// The rules in force.
-    #[arg(long, value_enum, default_value = "standard")]
-    pub variant: VariantArg,
+    /// The rules in force: standard, chess960, crazyhouse, atomic,
+    /// antichess, king-of-the-hill, three-check, horde or racing-kings
+    /// [default: standard, or chess960 with --chess960].
+    #[arg(long, value_name = "RULES", value_parser = str::parse::<Rules>)]
+    pub variant: Option<Rules>,
     /// Chess960 start position by Scharnagl number, 0-959 (518 is the
-    /// standard array), instead of --fen; implies --variant chess960.
+    /// standard array), instead of --fen; the rules are Chess960 (any other
+    /// --variant is an error).
     #[arg(long, value_name = "N", conflicts_with = "fen",
           value_parser = clap::value_parser!(u32).range(0..=959))]
     pub chess960: Option<u32>,
@@ -151,58 +113,10 @@ fn usage_error(message: impl std::fmt::Display) -> ExitCode {
 }
 
 impl StartArgs {
-    fn mode(&self) -> CastlingMode {
-        match (self.variant, self.chess960) {
-            (VariantArg::Chess960, _) | (_, Some(_)) => CastlingMode::Chess960,
-            _ => CastlingMode::Standard,
-        }
-    }
-
-    /// The lichess variant in force, if any; an error for a Chess960 start
-    /// position asked of another variant.
-    fn lichess(&self) -> Result<Option<Variant>, ExitCode> {
-        match (self.variant.lichess(), self.chess960) {
-            (Some(variant), Some(_)) => Err(usage_error(format_args!(
-                "--chess960 is a Chess960 start position, not one of --variant {}",
-                variant.cli_name()
-            ))),
-            (variant, _) => Ok(variant),
-        }
-    }
-
-    /// The start position without a FEN: the variant's own, the numbered
-    /// Chess960 one, else the standard array (position 518 in Chess960).
-    fn default_start(&self) -> Result<GamePosition, ExitCode> {
-        if let Some(variant) = self.lichess()? {
-            return Ok(GamePosition::Variant(VariantPosition::new(variant)));
-        }
-        Ok(GamePosition::Chess(match (self.mode(), self.chess960) {
-            (CastlingMode::Standard, _) => Position::default(),
-            (CastlingMode::Chess960, number) => {
-                Position::chess960_start(number.unwrap_or(518)).unwrap_or_default()
-            }
-        }))
-    }
-
-    /// `fen` read under the rules in force (`variant` from [`Self::lichess`]).
-    fn read(&self, fen: &str, variant: Option<Variant>) -> Result<GamePosition, String> {
-        match variant {
-            None => Position::from_fen(fen, self.mode())
-                .map(GamePosition::Chess)
-                .map_err(|e| e.to_string()),
-            Some(variant) => VariantPosition::from_fen(fen, variant, CastlingMode::Standard)
-                .map(GamePosition::Variant)
-                .map_err(|e| e.to_string()),
-        }
-    }
-
-    /// The start position: `fen` read under the rules in force, or the
-    /// default start.
+    /// The start position: `fen` read under the rules in force, or their
+    /// default start (the core's one reading: [`GamePosition::start`]).
     fn start(&self, fen: Option<&str>) -> Result<GamePosition, ExitCode> {
-        match fen {
-            None => self.default_start(),
-            Some(fen) => self.read(fen, self.lichess()?).map_err(usage_error),
-        }
+        GamePosition::start(self.variant, fen, self.chess960).map_err(usage_error)
     }
 }
 
@@ -407,14 +321,13 @@ fn split_total(
 }
 
 impl ValidateArgs {
-    /// The lichess variant in force, if any; an error for an option of
-    /// chess's with a variant.
-    fn variant(&self) -> Result<Option<Variant>, ExitCode> {
-        let Some(variant) = self.start.lichess()? else { return Ok(None) };
+    /// An error for an option of chess's with a lichess variant.
+    fn check_rules(&self, rules: Rules) -> Result<(), ExitCode> {
+        let Rules::Variant(variant) = rules else { return Ok(()) };
         let option = match (self.shredder_fen, self.winnability) {
             (true, _) => "--shredder-fen",
             (_, true) => "--winnability",
-            (false, false) => return Ok(Some(variant)),
+            (false, false) => return Ok(()),
         };
         Err(usage_error(format_args!(
             "{option} is for standard chess and Chess960, not --variant {}",
@@ -491,15 +404,22 @@ fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
 
 fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
     let options = args.options();
-    let variant = match args.variant() {
-        Ok(variant) => variant,
+    // Without a FEN: the default start, which batch lines without one share.
+    let default_start = match args.start.start(None) {
+        Ok(start) => start,
         Err(code) => return code,
     };
+    if let Err(code) = args.check_rules(default_start.rules()) {
+        return code;
+    }
     let result = match &args.batch {
         None => {
-            let start = match args.start.start(args.fen.as_deref()) {
-                Ok(start) => start,
-                Err(code) => return code,
+            let start = match args.fen.as_deref() {
+                None => default_start,
+                fen => match args.start.start(fen) {
+                    Ok(start) => start,
+                    Err(code) => return code,
+                },
             };
             let clock = match &args.time_control {
                 Some(control) => {
@@ -525,9 +445,9 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
         }
         Some(path) => {
             // Set up once: a copy is cheaper than setting up a position per game.
-            let Ok(default_start) = args.start.default_start() else { return ExitCode::from(2) };
-            let start = (&args.start, variant, &default_start);
-            return run_batch(path, |input| validate_batch(input, args, start, &options, out));
+            return run_batch(path, |input| {
+                validate_batch(input, args, &default_start, &options, out)
+            });
         }
     };
     exit_code(result)
@@ -591,7 +511,7 @@ fn answer_line(
     line: Line<'_>,
     out: &mut Vec<u8>,
     max_line: usize,
-    (start, variant, default_start): (&StartArgs, Option<Variant>, &GamePosition),
+    default_start: &GamePosition,
     options: &ReplayOptions,
 ) -> io::Result<()> {
     let Some(text) = line_text(line, max_line, out)? else { return Ok(()) };
@@ -605,11 +525,14 @@ fn answer_line(
         Some((moves, clock)) => (moves, Some(clock.trim())),
         None => (moves, None),
     };
-    let start = match fen.filter(|fen| !fen.is_empty()).map(|fen| start.read(fen, variant)) {
-        Some(Err(message)) => return error_line(out, &message),
-        Some(Ok(start)) => start,
-        None => default_start.clone(),
-    };
+    // A line's FEN is read under the rules of the default start.
+    let rules = default_start.rules();
+    let start =
+        match fen.filter(|fen| !fen.is_empty()).map(|fen| GamePosition::from_fen(fen, rules)) {
+            Some(Err(error)) => return error_line(out, &error.to_string()),
+            Some(Ok(start)) => start,
+            None => default_start.clone(),
+        };
     let moves: Vec<&str> =
         if moves.is_ascii() { ascii_tokens(moves) } else { moves.split_whitespace().collect() };
     let clock = match clock.map(|clock| {
@@ -693,13 +616,13 @@ fn token_end(bytes: &[u8], mut i: usize) -> usize {
 fn validate_batch(
     input: &mut dyn BufRead,
     args: &ValidateArgs,
-    start: (&StartArgs, Option<Variant>, &GamePosition),
+    default_start: &GamePosition,
     options: &ReplayOptions,
     out: &mut impl Write,
 ) -> io::Result<()> {
     let max_line = args.max_line_bytes;
     batch::run(input, max_line, workers(), out, |line, out| {
-        answer_line(line, out, max_line, start, options)
+        answer_line(line, out, max_line, default_start, options)
     })
 }
 

@@ -6,9 +6,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use arbiter::api::Limits;
-use arbiter::api::convert::{GamePosition, GameRequest};
+use arbiter::api::convert::GameRequest;
 use arbiter::proto::{LegalMovesRequest, LegalMovesResponse, ValidateGameRequest};
 use arbiter::proto::{Notation, ValidateGameResponse};
+use arbiter_chess::GamePosition;
 use arbiter_chess::{Game, Position, Replay, replay, replay_clocked};
 use prost::Message;
 use rand::rngs::SmallRng;

@@ -6,7 +6,7 @@ input (the same keys, proto3 JSON names, enum values by name): the Rust
 extension writes it with the command line's own JSON writers and it is read
 here with `json.loads`. The GIL is released while Rust works.
 
-- `validate(moves, fen=None, variant="standard", ...)`: one game, as
+- `validate(moves, fen=None, variant=None, ...)`: one game, as
   `arbiter validate` prints it, in standard chess, Chess960 or one of
   lichess's seven variants.
 - `check_pgn(data)`: the games of PGN text, as `arbiter pgn --json` prints
@@ -52,7 +52,7 @@ Path = Union[str, "os.PathLike[str]"]
 def validate(
     moves: Union[str, Sequence[str]],
     fen: Optional[str] = None,
-    variant: str = "standard",
+    variant: Optional[str] = None,
     *,
     chess960: Optional[int] = None,
     notation: str = "auto",
@@ -72,8 +72,9 @@ def validate(
     by spaces. `fen` is the start (default: the variant's start position);
     `variant` is "standard", "chess960" or one of lichess's variants
     ("crazyhouse", "atomic", "antichess", "king-of-the-hill",
-    "three-check", "horde", "racing-kings"), and `chess960` a Chess960
-    start by its number (0-959). A variant's plies write drops as `N@f3`
+    "three-check", "horde", "racing-kings"; default "standard", or
+    "chess960" when `chess960` is given), and `chess960` a Chess960
+    start by its number (0-959), which any other `variant` refuses. A variant's plies write drops as `N@f3`
     in SAN and UCI, its FENs carry crazyhouse's pockets and
     three-check's counters, and its game ends are terminations of their
     own (`TERMINATION_EXPLOSION`, `TERMINATION_KING_OF_THE_HILL`,

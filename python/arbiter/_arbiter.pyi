@@ -12,7 +12,7 @@ __version__: str
 def validate_json(
     moves: list[str],
     fen: Optional[str] = None,
-    variant: str = "standard",
+    variant: Optional[str] = None,
     chess960: Optional[int] = None,
     notation: str = "auto",
     strict: bool = False,

@@ -21,18 +21,18 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
 use arbiter::answer::json::write_game_from;
-use arbiter::answer::{GamePosition, pgn_json};
+use arbiter::answer::pgn_json;
 use arbiter::pgn_files::{self, Check, Games, OnError};
 use arbiter_chess::{
-    Analysis, CastlingMode, ClockRecord, Color, MAX_SECONDS, Notation, Position, ReplayOptions,
-    TimeControl, Variant, VariantPosition,
+    Analysis, ClockRecord, Color, GamePosition, MAX_SECONDS, Notation, ReplayOptions, Rules,
+    TimeControl,
 };
 use arbiter_pgn::{CheckOptions, GameReader, GameReport, RawGame, ReaderOptions, check_game_with};
 
 /// The answer of `arbiter validate` for one game, as its JSON line.
 #[pyfunction]
 #[pyo3(signature = (
-    moves, fen=None, variant="standard", chess960=None, notation="auto", strict=false,
+    moves, fen=None, variant=None, chess960=None, notation="auto", strict=false,
     fens=false, legal_moves=true, flagged=None, winnability=false, shredder_fen=false,
     time_control=None, move_times=None, pending_time=None,
 ))]
@@ -41,7 +41,7 @@ fn validate_json<'py>(
     py: Python<'py>,
     moves: Vec<String>,
     fen: Option<&str>,
-    variant: &str,
+    variant: Option<&str>,
     chess960: Option<u32>,
     notation: &str,
     strict: bool,
@@ -54,11 +54,12 @@ fn validate_json<'py>(
     move_times: Option<Vec<f64>>,
     pending_time: Option<f64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let start = start_of(variant, fen, chess960)?;
-    if let GamePosition::Variant(position) = &start {
-        let name = position.variant().cli_name();
-        chess_only(winnability, "winnability", name)?;
-        chess_only(shredder_fen, "shredder_fen", name)?;
+    let rules = variant.map(str::parse::<Rules>).transpose().map_err(value_error)?;
+    // The core's one reading of (rules, FEN, number), as on every surface.
+    let start = GamePosition::start(rules, fen, chess960).map_err(value_error)?;
+    if let Rules::Variant(variant) = start.rules() {
+        chess_only(winnability, "winnability", variant.cli_name())?;
+        chess_only(shredder_fen, "shredder_fen", variant.cli_name())?;
     }
     let options = ReplayOptions {
         notation: match notation {
@@ -110,39 +111,6 @@ fn validate_json<'py>(
     let mut json = Vec::new();
     py.detach(|| write_game_from(&mut json, start, &moves, &options, clock.as_ref()))?;
     Ok(PyBytes::new(py, &json))
-}
-
-/// The start position of `validate`'s game: `fen` read under the rules
-/// `variant` names (`standard`, `chess960`, or a lichess variant by its
-/// command-line name), else Chess960 position `chess960`, else the rules'
-/// own start.
-fn start_of(variant: &str, fen: Option<&str>, chess960: Option<u32>) -> PyResult<GamePosition> {
-    let mode = match (variant, chess960) {
-        ("chess960", _) | ("standard", Some(_)) => CastlingMode::Chess960,
-        ("standard", None) => CastlingMode::Standard,
-        _ => {
-            let rules: Variant = variant.parse().map_err(|_| {
-                let names = Variant::ALL.map(Variant::cli_name).join(", ");
-                value_error(format!("unknown variant {variant:?}: standard, chess960, {names}"))
-            })?;
-            chess_only(chess960.is_some(), "chess960", rules.cli_name())?;
-            return Ok(GamePosition::Variant(match fen {
-                Some(fen) => VariantPosition::from_fen(fen, rules, CastlingMode::Standard)
-                    .map_err(value_error)?,
-                None => VariantPosition::new(rules),
-            }));
-        }
-    };
-    Ok(GamePosition::Chess(match (fen, chess960) {
-        (Some(_), Some(_)) => return Err(value_error("fen and chess960 exclude each other")),
-        (Some(fen), None) => Position::from_fen(fen, mode).map_err(value_error)?,
-        (None, Some(number)) => Position::chess960_start(number)
-            .ok_or_else(|| value_error(format!("no Chess960 start position {number}: 0-959")))?,
-        (None, None) if mode == CastlingMode::Chess960 => {
-            Position::chess960_start(518).unwrap_or_default()
-        }
-        (None, None) => Position::default(),
-    }))
 }
 
 /// Refuses `option`, set for the lichess variant `variant`: it is chess's.

@@ -284,12 +284,16 @@ def test_variant_errors_raise_value_error() -> None:
         arbiter.validate("e4", variant="atomic", winnability=True)
     with pytest.raises(ValueError, match=f"shredder_fen {chess_only}"):
         arbiter.validate("e4", variant="atomic", shredder_fen=True)
-    with pytest.raises(ValueError, match=f"chess960 {chess_only}"):
-        arbiter.validate("e4", variant="atomic", chess960=518)
+    # A Chess960 start number is for the Chess960 rules: said, or unsaid.
+    for rules in ("atomic", "standard"):
+        with pytest.raises(ValueError, match=f"for the chess960 rules, not {rules}"):
+            arbiter.validate("e4", variant=rules, chess960=518)
+    fen = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1"
+    assert arbiter.validate([], chess960=0)["position"]["fen"] == fen
 
 
 def test_bad_arguments_raise_value_error() -> None:
-    with pytest.raises(ValueError, match='unknown variant "shogi": standard, chess960, crazy'):
+    with pytest.raises(ValueError, match=r'unknown variant "shogi" \(expected standard, chess960, crazy'):
         arbiter.validate("e4", variant="shogi")
     with pytest.raises(ValueError, match="fen"):
         arbiter.validate("e4", fen="not a fen")
@@ -297,7 +301,7 @@ def test_bad_arguments_raise_value_error() -> None:
         arbiter.validate("e4", notation="lan")
     with pytest.raises(ValueError, match="side"):
         arbiter.validate("e4", flagged="red")
-    with pytest.raises(ValueError, match="0-959"):
+    with pytest.raises(ValueError, match=r"960 is out of range \(0 to 959\)"):
         arbiter.validate("e4", chess960=960)
     with pytest.raises(ValueError, match="invalid time control"):
         arbiter.validate("e4", time_control="40/x", move_times=[1])

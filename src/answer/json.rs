@@ -19,14 +19,12 @@ use std::mem::MaybeUninit;
 
 use serde::Serialize;
 
-use crate::answer::{
-    GamePosition, final_position_listing, push_decimal, push_seconds, variant_final_position,
-};
+use crate::answer::{final_position_listing, push_decimal, push_seconds, variant_final_position};
 use crate::proto;
 use arbiter_chess::{
-    CastlingMode, ClockRecord, Fen, LegalMove, Played, PlyRecord, Position, Replay, ReplayOptions,
-    Replayer, SanString, UciMove, VariantPly, VariantPosition, VariantReplay, replay_clocked,
-    variant_replay, variant_replay_clocked,
+    CastlingMode, ClockRecord, Fen, GamePosition, LegalMove, Played, PlyRecord, Position, Replay,
+    ReplayOptions, Replayer, SanString, UciMove, VariantPly, VariantPosition, VariantReplay,
+    replay_clocked, variant_replay, variant_replay_clocked,
 };
 
 /// A `ValidateGameResponse` as proto3 JSON, written by

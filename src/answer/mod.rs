@@ -26,15 +26,10 @@ pub mod pgn_json;
 use crate::proto;
 use arbiter_chess::{
     CastlingMode, ClaimableDraw, Color, DrawClaims, GameResult, IllegalMove, IllegalReason,
-    LegalMove, Outcome, PlyRecord, Position, Replay, Termination, UciMove, Variant,
+    LegalMove, Outcome, PlyRecord, Position, Replay, Rules, Termination, UciMove, Variant,
     VariantLegalMove, VariantPly, VariantPosition, VariantReplay, Winnability,
 };
 use arbiter_pgn::{ClockFinding, ClockFindingKind, ClockReport, VariationReason};
-
-/// A start position: chess (standard or Chess960), or one of lichess's
-/// variants, which is played by its own position type; what a request, the
-/// wheel's `validate` or a PGN game starts from.
-pub use arbiter_pgn::GamePosition;
 
 impl From<&Replay> for proto::ValidateGameResponse {
     fn from(replay: &Replay) -> proto::ValidateGameResponse {
@@ -385,13 +380,13 @@ impl From<Variant> for proto::Variant {
     }
 }
 
-impl From<arbiter_pgn::Variant> for proto::Variant {
-    /// The rules a PGN game is played by.
-    fn from(variant: arbiter_pgn::Variant) -> proto::Variant {
-        match variant {
-            arbiter_pgn::Variant::Standard => proto::Variant::Standard,
-            arbiter_pgn::Variant::Chess960 => proto::Variant::Chess960,
-            arbiter_pgn::Variant::Lichess(variant) => proto::Variant::from(variant),
+impl From<Rules> for proto::Variant {
+    /// The rules a game is played by.
+    fn from(rules: Rules) -> proto::Variant {
+        match rules {
+            Rules::Standard => proto::Variant::Standard,
+            Rules::Chess960 => proto::Variant::Chess960,
+            Rules::Variant(variant) => proto::Variant::from(variant),
         }
     }
 }

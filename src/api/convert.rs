@@ -7,20 +7,12 @@ use std::fmt;
 use crate::move_texts::MoveTexts;
 use crate::proto;
 use arbiter_chess::{
-    CastlingMode, ClockRecord, Color, Delay, DelayKind, MAX_SECONDS, Notation, Period, Position,
-    ReplayOptions, TimeControl, TimeOf, Variant, VariantPosition,
+    ClockRecord, Color, Delay, DelayKind, GamePosition, MAX_SECONDS, Notation, Period,
+    ReplayOptions, Rules, StartError, StartFenError, TimeControl, TimeOf, Variant,
 };
 
 use super::wire;
 use super::{Limits, RequestError};
-pub use crate::answer::GamePosition;
-
-/// The rules a request's `variant` names.
-#[derive(Clone, Copy, Debug)]
-enum Rules {
-    Chess(CastlingMode),
-    Variant(Variant),
-}
 
 /// A game to replay, checked against the limits.
 #[derive(Clone, Debug)]
@@ -32,34 +24,39 @@ pub struct GameRequest {
     pub clock: Option<ClockRecord>,
 }
 
-/// Reads the start position under `rules`: a variant's from its FEN or its
-/// own start, chess's as [`chess_start`] reads it.
+/// Reads the start position (the core's one reading: see
+/// [`GamePosition::start`]), naming the field at fault.
 fn start_position(
     fen: &str,
     number: Option<u32>,
-    rules: Rules,
+    rules: Option<Rules>,
     field: Field<'_>,
     number_field: Field<'_>,
     limits: &Limits,
 ) -> Result<GamePosition, RequestError> {
-    let variant = match rules {
-        Rules::Chess(mode) => {
-            return chess_start(fen, number, mode, field, number_field, limits)
-                .map(GamePosition::Chess);
-        }
-        Rules::Variant(variant) => variant,
+    let fen = if fen.is_empty() {
+        None
+    } else {
+        check_fen_length(fen, field, limits)?;
+        Some(fen)
     };
-    if number.is_some() {
-        let why = "needs variant VARIANT_CHESS960";
-        return Err(RequestError::ConflictingFields { field: number_field.to_string(), why });
-    }
-    if fen.is_empty() {
-        return Ok(GamePosition::Variant(VariantPosition::new(variant)));
-    }
-    check_fen_length(fen, field, limits)?;
-    VariantPosition::from_fen(fen, variant, CastlingMode::Standard)
-        .map(GamePosition::Variant)
-        .map_err(|error| RequestError::InvalidVariantFen { field: field.to_string(), error })
+    GamePosition::start(rules, fen, number).map_err(|error| {
+        let conflict =
+            |why| RequestError::ConflictingFields { field: number_field.to_string(), why };
+        match error {
+            StartError::Fen(StartFenError::Chess(error)) => {
+                RequestError::InvalidFen { field: field.to_string(), error }
+            }
+            StartError::Fen(StartFenError::Variant { variant: _, error }) => {
+                RequestError::InvalidVariantFen { field: field.to_string(), error }
+            }
+            StartError::NumberOutOfRange(number) => {
+                RequestError::StartPositionOutOfRange { field: number_field.to_string(), number }
+            }
+            StartError::NumberWithOtherRules(_) => conflict("needs variant VARIANT_CHESS960"),
+            StartError::NumberAndFen => conflict("and fen are both given: send one"),
+        }
+    })
 }
 
 fn check_fen_length(fen: &str, field: Field<'_>, limits: &Limits) -> Result<(), RequestError> {
@@ -74,51 +71,14 @@ fn check_fen_length(fen: &str, field: Field<'_>, limits: &Limits) -> Result<(), 
 }
 
 /// Refuses `name`, a chess option, with a variant.
-fn chess_only(set: bool, rules: Rules, field: Field<'_>) -> Result<(), RequestError> {
+fn chess_only(set: bool, rules: Option<Rules>, field: Field<'_>) -> Result<(), RequestError> {
     match rules {
-        Rules::Variant(_) if set => Err(RequestError::ConflictingFields {
+        Some(Rules::Variant(_)) if set => Err(RequestError::ConflictingFields {
             field: field.to_string(),
             why: "is for standard chess and Chess960, not lichess's variants",
         }),
         _ => Ok(()),
     }
-}
-
-/// Reads the chess start position under `mode`: a Chess960 start position by
-/// number (`chess960_position`, which needs Chess960 and no FEN), else the
-/// FEN, else the standard start (position 518 in Chess960).
-fn chess_start(
-    fen: &str,
-    number: Option<u32>,
-    mode: CastlingMode,
-    field: Field<'_>,
-    number_field: Field<'_>,
-    limits: &Limits,
-) -> Result<Position, RequestError> {
-    if let Some(number) = number {
-        let why = match (mode, fen.is_empty()) {
-            (CastlingMode::Standard, _) => "needs variant VARIANT_CHESS960",
-            (CastlingMode::Chess960, false) => "and fen are both given: send one",
-            (CastlingMode::Chess960, true) => {
-                return Position::chess960_start(number).ok_or_else(|| {
-                    RequestError::StartPositionOutOfRange {
-                        field: number_field.to_string(),
-                        number,
-                    }
-                });
-            }
-        };
-        return Err(RequestError::ConflictingFields { field: number_field.to_string(), why });
-    }
-    if fen.is_empty() {
-        return Ok(match mode {
-            CastlingMode::Standard => Position::default(),
-            CastlingMode::Chess960 => Position::chess960_start(518).unwrap_or_default(),
-        });
-    }
-    check_fen_length(fen, field, limits)?;
-    Position::from_fen(fen, mode)
-        .map_err(|error| RequestError::InvalidFen { field: field.to_string(), error })
 }
 
 fn check_moves(moves: &MoveTexts, field: Field<'_>, limits: &Limits) -> Result<(), RequestError> {
@@ -151,11 +111,13 @@ fn flagged(value: i32, field: Field<'_>) -> Result<Option<Color>, RequestError> 
     }
 }
 
-fn variant(value: i32, field: Field<'_>) -> Result<Rules, RequestError> {
+/// The rules `variant` names, `None` for VARIANT_UNSPECIFIED.
+fn variant(value: i32, field: Field<'_>) -> Result<Option<Rules>, RequestError> {
     use proto::Variant as V;
-    Ok(match V::try_from(value) {
-        Ok(V::Unspecified | V::Standard) => Rules::Chess(CastlingMode::Standard),
-        Ok(V::Chess960) => Rules::Chess(CastlingMode::Chess960),
+    Ok(Some(match V::try_from(value) {
+        Ok(V::Unspecified) => return Ok(None),
+        Ok(V::Standard) => Rules::Standard,
+        Ok(V::Chess960) => Rules::Chess960,
         Ok(V::Crazyhouse) => Rules::Variant(Variant::Crazyhouse),
         Ok(V::Atomic) => Rules::Variant(Variant::Atomic),
         Ok(V::Antichess) => Rules::Variant(Variant::Antichess),
@@ -164,7 +126,7 @@ fn variant(value: i32, field: Field<'_>) -> Result<Rules, RequestError> {
         Ok(V::Horde) => Rules::Variant(Variant::Horde),
         Ok(V::RacingKings) => Rules::Variant(Variant::RacingKings),
         Err(_) => return Err(RequestError::UnknownEnumValue { field: field.to_string(), value }),
-    })
+    }))
 }
 
 /// A field path: `fen` at the top level, `game.fen` inside a stream

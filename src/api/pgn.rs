@@ -7,7 +7,8 @@ use tonic::Code;
 use crate::answer::{position_message, variant_position_message};
 use crate::proto;
 use crate::status::code_name;
-use arbiter_pgn::{GameError, GamePosition, GameReport, VariationError, Verdict};
+use arbiter_chess::GamePosition;
+use arbiter_pgn::{GameError, GameReport, VariationError, Verdict};
 
 /// The code, reason and tag of a game that cannot be read.
 fn error_parts(error: &GameError) -> (Code, &'static str) {

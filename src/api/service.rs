@@ -18,14 +18,14 @@ use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameReport;
 use crate::telemetry::prometheus::{self, StreamGame};
 use arbiter_chess::{
-    CastlingMode, Position, Replay, ReplayOptions, ReplayTail, Replayer, UciMove, VariantReplay,
-    divide_until, variant_divide_until, variant_replay, worth_a_full_look,
+    CastlingMode, GamePosition, Position, Replay, ReplayOptions, ReplayTail, Replayer, UciMove,
+    VariantReplay, divide_until, variant_divide_until, variant_replay, worth_a_full_look,
 };
 use arbiter_pgn::{
     RawGame, ReaderOptions, Splitter, check_game_with, may_analyse_fully, play_read_game,
 };
 
-use super::convert::{GamePosition, GameRequest, LegalMovesQuery, PerftQuery};
+use super::convert::{GameRequest, LegalMovesQuery, PerftQuery};
 use super::{Limits, RequestError, wire};
 use crate::answer::{position_message, variant_position_message};
 
@@ -129,7 +129,7 @@ async fn replay_then<T: Send + 'static>(
     let answer = move |played: Played| {
         let mut replay = played.answer(&options);
         if let Some(run) = clock {
-            run.complete(&mut replay, sent, late.as_deref(), &options);
+            replay.complete(&run, sent, late.as_deref(), &options);
             prometheus::count_clocked_game();
         }
         let variant = match replay.position.castling_mode() {

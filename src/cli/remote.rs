@@ -27,13 +27,12 @@ use tonic::{Code, Status};
 use crate::proto::rules_service_client::RulesServiceClient;
 use crate::proto::{self, validate_games_response};
 use arbiter_chess::{
-    CastlingMode, Color, GameResult, IllegalMove, IllegalReason, Outcome, Position, SanString,
-    Termination, VariantPosition,
+    CastlingMode, Color, GamePosition, GameResult, IllegalMove, IllegalReason, Outcome, Position,
+    SanString, Termination, VariantPosition,
 };
 use arbiter_pgn::{
-    CheckOptions, GamePosition, GameReport, Line, PgnGame, RawGame, VariationError,
-    VariationReason, Verdict, check_parsed_with, clock_report, flagged_side, parse_game,
-    result_consistent, start_position,
+    CheckOptions, GameReport, Line, PgnGame, RawGame, VariationError, VariationReason, Verdict,
+    check_parsed_with, clock_report, flagged_side, parse_game, result_consistent, start_position,
 };
 
 /// Attempts of a stream before its games are given up (the retry policy's
@@ -173,7 +172,7 @@ pub fn plan(raw: RawGame, checking: CheckOptions) -> Result<Job, Box<GameReport>
         };
         let base = proto::ValidateGameRequest {
             fen: if at_start { String::new() } else { start.fen() },
-            variant: proto::Variant::from(start.variant()) as i32,
+            variant: proto::Variant::from(start.rules()) as i32,
             skip_legal_moves: true,
             ..Default::default()
         };

@@ -300,9 +300,17 @@ fn variant_perft_from_the_start_and_by_fen() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("pocket"));
-    let out = arbiter(&["perft", "--variant", "atomic", "--chess960", "518", "1"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("--variant atomic"));
+    // A Chess960 start number is for the Chess960 rules: said, or unsaid.
+    for rules in ["atomic", "standard"] {
+        let out = arbiter(&["perft", "--variant", rules, "--chess960", "518", "1"]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains(&format!("for the chess960 rules, not {rules}")), "{stderr}");
+    }
+    let out = arbiter(&["validate", "--chess960", "0", "--no-legal-moves"]);
+    assert!(out.status.success());
+    let fen = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1";
+    assert_eq!(json(&out.stdout)["position"]["fen"], fen);
 }
 
 #[test]

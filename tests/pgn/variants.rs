@@ -1,13 +1,14 @@
 //! Lichess's variants in PGN: the games python-chess played and wrote
-//! (`tests/fixtures/variants.jsonl`) written as PGN with their `Variant`
+//! (`crates/arbiter-chess/tests/data/variants.jsonl`) written as PGN with their `Variant`
 //! tags, read back with the same SAN and outcome, exported and read again;
 //! and `arbiter pgn --json` on a variant game.
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
+use arbiter_chess::GamePosition;
 use arbiter_chess::{GameResult, Variant};
-use arbiter_pgn::{GamePosition, GameReader, ReaderOptions, check_game, write_canonical};
+use arbiter_pgn::{GameReader, ReaderOptions, check_game, write_canonical};
 
 use crate::common::variants::{PythonChessGame, python_chess_games};
 

@@ -5,8 +5,9 @@
 //! the unary budget.
 
 use arbiter::api::Limits;
-use arbiter::api::convert::{GamePosition, GameRequest};
+use arbiter::api::convert::GameRequest;
 use arbiter::proto::{self, ValidateGameRequest, ValidateGameResponse, validate_pgn_response};
+use arbiter_chess::GamePosition;
 use arbiter_chess::{Game, Position, replay, replay_clocked};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

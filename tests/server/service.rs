@@ -185,7 +185,12 @@ async fn bad_requests_are_invalid_argument_with_details() {
             ("chess960_position", "START_POSITION_OUT_OF_RANGE"),
         ),
         (
-            proto::ValidateGameRequest { chess960_position: Some(3), ..Default::default() },
+            // Said to be standard chess: a Chess960 number contradicts it.
+            proto::ValidateGameRequest {
+                variant: proto::Variant::Standard as i32,
+                chess960_position: Some(3),
+                ..Default::default()
+            },
             ("chess960_position", "CONFLICTING_FIELDS"),
         ),
         (
@@ -368,7 +373,8 @@ async fn chess960_through_every_rpc() {
     let illegal = r.illegal_move.unwrap();
     assert_eq!(illegal.reason, proto::IllegalMoveReason::CastlingIntoCheck as i32);
 
-    // A start position by number, in a stream.
+    // A start position by number, in a stream; with the variant unsaid,
+    // the number makes it Chess960, as on the command line and in the wheel.
     let games = vec![
         proto::ValidateGamesRequest {
             id: "518".into(),
@@ -376,6 +382,14 @@ async fn chess960_through_every_rpc() {
                 variant: chess960,
                 chess960_position: Some(518),
                 moves: vec!["e4".into()],
+                ..Default::default()
+            }),
+        },
+        proto::ValidateGamesRequest {
+            id: "0".into(),
+            game: Some(proto::ValidateGameRequest {
+                chess960_position: Some(0),
+                moves: vec!["O-O".into()],
                 ..Default::default()
             }),
         },
@@ -397,7 +411,14 @@ async fn chess960_through_every_rpc() {
         })
         .collect();
     assert_eq!(fens[0], "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
-    assert_eq!(fens[1], "4k3/pppp1ppp/8/4p3/8/8/PPPPPPPP/R3R1K1 b - - 1 2");
+    // Position 0 (bbqnnrkr): O-O, the first move, is illegal there.
+    let legal = |i: usize| match responses[i].result.as_ref().unwrap() {
+        validate_games_response::Result::Game(g) => g.illegal_move.is_none(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(fens[1], "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1");
+    assert!(!legal(1));
+    assert_eq!(fens[2], "4k3/pppp1ppp/8/4p3/8/8/PPPPPPPP/R3R1K1 b - - 1 2");
 
     // Legal moves of the king, castling as king takes rook.
     let r = client
@@ -432,7 +453,7 @@ async fn chess960_through_every_rpc() {
         .into_inner();
     assert_eq!(
         r.nodes,
-        shakmaty_perft("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1", 3)
+        shakmaty_perft("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1", 3)
     );
     let r = client
         .perft(proto::PerftRequest {

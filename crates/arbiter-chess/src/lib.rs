@@ -46,9 +46,7 @@ pub use rules::clock::control::{
     Delay, DelayKind, Field, MAX_PERIOD_MOVES, MAX_PERIODS, MAX_SECONDS, NumberError, Period,
     TimeControl, TimeControlError, seconds_ms,
 };
-pub use rules::clock::record::{
-    ClockRecord, ClockRecordError, ClockRun, Clocks, TimeOf, replay_clocked,
-};
+pub use rules::clock::record::{ClockRecord, ClockRecordError, ClockRun, Clocks, TimeOf};
 pub use rules::clock::running::{Clock, FlagFell};
 pub use rules::dead::{
     Analysis, CARRIED_PLIES, FIRST_LOOK, FULL_LOOK_PAWN_MOVES, Finding, examine, is_dead,
@@ -56,11 +54,12 @@ pub use rules::dead::{
 };
 pub use rules::game::{
     Game, IllegalMove, LegalMove, Notation, Played, PlyRecord, Replay, ReplayOptions, ReplayTail,
-    Replayer, replay,
+    Replayer, replay, replay_clocked,
 };
 pub use rules::outcome::{
     ClaimableDraw, DrawClaims, GameResult, Outcome, Termination, is_insufficient_material,
 };
+pub use rules::start::{GamePosition, ParseRulesError, Rules, StartError, StartFenError};
 pub use rules::unwinnable::{
     SearchBudget, Winnability, analyse, may_be_dead, replays_to_mate, statically_unwinnable,
 };

@@ -10,11 +10,11 @@ use std::sync::LazyLock;
 use super::clock::{ClockReport, clock_report, lost_on_time};
 use super::parse::{Line, PgnGame};
 use super::reader::RawGame;
-use super::start::{GameError, GamePosition, set_up};
+use super::start::{GameError, set_up};
 pub use super::terms::{ResultToken, VariationError, VariationReason};
 use arbiter_chess::{
-    Analysis, Color, Game, Illegal, IllegalMove, Notation, Outcome, Position, ReplayOptions,
-    SanString, VariantGame, echo, worth_a_full_look,
+    Analysis, Color, Game, GamePosition, Illegal, IllegalMove, Notation, Outcome, Position,
+    ReplayOptions, SanString, VariantGame, echo, worth_a_full_look,
 };
 
 /// The game from the standard start, as most games begin: set up once

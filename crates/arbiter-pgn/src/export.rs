@@ -5,11 +5,11 @@
 
 use std::fmt::Write as _;
 
-use arbiter_chess::VariantPosition;
+use arbiter_chess::{GamePosition, VariantPosition};
 
 use super::check::{ResultToken, Verdict};
 use super::parse::{Line, PgnGame};
-use super::start::{GamePosition, start_position};
+use super::start::start_position;
 
 /// The seven-tag roster, in its order, with the value written when a tag is
 /// missing.

@@ -35,4 +35,4 @@ pub use clock::{ClockFinding, ClockFindingKind, ClockReport, clock_report};
 pub use export::write_canonical;
 pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, Times, parse_game};
 pub use reader::{GameReader, RawGame, ReaderOptions, Splitter};
-pub use start::{GameError, GamePosition, Variant, start_position, variant_of};
+pub use start::{GameError, rules_of, start_position};

@@ -2,90 +2,10 @@
 //! start position from the `SetUp` and `FEN` tags, and why a game cannot be
 //! validated at all.
 
-use std::fmt;
-
 use thiserror::Error;
 
 use super::parse::PgnGame;
-use arbiter_chess::{CastlingMode, Color, FenError, Position, VariantFenError, VariantPosition};
-
-/// The game a `Variant` tag names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    Standard,
-    Chess960,
-    /// One of lichess's variants.
-    Lichess(arbiter_chess::Variant),
-}
-
-/// A position under a game's rules: chess's (standard or Chess960) or a
-/// lichess variant's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum GamePosition {
-    Chess(Position),
-    Variant(VariantPosition),
-}
-
-impl GamePosition {
-    /// The rules it is played by.
-    pub fn variant(&self) -> Variant {
-        match self {
-            GamePosition::Chess(pos) => match pos.castling_mode() {
-                CastlingMode::Standard => Variant::Standard,
-                CastlingMode::Chess960 => Variant::Chess960,
-            },
-            GamePosition::Variant(pos) => Variant::Lichess(pos.variant()),
-        }
-    }
-
-    /// Its FEN (a variant's with its pockets or checks).
-    pub fn fen(&self) -> String {
-        match self {
-            GamePosition::Chess(pos) => pos.fen().as_str().to_owned(),
-            GamePosition::Variant(pos) => pos.fen(),
-        }
-    }
-
-    /// The side to move.
-    pub fn turn(&self) -> Color {
-        match self {
-            GamePosition::Chess(pos) => pos.turn(),
-            GamePosition::Variant(pos) => pos.turn(),
-        }
-    }
-
-    /// Whether the side to move is in check.
-    pub fn is_check(&self) -> bool {
-        match self {
-            GamePosition::Chess(pos) => pos.is_check(),
-            GamePosition::Variant(pos) => pos.is_check(),
-        }
-    }
-
-    pub fn halfmove_clock(&self) -> u32 {
-        match self {
-            GamePosition::Chess(pos) => pos.halfmove_clock(),
-            GamePosition::Variant(pos) => pos.halfmove_clock(),
-        }
-    }
-
-    pub fn fullmove_number(&self) -> u32 {
-        match self {
-            GamePosition::Chess(pos) => pos.fullmove_number(),
-            GamePosition::Variant(pos) => pos.fullmove_number(),
-        }
-    }
-}
-
-impl fmt::Display for GamePosition {
-    /// The FEN.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GamePosition::Chess(pos) => pos.fmt(f),
-            GamePosition::Variant(pos) => pos.fmt(f),
-        }
-    }
-}
+use arbiter_chess::{FenError, GamePosition, Rules, StartFenError, Variant, VariantFenError};
 
 /// Why a game cannot be validated at all.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
@@ -95,7 +15,7 @@ pub enum GameError {
     #[error("FEN tag {fen:?}: {error}")]
     InvalidFen { fen: String, error: FenError },
     #[error("FEN tag {fen:?} of {variant}: {error}")]
-    InvalidVariantFen { fen: String, variant: arbiter_chess::Variant, error: VariantFenError },
+    InvalidVariantFen { fen: String, variant: Variant, error: VariantFenError },
     #[error("SetUp tag is 1 but there is no FEN tag")]
     MissingFen,
     #[error("unknown variant {name:?}")]
@@ -114,7 +34,7 @@ impl GameError {
     }
 }
 
-/// The variant a `Variant` tag names: Chess960 in any of the spellings in
+/// The rules a `Variant` tag names: Chess960 in any of the spellings in
 /// use (`Chess960`, `chess 960`, `Fischerandom`, `Fischer Random` ...), the
 /// standard game by its usual names, and lichess's variants by lichess's
 /// names and python-chess's aliases (`Crazyhouse`, `House`, `ZH`, `Atomic`,
@@ -126,22 +46,23 @@ impl GameError {
 /// another ending) and stay unknown.
 ///
 /// ```
-/// use arbiter_pgn::{Variant, variant_of};
-/// assert_eq!(variant_of("King of the Hill"), Ok(Variant::Lichess(arbiter_chess::Variant::KingOfTheHill)));
-/// assert_eq!(variant_of("3-check"), Ok(Variant::Lichess(arbiter_chess::Variant::ThreeCheck)));
-/// assert!(variant_of("Giveaway").is_err());
+/// use arbiter_chess::{Rules, Variant};
+/// use arbiter_pgn::rules_of;
+/// assert_eq!(rules_of("King of the Hill"), Ok(Rules::Variant(Variant::KingOfTheHill)));
+/// assert_eq!(rules_of("3-check"), Ok(Rules::Variant(Variant::ThreeCheck)));
+/// assert!(rules_of("Giveaway").is_err());
 /// ```
 ///
 /// # Errors
 ///
 /// [`GameError::UnknownVariant`] for any other variant.
-pub fn variant_of(tag: &str) -> Result<Variant, GameError> {
+pub fn rules_of(tag: &str) -> Result<Rules, GameError> {
     use arbiter_chess::Variant as Lichess;
     let key: String =
         tag.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
     let lichess = match key.as_str() {
         "" | "standard" | "chess" | "normal" | "standardchess" | "fromposition" => {
-            return Ok(Variant::Standard);
+            return Ok(Rules::Standard);
         }
         "chess960"
         | "960"
@@ -149,7 +70,7 @@ pub fn variant_of(tag: &str) -> Result<Variant, GameError> {
         | "fischerrandom"
         | "fischerrandomchess"
         | "frc"
-        | "chess960fischerandom" => return Ok(Variant::Chess960),
+        | "chess960fischerandom" => return Ok(Rules::Chess960),
         // python-chess's aliases beyond the names the core reads.
         "house" => Lichess::Crazyhouse,
         "atom" | "atomicchess" => Lichess::Atomic,
@@ -158,7 +79,7 @@ pub fn variant_of(tag: &str) -> Result<Variant, GameError> {
         "racing" | "race" => Lichess::RacingKings,
         _ => key.parse().map_err(|_| GameError::UnknownVariant { name: tag.to_owned() })?,
     };
-    Ok(Variant::Lichess(lichess))
+    Ok(Rules::Variant(lichess))
 }
 
 /// The start position of `game` from its `Variant`, `SetUp` and `FEN` tags.
@@ -174,45 +95,28 @@ pub fn variant_of(tag: &str) -> Result<Variant, GameError> {
 /// A [`GameError`] for a variant that cannot be played, a bad `FEN` tag or
 /// a `SetUp` tag without one.
 pub fn start_position(game: &PgnGame) -> Result<GamePosition, GameError> {
-    Ok(set_up(game)?.unwrap_or_else(|| GamePosition::Chess(Position::default())))
+    Ok(set_up(game)?.unwrap_or_else(|| GamePosition::new(Rules::Standard)))
 }
 
 /// The start position of `game` as [`start_position`] reads it, `None`
 /// for the standard one.
 pub(crate) fn set_up(game: &PgnGame) -> Result<Option<GamePosition>, GameError> {
-    let variant = game.tag("Variant").map_or(Ok(Variant::Standard), |v| variant_of(&v))?;
+    let rules = game.tag("Variant").map_or(Ok(Rules::Standard), |v| rules_of(&v))?;
     let Some(fen) = game.tag("FEN") else {
         if game.tag("SetUp").as_deref() == Some("1") {
             return Err(GameError::MissingFen);
         }
-        return Ok(match variant {
-            Variant::Standard => None,
-            Variant::Chess960 => Some(GamePosition::Chess(
-                Position::chess960_start(518).expect("518 is a Scharnagl number"),
-            )),
-            Variant::Lichess(variant) => Some(GamePosition::Variant(VariantPosition::new(variant))),
-        });
+        return Ok((rules != Rules::Standard).then(|| GamePosition::new(rules)));
     };
-    let text = fen.trim();
-    let chess = |mode| {
-        Position::from_fen(text, mode)
-            .map(GamePosition::Chess)
-            .map_err(|error| GameError::InvalidFen { fen: fen.to_string(), error })
-    };
-    let start = match variant {
-        Variant::Standard => chess(CastlingMode::Standard),
-        Variant::Chess960 => chess(CastlingMode::Chess960),
-        Variant::Lichess(variant) => {
-            VariantPosition::from_fen(text, variant, CastlingMode::Standard)
-                .map(GamePosition::Variant)
-                .map_err(|error| GameError::InvalidVariantFen {
-                    fen: fen.to_string(),
-                    variant,
-                    error,
-                })
+    GamePosition::from_fen(fen.trim(), rules).map(Some).map_err(|error| {
+        let fen = fen.into_owned();
+        match error {
+            StartFenError::Chess(error) => GameError::InvalidFen { fen, error },
+            StartFenError::Variant { variant, error } => {
+                GameError::InvalidVariantFen { fen, variant, error }
+            }
         }
-    };
-    start.map(Some)
+    })
 }
 
 #[cfg(test)]
@@ -222,10 +126,10 @@ mod tests {
     #[test]
     fn variant_tags_name_chess960_and_the_standard_game_in_their_spellings() {
         for name in ["chess960", "Chess 960", "FISCHERRANDOM", "fischer random", "Chess960"] {
-            assert_eq!(variant_of(name), Ok(Variant::Chess960), "{name}");
+            assert_eq!(rules_of(name), Ok(Rules::Chess960), "{name}");
         }
         for name in ["Standard", "From Position", "chess"] {
-            assert_eq!(variant_of(name), Ok(Variant::Standard), "{name}");
+            assert_eq!(rules_of(name), Ok(Rules::Standard), "{name}");
         }
     }
 
@@ -262,14 +166,14 @@ mod tests {
             ("racingkings", V::RacingKings),
         ];
         for (name, variant) in names {
-            assert_eq!(variant_of(name), Ok(Variant::Lichess(variant)), "{name}");
+            assert_eq!(rules_of(name), Ok(Rules::Variant(variant)), "{name}");
         }
         for variant in V::ALL {
-            assert_eq!(variant_of(variant.pgn_name()), Ok(Variant::Lichess(variant)));
+            assert_eq!(rules_of(variant.pgn_name()), Ok(Rules::Variant(variant)));
         }
         // python-chess's giveaway and suicide chess are other games.
         for name in ["Giveaway", "Suicide", "Bughouse", "Crazy"] {
-            assert!(matches!(variant_of(name), Err(GameError::UnknownVariant { .. })), "{name}");
+            assert!(matches!(rules_of(name), Err(GameError::UnknownVariant { .. })), "{name}");
         }
     }
 }

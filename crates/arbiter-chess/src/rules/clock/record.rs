@@ -6,12 +6,7 @@
 
 use super::control::{MAX_SECONDS, TimeControl};
 use super::running::{Clock, FlagFell};
-use crate::board::position::Position;
 use crate::board::types::Color;
-use crate::notation::echo::echo;
-use crate::notation::illegal::IllegalReason;
-use crate::rules::game::{IllegalMove, Replay, ReplayOptions, replay};
-use crate::rules::outcome::{Outcome, Termination};
 
 /// A clock record that does not fit its move list.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -162,238 +157,48 @@ impl ClockRun {
     /// The side whose flag fell once the plies are played: the mover of
     /// the move made after its flag fell, or the side to move past its
     /// time on the move in progress (FIDE 6.9 then decides the game, as
-    /// for [`ReplayOptions::flagged`]).
+    /// for [`ReplayOptions::flagged`](crate::ReplayOptions::flagged)).
     pub fn flagged(&self) -> Option<Color> {
         self.fell.map(|flag| flag.mover).or(self.pending_flag)
     }
 
-    /// Completes `replay`, a replay of the first [`ClockRun::plies`] of
-    /// the `sent` moves with [`ClockRun::flagged`] as its flagged side:
-    /// the clocks, and the move made after its mover's flag fell (whose
-    /// text is `late`) named as the illegal move, or, when the game had
-    /// ended before it, as a move after the end, as the replay names any.
-    pub fn complete(
-        &self,
-        replay: &mut Replay,
-        sent: usize,
-        late: Option<&str>,
-        options: &ReplayOptions,
-    ) {
-        let turn = replay.position.turn();
-        let clocks =
-            self.settle(&mut replay.illegal_move, &replay.outcome, turn, sent, late, options);
-        replay.clocks = Some(clocks);
+    /// The first move made after its mover's flag fell, if any: the ply
+    /// at [`ClockRun::plies`].
+    pub fn fell(&self) -> Option<FlagFell> {
+        self.fell
     }
 
-    /// [`ClockRun::complete`] on a replay's parts (a standard or a
-    /// variant replay): its illegal move, set to the move made after its
-    /// mover's flag fell when there is one, its outcome and the side to
-    /// move in its final position; the clocks it returns.
-    pub fn settle(
+    /// The clocks of a replay that accepted the first `accepted` plies,
+    /// returning those from `plies_from`, whose final position has `turn`
+    /// to move: each returned ply's mover's time after it, and both sides'
+    /// times at the end. A side that lost on time (`timed_out`) has 0; the
+    /// side to move of a game that goes on over every sent move
+    /// (`goes_on`) has its time less the time used on its move in
+    /// progress.
+    pub fn clocks(
         &self,
-        illegal_move: &mut Option<IllegalMove>,
-        outcome: &Outcome,
+        accepted: usize,
+        plies_from: usize,
         turn: Color,
-        sent: usize,
-        late: Option<&str>,
-        options: &ReplayOptions,
+        timed_out: bool,
+        goes_on: bool,
     ) -> Clocks {
-        let played = self.plies(sent);
-        if illegal_move.is_none()
-            && let Some(flag) = self.fell
-        {
-            let (reason, message) = match outcome.termination {
-                Some(Termination::Timeout | Termination::TimeoutVsUnwinnable) => {
-                    (IllegalReason::FlagFell, flag.to_string())
-                }
-                Some(ended) => (IllegalReason::GameOver, ended.game_over_message()),
-                None => unreachable!("a flag fall ends a game that goes on"),
-            };
-            let text = echo(late.unwrap_or_default()).into_owned();
-            *illegal_move = Some(IllegalMove { index: played, text, reason, message });
-        }
-        let accepted = illegal_move.as_ref().map_or(played, |bad| bad.index);
-        let plies_ms = (options.plies_from + 1..=accepted)
+        let plies_ms = (plies_from + 1..=accepted)
             .map(|after| self.states[after][turn_of(!turn, accepted - after).index()])
             .collect();
         let mut remaining_ms = self.states[accepted];
-        let timed_out = matches!(
-            outcome.termination,
-            Some(Termination::Timeout | Termination::TimeoutVsUnwinnable)
-        );
         if timed_out && let Some(flagged) = self.flagged() {
             remaining_ms[flagged.index()] = 0;
-        } else if accepted == sent && !outcome.is_over() {
+        } else if goes_on {
             remaining_ms[turn.index()] = self.pending_left;
         }
         Clocks { plies_ms, remaining_ms }
     }
 }
 
-/// [`replay`] with a clock record: the moves up to the first one made
-/// after its mover's flag fell, which is named as the illegal move and
-/// ends the game (FIDE 6.9: the opponent wins, or a draw when they cannot
-/// mate), a pending time past the side to move's time ending it the same
-/// way, and the clocks in the answer. `options.flagged` is the clock's.
-///
-/// ```
-/// use arbiter_chess::{ClockRecord, IllegalReason, ReplayOptions, Termination, replay_clocked};
-/// let record = ClockRecord::new("60".parse().unwrap(), vec![1_000, 2_000, 59_500], 0, 3).unwrap();
-/// let r = replay_clocked(Default::default(), &["e4", "e5", "Nf3"], &ReplayOptions::default(), &record);
-/// assert_eq!(r.plies.len(), 2);
-/// assert_eq!(r.illegal_move.unwrap().reason, IllegalReason::FlagFell);
-/// assert_eq!(r.outcome.termination, Some(Termination::Timeout));
-/// assert_eq!(r.clocks.unwrap().remaining_ms, [0, 58_000]);
-/// ```
-pub fn replay_clocked<S: AsRef<str>>(
-    start: Position,
-    moves: &[S],
-    options: &ReplayOptions,
-    record: &ClockRecord,
-) -> Replay {
-    let Some(run) = record.run(start.turn()) else {
-        return replay(start, moves, options);
-    };
-    let options = ReplayOptions { flagged: run.flagged(), ..*options };
-    let played = run.plies(moves.len());
-    let mut answer = replay(start, &moves[..played], &options);
-    run.complete(&mut answer, moves.len(), moves.get(played).map(AsRef::as_ref), &options);
-    answer
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::outcome::GameResult;
-
-    fn record(tag: &str, times: &[u64], pending: u64) -> ClockRecord {
-        ClockRecord::new(tag.parse().unwrap(), times.to_vec(), pending, times.len()).unwrap()
-    }
-
-    fn run(fen: &str, moves: &[&str], record: &ClockRecord, options: &ReplayOptions) -> Replay {
-        let start = if fen.is_empty() { Position::default() } else { fen.parse().unwrap() };
-        replay_clocked(start, moves, options, record)
-    }
-
-    const OPENING: [&str; 4] = ["e4", "e5", "Nf3", "Nc6"];
-
-    /// 3 minutes + 2: each mover's time after its move (the first moves
-    /// not timed), and the final position's with White thinking for 10 s.
-    #[test]
-    fn each_ply_carries_its_movers_time() {
-        let r = run(
-            "",
-            &OPENING,
-            &record("180+2", &[0, 0, 5_000, 12_500], 10_000),
-            &ReplayOptions::default(),
-        );
-        assert!(r.illegal_move.is_none());
-        let clocks = r.clocks.unwrap();
-        assert_eq!(clocks.plies_ms, [182_000, 182_000, 179_000, 171_500]);
-        assert_eq!(clocks.remaining_ms, [169_000, 171_500]);
-        assert!(!r.outcome.is_over());
-    }
-
-    /// Only the plies from `plies_from` are returned, with their own times.
-    #[test]
-    fn plies_from_returns_the_later_plies_clocks() {
-        let options = ReplayOptions { plies_from: 3, ..ReplayOptions::default() };
-        let r = run("", &OPENING, &record("180+2", &[0, 0, 5_000, 12_500], 0), &options);
-        assert_eq!(r.clocks.unwrap().plies_ms, [171_500]);
-    }
-
-    /// The third move took longer than White's minute: it is not played,
-    /// it is the illegal move, and Black, who can mate, wins on time.
-    #[test]
-    fn a_move_after_the_flag_fell_is_not_played() {
-        let r =
-            run("", &OPENING, &record("60", &[30_000, 1_000, 30_001, 0], 0), &Default::default());
-        assert_eq!(r.plies.len(), 2);
-        let bad = r.illegal_move.unwrap();
-        assert_eq!((bad.index, bad.text.as_str(), bad.reason), (2, "Nf3", IllegalReason::FlagFell));
-        assert_eq!(bad.message, "white's flag fell: the move took 30001 ms with 30000 ms left");
-        assert_eq!(r.outcome.result, GameResult::BlackWins);
-        assert_eq!(r.outcome.termination, Some(Termination::Timeout));
-        assert!(r.legal_moves.is_empty());
-        assert_eq!(r.clocks.unwrap().remaining_ms, [0, 59_000]);
-    }
-
-    /// White's flag falls while Black has a bare king: a draw (FIDE 6.9).
-    #[test]
-    fn a_flag_fall_against_a_bare_king_draws() {
-        let fen = "8/8/4k3/8/8/4K3/4Q3/8 w - - 0 60";
-        let r = run(fen, &["Qe2d2"], &record("10", &[10_001], 0), &Default::default());
-        assert_eq!(r.outcome.result, GameResult::Draw);
-        assert_eq!(r.outcome.termination, Some(Termination::TimeoutVsUnwinnable));
-        assert_eq!(r.illegal_move.unwrap().reason, IllegalReason::FlagFell);
-    }
-
-    /// A move after mate stays a move after the end, however long it took.
-    #[test]
-    fn a_move_after_mate_is_after_the_end_not_after_the_flag() {
-        let moves = ["f3", "e5", "g4", "Qh4", "a3"];
-        let r = run("", &moves, &record("60", &[0, 0, 0, 0, 90_000], 0), &Default::default());
-        assert_eq!(r.outcome.termination, Some(Termination::Checkmate));
-        let bad = r.illegal_move.unwrap();
-        assert_eq!((bad.index, bad.reason), (4, IllegalReason::GameOver));
-        assert_eq!(bad.message, "the game is over (checkmate)");
-        // The clock stopped with the mate: nobody's time is taken to 0.
-        assert_eq!(r.clocks.unwrap().remaining_ms, [60_000, 60_000]);
-    }
-
-    /// An illegal move before the flag fell is the answer, as without a
-    /// clock; the clocks stop before it and the pending time is not used.
-    #[test]
-    fn an_illegal_move_before_the_flag_comes_first() {
-        let r = run(
-            "",
-            &["e4", "Ke7", "Nf3"],
-            &record("60", &[1_000, 0, 90_000], 0),
-            &Default::default(),
-        );
-        let bad = r.illegal_move.unwrap();
-        assert_eq!((bad.index, bad.reason), (1, IllegalReason::CaptureOwnPiece));
-        assert_eq!(r.clocks.unwrap().remaining_ms, [59_000, 60_000]);
-        assert!(!r.outcome.is_over());
-    }
-
-    /// The side to move thinking past its time loses once the moves are in.
-    #[test]
-    fn a_pending_time_past_the_clock_ends_the_game() {
-        let r = run("", &["e4"], &record("60", &[1_000], 60_001), &Default::default());
-        assert!(r.illegal_move.is_none());
-        assert_eq!(r.outcome.result, GameResult::WhiteWins);
-        assert_eq!(r.outcome.termination, Some(Termination::Timeout));
-        assert_eq!(r.clocks.unwrap().remaining_ms, [59_000, 0]);
-        let r = run("", &["e4"], &record("60", &[1_000], 60_000), &Default::default());
-        assert!(!r.outcome.is_over());
-        assert_eq!(r.clocks.unwrap().remaining_ms, [59_000, 0]);
-    }
-
-    /// An unknown or unlimited control runs no clock: the plain replay.
-    #[test]
-    fn no_clock_without_a_known_limit() {
-        for tag in ["?", "-"] {
-            let r = run("", &OPENING, &record(tag, &[99_999_999; 4], 0), &Default::default());
-            assert_eq!(r, replay(Position::default(), &OPENING, &ReplayOptions::default()));
-        }
-    }
-
-    /// Every record whose flag never falls answers the plain replay, plus
-    /// clocks (here on games of every length up to a mate).
-    #[test]
-    fn a_clock_that_never_falls_changes_only_the_clocks() {
-        let moves = ["f3", "e5", "g4", "Qh4"];
-        for len in 0..=moves.len() {
-            let r =
-                run("", &moves[..len], &record("1+1", &vec![1_000; len], 0), &Default::default());
-            let mut plain = replay(Position::default(), &moves[..len], &ReplayOptions::default());
-            let clocks = r.clocks.clone().unwrap();
-            assert_eq!(clocks.plies_ms, vec![1_000; len]);
-            plain.clocks = Some(clocks);
-            assert_eq!(r, plain);
-        }
-    }
 
     #[test]
     fn records_must_fit_their_moves() {

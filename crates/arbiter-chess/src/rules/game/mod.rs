@@ -3,9 +3,12 @@
 //! claim a draw. Reading a move text and replaying a move list are built
 //! on it.
 
+mod clocked;
 mod reading;
 mod replay;
 
+pub use clocked::replay_clocked;
+pub(crate) use clocked::settle;
 pub use reading::Notation;
 pub use replay::{
     IllegalMove, LegalMove, PlyRecord, Replay, ReplayOptions, ReplayTail, Replayer, replay,

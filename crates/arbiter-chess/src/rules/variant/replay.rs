@@ -9,7 +9,7 @@ use crate::board::types::{Color, Square};
 use crate::notation::echo::{Quoted, echo};
 use crate::notation::illegal::{Illegal, IllegalReason};
 use crate::rules::clock::record::{ClockRecord, ClockRun, Clocks};
-use crate::rules::game::{IllegalMove, Notation, ReplayOptions};
+use crate::rules::game::{IllegalMove, Notation, ReplayOptions, settle};
 use crate::rules::outcome::{DrawClaims, GameResult, Outcome, Termination, win_for};
 use crate::rules::variant::game::VariantGame;
 use crate::rules::variant::notation::ParseVariantMoveError;
@@ -99,7 +99,8 @@ pub fn variant_replay<S: AsRef<str>>(
 
 impl VariantReplay {
     /// Completes a replay of the first [`ClockRun::plies`] of the `sent`
-    /// moves, as [`ClockRun::complete`] completes a chess replay.
+    /// moves, as [`Replay::complete`](crate::Replay::complete) completes a
+    /// chess replay.
     pub fn complete(
         &mut self,
         run: &ClockRun,
@@ -108,7 +109,7 @@ impl VariantReplay {
         options: &ReplayOptions,
     ) {
         let turn = self.position.turn();
-        let clocks = run.settle(&mut self.illegal_move, &self.outcome, turn, sent, late, options);
+        let clocks = settle(run, &mut self.illegal_move, &self.outcome, turn, sent, late, options);
         self.clocks = Some(clocks);
     }
 }
