@@ -417,11 +417,14 @@ function renderMoves(reply: ValidateGameResponse, startFen: string, inputs: stri
     item.title = `${protoName(IllegalMoveReasonSchema, bad.reason)}: ${bad.message}`;
     place(item);
   }
-  element("move-list").replaceChildren(...rows);
+  const list = element("move-list");
+  list.replaceChildren(...rows);
+  // With the clocks a row is wider: one column.
+  list.classList.toggle("timed", reply.plies.some((ply) => ply.clock !== undefined));
 }
 
 const SVG = "http://www.w3.org/2000/svg";
-const CHART = { width: 300, height: 90, pad: 6, left: 34 };
+const CHART = { width: 260, height: 80, pad: 6, left: 34 };
 
 function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>): SVGElementTagNameMap[K] {
   const node = document.createElementNS(SVG, tag);

@@ -87,6 +87,15 @@ async function paste(page, moves, timeControl = "", moveTimes = "") {
   await settled(page);
 }
 
+/** Waits until the board shows `n` squares marked in check (chessground
+ * hides a square it no longer needs rather than removing it). */
+async function checkSquares(page, n) {
+  await page.waitForFunction(
+    (count) => [...document.querySelectorAll("cg-board square.check")].filter((sq) => sq.style.display !== "none").length === count,
+    n,
+  );
+}
+
 /** A key pressed with nothing typed into: the move list's keys. */
 async function press(page, key) {
   await page.evaluate(() => document.activeElement?.blur());
@@ -129,7 +138,7 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
     assert.equal(await text(page, "legal-count"), "(0)");
     assert.equal(await page.getByTestId("moves-input").inputValue(), "f2f3 e7e5 g2g4 d8h4");
     // The mated king's square is marked in check.
-    assert.equal(await page.locator("cg-board square.check").count(), 1);
+    await checkSquares(page, 1);
   });
 
   it("steps through the moves with the arrow keys, the board following", async () => {
@@ -138,8 +147,7 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
     await press(page, "ArrowLeft");
     assert.deepEqual(await current(), ["g4"]);
     assert.match(await text(page, "turn"), /^Black to move · rnbqkbnr\/pppp1ppp\/8\/4p3\/6P1\/5P2\/PPPPP2P\/RNBQKBNR b /);
-    assert.equal(await page.locator("cg-board square.check").count(), 0);
-    assert.equal(await page.locator("cg-board piece.queen.black").count(), 1);
+    await checkSquares(page, 0);
     await press(page, "ArrowLeft");
     await press(page, "ArrowLeft");
     await press(page, "ArrowLeft");
@@ -152,7 +160,7 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
     assert.deepEqual(await current(), ["f3"]);
     await press(page, "End");
     assert.deepEqual(await current(), ["Qh4#"]);
-    assert.equal(await page.locator("cg-board square.check").count(), 1);
+    await checkSquares(page, 1);
     await press(page, "Home");
     assert.deepEqual(await current(), []);
     await press(page, "End");
