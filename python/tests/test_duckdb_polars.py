@@ -64,8 +64,8 @@ def test_duckdb_over_the_arrow_table(table: pa.Table, cli_counts: tuple) -> None
     assert {t: n for t, n, _ in shares} == dict(terminations)
     for termination, n, share in shares:
         assert share == pytest.approx(float(Fraction(terminations[termination], games)), rel=1e-12)
-    assert duckdb.sql("SELECT count(*) FROM tbl WHERE illegal_move IS NOT NULL").fetchone() == (illegal,)
-    assert duckdb.sql("SELECT count(*) FROM tbl").fetchone() == (games,)
+    assert duckdb.sql("SELECT count(*) FROM tbl WHERE illegal_move IS NOT NULL").fetchall() == [(illegal,)]
+    assert duckdb.sql("SELECT count(*) FROM tbl").fetchall() == [(games,)]
 
 
 def test_polars_from_arrow(table: pa.Table, cli_counts: tuple) -> None:
