@@ -16,7 +16,6 @@ import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import {
   ClaimableDraw,
   ClaimableDrawSchema,
-  Color,
   GameClockSchema,
   GameResult,
   GameResultSchema,
