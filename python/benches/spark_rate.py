@@ -75,7 +75,7 @@ def main() -> None:
                 cli = subprocess.run([args.arbiter, "pgn", "--jobs", "2", "--quiet", *map(str, paths)],
                                      capture_output=True, check=False)
                 cli_seconds = time.perf_counter() - started
-                cli_games = int(re.findall(rb"(\d+) games", cli.stderr)[-1])
+                cli_games = int(re.findall(rb"(\d+) games in ", cli.stderr)[-1])
                 assert cli_games == games, (cli_games, games)
                 cli_rates.append(cli_games / cli_seconds)
                 print(f"repeat {n}: {games} games; Spark {seconds:.2f} s, CLI --jobs 2 {cli_seconds:.2f} s")
