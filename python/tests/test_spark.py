@@ -98,6 +98,7 @@ def test_spark_standalone_equals_the_cli(
         assert len(got) == len(games), path
         for row, game in zip(got, games):
             assert_row_is_game(row, game)
-    # Each worker launched an executor for the job: it ran on the cluster.
+    # The workers launched executors for the job (one core each, at most two
+    # at a time; one more if Spark replaced a lost one): it ran on the cluster.
     executors = list((cluster.root / "work").glob("app-*/*"))
-    assert len(executors) == 2, executors
+    assert len(executors) >= 2, executors
