@@ -3,7 +3,8 @@ arbiter.pgn_table(jobs=1), arbiter.check_pgn_file(jobs=1) and
 arbiter.check_pgn (dicts), `arbiter pgn --jobs 1 --quiet` (a child
 process), python-chess's read_game with a replay of the mainline, and
 rust-pgn-reader-python-binding's parse_games_from_strings(num_threads=1)
-(a PyO3 wrapper of pgn-reader that checks no rules).
+(a PyO3 wrapper of pgn-reader that checks no rules); those two only when
+installed (else left out, and said so).
 
     python python/benches/pgn_rate.py --arbiter target/release/arbiter [--repeats 5] FILE...
 
@@ -119,6 +120,13 @@ def main() -> None:
             lambda: rust_pgn_reader(paths)
         ),
     }
+    for name, module in [("python-chess read_game + replay", "chess.pgn"),
+                         ("rust-pgn-reader-python-binding (1 thread)", "rust_pgn_reader_python_binding")]:
+        try:
+            __import__(module)
+        except ImportError:
+            print(f"left out: {name} ({module} is not installed)")
+            del contenders[name]
     rates: dict[str, list[float]] = {name: [] for name in contenders}
     counts: dict[str, int] = {}
     for _ in range(args.repeats):
@@ -131,12 +139,14 @@ def main() -> None:
     out.write(f"{sum(map(len, data))} bytes in {len(paths)} files; {args.repeats} interleaved repeats; ")
     out.write(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
     cli_rate = statistics.median(rates["arbiter pgn --jobs 1 (CLI)"])
-    chess_rate = statistics.median(rates["python-chess read_game + replay"])
+    chess = rates.get("python-chess read_game + replay")
+    chess_rate = statistics.median(chess) if chess else float("nan")
     out.write(f"{'contender':44} {'games':>6} {'games/CPU s':>12} {'vs CLI':>7} {'vs python-chess':>16}\n")
     for name, values in rates.items():
         rate = statistics.median(values)
         out.write(
             f"{name:44} {counts[name]:6d} {rate:12.0f} {rate / cli_rate:7.2f} {rate / chess_rate:16.1f}\n"
+            f"{'':44} {'':6} {'repeats:':>12} {' '.join(f'{v:.0f}' for v in values)}\n"
         )
     print(out.getvalue(), end="")
 

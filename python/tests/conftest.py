@@ -75,3 +75,30 @@ def pgn_of(games: list[list[str]]) -> str:
             f"{text} {result}\n\n"
         )
     return "".join(out)
+
+
+def assert_row_is_game(row: dict[str, Any], game: dict[str, Any]) -> None:
+    """A row of `arbiter.pgn_table` (or of a table made from it) says what
+    the game's `arbiter pgn --json` line says."""
+    assert row["index"] == game["index"] and row["line"] == game["line"]
+    tags = game["tags"]
+    for column, tag in [("white", "White"), ("black", "Black"), ("result", "Result"),
+                        ("time_control", "TimeControl"), ("site", "Site")]:
+        assert row[column] == tags.get(tag)
+    if "error" in game:
+        assert row["error"] == game["error"]["message"]
+        assert row["error_reason"] == game["error"]["reason"]
+        assert row["plies"] is None and row["final_fen"] is None
+        return
+    assert row["error"] is None
+    assert row["plies"] == game["plies"]
+    assert row["termination"] == game["outcome"].get("termination")
+    assert row["outcome_result"] == game["outcome"]["result"]
+    assert row["result_tag"] == game.get("resultTag")
+    assert row["result_consistent"] == game["resultConsistent"]
+    assert row["final_fen"] == game["position"]["fen"]
+    assert row["variation_errors"] == len(game["variationErrors"])
+    illegal = game.get("illegalMove") or {}
+    assert row["illegal_move_index"] == illegal.get("index")
+    assert row["illegal_move"] == illegal.get("move")
+    assert row["illegal_reason"] == illegal.get("reason")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import pgn_of, random_game, run_cli
+from conftest import assert_row_is_game, pgn_of, random_game, run_cli
 
 import arbiter
 
@@ -85,28 +85,7 @@ def compare_pgn(cli: Path, path: Path) -> None:
     table = arbiter.pgn_table(path, jobs=2)
     assert table.num_rows == len(expected)
     for row, game in zip(table.to_pylist(), expected):
-        assert row["index"] == game["index"] and row["line"] == game["line"]
-        tags = game["tags"]
-        for column, tag in [("white", "White"), ("black", "Black"), ("result", "Result"),
-                            ("time_control", "TimeControl"), ("site", "Site")]:
-            assert row[column] == tags.get(tag)
-        if "error" in game:
-            assert row["error"] == game["error"]["message"]
-            assert row["error_reason"] == game["error"]["reason"]
-            assert row["plies"] is None and row["final_fen"] is None
-            continue
-        assert row["error"] is None
-        assert row["plies"] == game["plies"]
-        assert row["termination"] == game["outcome"].get("termination")
-        assert row["outcome_result"] == game["outcome"]["result"]
-        assert row["result_tag"] == game.get("resultTag")
-        assert row["result_consistent"] == game["resultConsistent"]
-        assert row["final_fen"] == game["position"]["fen"]
-        assert row["variation_errors"] == len(game["variationErrors"])
-        illegal = game.get("illegalMove") or {}
-        assert row["illegal_move_index"] == illegal.get("index")
-        assert row["illegal_move"] == illegal.get("move")
-        assert row["illegal_reason"] == illegal.get("reason")
+        assert_row_is_game(row, game)
 
 
 def test_every_function_equals_the_cli_on_the_shared_files(

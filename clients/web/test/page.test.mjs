@@ -1,11 +1,14 @@
 // The page in headless Chromium (Debian's, driven by playwright-core): served
 // from its own origin, it calls Arbiter on another origin over gRPC-Web,
 // which the server's CORS grant for that origin allows. A person's session is
-// replayed: moves clicked on the board, a pasted game with an illegal move, a
-// bad FEN, a crazyhouse game with a drop; a page on an origin the server does
-// not list cannot call it.
+// replayed: moves clicked on the board and stepped through with the arrow
+// keys, pasted games with an illegal move, a claimable draw and a fallen flag,
+// a PGN file loaded with its clock record (each side's remaining time and the
+// move-time charts), a bad FEN, a crazyhouse game with a drop; a page on an
+// origin the server does not list cannot call it. What the page says is read
+// as a player reads it: numbered moves and words, the contract's names beside.
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 
@@ -28,6 +31,8 @@ const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 const SCREENSHOT = join(REPO, "target", "web-client.png");
+// Written when ARBITER_WEB_SCREENSHOT is set: the README's picture.
+const README_SCREENSHOT = process.env.ARBITER_WEB_SCREENSHOT;
 
 let arbiter;
 let page;
@@ -70,6 +75,32 @@ async function open(page, origin) {
 
 const text = (page, testid) => page.getByTestId(testid).innerText();
 const plies = (page) => page.getByTestId("ply").allInnerTexts();
+/** The move list's rows as a player reads them, e.g. "1. e4 e5". */
+const rows = async (page) => (await page.getByTestId("move").allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim());
+
+/** Pastes a game (and a clock record) and waits for the answer. */
+async function paste(page, moves, timeControl = "", moveTimes = "") {
+  await page.getByTestId("moves-input").fill(moves);
+  await page.getByTestId("time-control").fill(timeControl);
+  await page.getByTestId("move-times").fill(moveTimes);
+  await page.getByTestId("check").click();
+  await settled(page);
+}
+
+/** Waits until the board shows `n` squares marked in check (chessground
+ * hides a square it no longer needs rather than removing it). */
+async function checkSquares(page, n) {
+  await page.waitForFunction(
+    (count) => [...document.querySelectorAll("cg-board square.check")].filter((sq) => sq.style.display !== "none").length === count,
+    n,
+  );
+}
+
+/** A key pressed with nothing typed into: the move list's keys. */
+async function press(page, key) {
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press(key);
+}
 
 /** Clicks a move on the board (white at the bottom): from, then to. */
 async function clickMove(page, uci) {
@@ -90,36 +121,151 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
   it("starts from the standard position with its 20 legal moves", async () => {
     await open(page, pageOrigin);
     assert.equal(await text(page, "legal-count"), "(20)");
-    assert.match(await text(page, "outcome"), /^\* · ONGOING$/);
+    assert.equal(await text(page, "outcome"), "Game in progress");
+    assert.equal(await text(page, "outcome-names"), "* · GAME_RESULT_ONGOING");
     assert.equal(await page.getByTestId("error").isHidden(), true);
+    assert.equal(await page.getByTestId("clock").isHidden(), true);
   });
 
-  it("plays a game clicked on the board up to mate", async () => {
+  it("plays a game clicked on the board up to mate, numbered by moves, in words", async () => {
     for (const uci of ["f2f3", "e7e5", "g2g4", "d8h4"]) await clickMove(page, uci);
     assert.deepEqual(await plies(page), ["f3", "e5", "g4", "Qh4#"]);
-    assert.equal(await text(page, "outcome"), "0-1 · BLACK_WINS · CHECKMATE");
+    assert.deepEqual(await rows(page), ["1. f3 e5", "2. g4 Qh4# 0-1"]);
+    assert.equal(await text(page, "outcome"), "Black wins by checkmate");
+    // The contract's names stay, for developers: a details line and a tooltip.
+    assert.equal(await text(page, "outcome-names"), "0-1 · GAME_RESULT_BLACK_WINS · TERMINATION_CHECKMATE");
+    assert.equal(await page.getByTestId("outcome").getAttribute("title"), "0-1 · GAME_RESULT_BLACK_WINS · TERMINATION_CHECKMATE");
     assert.equal(await text(page, "legal-count"), "(0)");
     assert.equal(await page.getByTestId("moves-input").inputValue(), "f2f3 e7e5 g2g4 d8h4");
     // The mated king's square is marked in check.
-    assert.equal(await page.locator("cg-board square.check").count(), 1);
+    await checkSquares(page, 1);
+  });
+
+  it("steps through the moves with the arrow keys, the board following", async () => {
+    const current = () => page.locator("#move-list .ply.current [data-testid=ply]").allInnerTexts();
+    assert.deepEqual(await current(), ["Qh4#"]);
+    await press(page, "ArrowLeft");
+    assert.deepEqual(await current(), ["g4"]);
+    assert.match(await text(page, "turn"), /^Black to move · rnbqkbnr\/pppp1ppp\/8\/4p3\/6P1\/5P2\/PPPPP2P\/RNBQKBNR b /);
+    await checkSquares(page, 0);
+    await press(page, "ArrowLeft");
+    await press(page, "ArrowLeft");
+    await press(page, "ArrowLeft");
+    assert.deepEqual(await current(), []);
+    assert.match(await text(page, "turn"), /^White to move · rnbqkbnr\/pppppppp\/8\/8\/8\/8\/PPPPPPPP\/RNBQKBNR w /);
+    // Past the start nothing moves.
+    await press(page, "ArrowLeft");
+    assert.match(await text(page, "turn"), /^White to move · rnbqkbnr\/pppppppp\//);
+    await press(page, "ArrowRight");
+    assert.deepEqual(await current(), ["f3"]);
+    await press(page, "End");
+    assert.deepEqual(await current(), ["Qh4#"]);
+    await checkSquares(page, 1);
+    await press(page, "Home");
+    assert.deepEqual(await current(), []);
+    await press(page, "End");
+  });
+
+  it("a move after the mate: the game is already over, the end in its place", async () => {
+    await paste(page, "f3 e5 g4 Qh4# Nc3");
+    assert.deepEqual(await rows(page), ["1. f3 e5", "2. g4 Qh4# 0-1", "3. Nc3"]);
+    assert.deepEqual(await page.getByTestId("illegal-ply").allInnerTexts(), ["Nc3"]);
+    assert.equal(await text(page, "illegal"), "Illegal: the game is already over (checkmate)");
+    assert.match(await text(page, "illegal-names"), /^move 5 "Nc3" · ILLEGAL_MOVE_REASON_GAME_OVER · /);
+    assert.equal(await text(page, "outcome"), "Black wins by checkmate");
   });
 
   it("shows a pasted game's canonical SAN, its illegal move with the reason, and the legal moves", async () => {
-    await page.getByTestId("moves-input").fill("1. e4 e5 2. Ng1f3 Nc6 3. Ke3 Bc5");
-    await page.getByTestId("check").click();
-    await settled(page);
+    await paste(page, "1. e4 e5 2. Ng1f3 Nc6 3. Ke3 Bc5");
     assert.deepEqual(await plies(page), ["e4", "e5", "Nf3", "Nc6"]);
+    assert.deepEqual(await rows(page), ["1. e4 e5", "2. Nf3 Nc6", "3. Ke3"]);
     // Ng1f3 was accepted and shown in canonical form, marked as normalised.
-    assert.equal(await page.locator("[data-testid=ply].normalised").allInnerTexts().then((t) => t.join()), "Nf3");
-    assert.match(await text(page, "illegal"), /^Move 5 "Ke3" is illegal: NO_PIECE — no white king can move to e3$/);
-    assert.equal(await text(page, "outcome"), "* · ONGOING");
+    assert.equal(await page.locator(".normalised [data-testid=ply]").allInnerTexts().then((t) => t.join()), "Nf3");
+    assert.equal(await text(page, "illegal"), "Illegal: no such piece can make that move — no white king can move to e3");
+    assert.equal(await text(page, "illegal-names"), 'move 5 "Ke3" · ILLEGAL_MOVE_REASON_NO_PIECE · no white king can move to e3');
+    assert.equal(await text(page, "outcome"), "Game in progress");
     const legal = (await text(page, "legal")).split(" ");
     assert.ok(legal.includes("Bb5") && legal.includes("O-O") === false && legal.includes("Ke2"), legal.join(" "));
+  });
+
+  it("numbers a game from a position with Black to move as 1... and says a claimable draw in words", async () => {
+    await page.getByTestId("fen-input").fill("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    await paste(page, "e5 Nf3");
+    assert.deepEqual(await rows(page), ["1... e5", "2. Nf3"]);
+    await page.getByTestId("fen-input").fill("");
+    await paste(page, "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8");
+    assert.equal(await text(page, "outcome"), "Draw: threefold repetition can be claimed");
+    assert.equal(await text(page, "outcome-names"), "* · GAME_RESULT_ONGOING · CLAIMABLE_DRAW_THREEFOLD_REPETITION");
+  });
+
+  it("a move made after the flag fell: illegal, and the game lost on time", async () => {
+    await paste(page, "1. e4 e5 2. Nf3 Nc6", "60", "10 20 55 5");
+    assert.match(await text(page, "illegal"), /^Illegal: it was made after the flag fell — /);
+    assert.match(await text(page, "illegal-names"), /^move 3 "Nf3" · ILLEGAL_MOVE_REASON_FLAG_FELL · /);
+    assert.equal(await text(page, "outcome"), "Black wins on time");
+    assert.deepEqual(await page.getByTestId("ply-clock").allInnerTexts(), ["0:50", "0:40"]);
+  });
+
+  it("loads a PGN file with its clock: remaining times after each move and a move-time chart per side", async () => {
+    // Scholar's mate at 180+2 with lichess's [%clk] readings: White took
+    // 2, 4.2, 6.8 and 1.1 s, Black 1.5, 3 and 12.4 s.
+    const pgn = [
+      '[Event "Casual blitz"]',
+      '[White "W"]',
+      '[Black "B"]',
+      '[Result "1-0"]',
+      '[TimeControl "180+2"]',
+      "",
+      "1. e4 { [%clk 0:03:00] } 1... e5 { [%clk 0:03:00.5] } 2. Bc4 { [%clk 0:02:57.8] } 2... Nc6 { [%clk 0:02:59.5] }",
+      "3. Qh5 { [%clk 0:02:53] } 3... Nf6 { [%clk 0:02:49.1] } 4. Qxf7# { [%clk 0:02:53.9] } 1-0",
+      "",
+    ].join("\n");
+    await page.getByTestId("reset").click();
+    await settled(page);
+    await page.getByTestId("load").setInputFiles({ name: "scholar.pgn", mimeType: "application/x-chess-pgn", buffer: Buffer.from(pgn) });
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=ply]").length === 7);
+    await settled(page);
+    assert.equal(await page.getByTestId("time-control").inputValue(), "180+2");
+    assert.equal(await page.getByTestId("move-times").inputValue(), "2 1.5 4.2 3 6.8 12.4 1.1");
+    assert.deepEqual(await plies(page), ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]);
+    // Each mover's remaining time after the move, as the server ran the clock.
+    assert.deepEqual(await page.getByTestId("ply-clock").allInnerTexts(), ["3:00", "3:00.5", "2:57.8", "2:59.5", "2:53", "2:49.1", "2:53.9"]);
+    assert.deepEqual(await rows(page), ["1. e4 3:00 e5 3:00.5", "2. Bc4 2:57.8 Nc6 2:59.5", "3. Qh5 2:53 Nf6 2:49.1", "4. Qxf7# 2:53.9 1-0"]);
+    assert.equal(await text(page, "outcome"), "White wins by checkmate");
+    assert.equal(await text(page, "clocks"), "White 2:53.9 · Black 2:49.1");
+    // The charts' points are the move times: one point per move of the
+    // side, its height proportional to the time on one scale for both.
+    const points = (side) =>
+      page.locator(`[data-testid=chart-${side}] circle.point`).evaluateAll((circles) =>
+        circles.map((c) => ({ ms: Number(c.dataset.ms), cx: Number(c.getAttribute("cx")), cy: Number(c.getAttribute("cy")) })),
+      );
+    const white = await points("white");
+    const black = await points("black");
+    assert.deepEqual(white.map((p) => p.ms), [2000, 4200, 6800, 1100]);
+    assert.deepEqual(black.map((p) => p.ms), [1500, 3000, 12400]);
+    const { bottom, top } = await page.locator("[data-testid=chart-black]").evaluate((svg) => {
+      const axis = svg.querySelector("line.axis");
+      return { bottom: Number(axis.getAttribute("y1")), top: Number(svg.querySelectorAll("line.axis")[1].getAttribute("y1")) };
+    });
+    const perMs = (bottom - top) / 12400;
+    for (const p of [...white, ...black]) assert.ok(Math.abs(bottom - p.cy - p.ms * perMs) < 1e-6, JSON.stringify(p));
+    for (const side of [white, black]) {
+      for (let i = 1; i < side.length; i += 1) assert.ok(side[i].cx > side[i - 1].cx, "points left to right in move order");
+    }
+    // The polyline joins the same points.
+    const line = await page.locator("[data-testid=chart-white] polyline").getAttribute("points");
+    assert.equal(line, white.map((p) => `${p.cx},${p.cy}`).join(" "));
+    await press(page, "ArrowLeft");
+    await press(page, "ArrowLeft");
     mkdirSync(join(REPO, "target"), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    if (README_SCREENSHOT !== undefined) copyFileSync(SCREENSHOT, README_SCREENSHOT);
+    await press(page, "End");
   });
 
   it("shows a bad request's reason and field from the error details", async () => {
+    await page.getByTestId("reset").click();
+    await settled(page);
     await page.getByTestId("fen-input").fill("not a fen");
     await page.getByTestId("check").click();
     await settled(page);
@@ -130,13 +276,11 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
   it("plays a crazyhouse game with a drop once the variant is chosen", async () => {
     await page.getByTestId("variant").selectOption({ label: "Crazyhouse" });
     await settled(page);
-    await page.getByTestId("moves-input").fill("1. e4 e5 2. Nf3 Nc6 3. Nxe5 Nxe5 4. d4 N@f3+");
-    await page.getByTestId("check").click();
-    await settled(page);
+    await paste(page, "1. e4 e5 2. Nf3 Nc6 3. Nxe5 Nxe5 4. d4 N@f3+");
     assert.deepEqual((await plies(page)).slice(-2), ["d4", "N@f3+"]);
     // White's pocket holds the pawn it took.
     assert.match(await text(page, "turn"), /^White to move · r1bqkbnr\/pppp1ppp\/8\/4n3\/3PP3\/5n2\/PPP2PPP\/RNBQKB1R\[P\] w /);
-    assert.equal(await text(page, "outcome"), "* · ONGOING");
+    assert.equal(await text(page, "outcome"), "Game in progress");
     const legal = (await text(page, "legal")).split(" ");
     assert.ok(legal.includes("gxf3") && legal.includes("Qxf3") && !legal.includes("Nc3"), legal.join(" "));
     await page.getByTestId("variant").selectOption({ label: "Standard" });
