@@ -21,7 +21,7 @@ use arbiter_chess::{
 mod batch;
 mod pgn;
 mod remote;
-use batch::Line;
+use batch::BatchLine;
 pub use pgn::PgnArgs;
 
 /// Arbiter: the Laws of Chess as a service.
@@ -490,11 +490,11 @@ fn error_line(out: &mut Vec<u8>, message: &str) -> io::Result<()> {
 /// written (a line over `max_line` bytes or not UTF-8) or nothing written (a
 /// blank line).
 fn line_text<'a>(
-    line: Line<'a>,
+    line: BatchLine<'a>,
     max_line: usize,
     out: &mut Vec<u8>,
 ) -> io::Result<Option<&'a str>> {
-    let Line::Text(bytes) = line else {
+    let BatchLine::Text(bytes) = line else {
         error_line(out, &format!("line longer than {max_line} bytes"))?;
         return Ok(None);
     };
@@ -508,7 +508,7 @@ fn line_text<'a>(
 
 /// Writes the JSON line answering one input line; nothing for a blank line.
 fn answer_line(
-    line: Line<'_>,
+    line: BatchLine<'_>,
     out: &mut Vec<u8>,
     max_line: usize,
     default_start: &GamePosition,
@@ -633,7 +633,7 @@ fn workers() -> usize {
 
 /// One colour's answer in `arbiter winnable`'s JSON.
 #[derive(Serialize)]
-struct WinnabilityJson {
+struct SideVerdict {
     verdict: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     helpmate: Option<Vec<String>>,
@@ -643,17 +643,17 @@ struct WinnabilityJson {
 #[derive(Serialize)]
 struct WinnableLine<'a> {
     fen: &'a str,
-    white: WinnabilityJson,
-    black: WinnabilityJson,
+    white: SideVerdict,
+    black: SideVerdict,
 }
 
-fn winnability_json(pos: &Position, color: Color, budget: SearchBudget) -> WinnabilityJson {
+fn winnability_json(pos: &Position, color: Color, budget: SearchBudget) -> SideVerdict {
     let verdict = analyse(pos, color, budget);
     let helpmate = match &verdict {
         Winnability::Winnable(line) => Some(line.iter().map(ToString::to_string).collect()),
         Winnability::Unwinnable | Winnability::Undetermined => None,
     };
-    WinnabilityJson { verdict: verdict.name(), helpmate }
+    SideVerdict { verdict: verdict.name(), helpmate }
 }
 
 /// Writes the JSON line for one FEN (or its error line).

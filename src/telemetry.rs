@@ -175,7 +175,7 @@ fn otlp_provider() -> Result<SdkTracerProvider, TelemetryError> {
 /// What one replayed game came to, for the metrics and the RPC span: a few
 /// words and counts, never the moves or the FEN.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GameReport {
+pub struct GameSummary {
     /// The notation the request asked for.
     pub notation: Notation,
     /// The rules: standard chess, Chess960 or one of lichess's variants.
@@ -190,7 +190,7 @@ pub struct GameReport {
     pub termination: Option<Termination>,
 }
 
-impl GameReport {
+impl GameSummary {
     /// The report of a replayed game of `moves` moves read as `notation`
     /// under `variant`: its first illegal move, if any, and its outcome.
     pub fn new(
@@ -199,8 +199,8 @@ impl GameReport {
         moves: usize,
         illegal_move: Option<&IllegalMove>,
         outcome: &Outcome,
-    ) -> GameReport {
-        GameReport {
+    ) -> GameSummary {
+        GameSummary {
             notation,
             variant,
             moves,

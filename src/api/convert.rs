@@ -30,8 +30,8 @@ fn start_position(
     fen: &str,
     number: Option<u32>,
     rules: Option<Rules>,
-    field: Field<'_>,
-    number_field: Field<'_>,
+    field: FieldPath<'_>,
+    number_field: FieldPath<'_>,
     limits: &Limits,
 ) -> Result<GamePosition, RequestError> {
     let fen = if fen.is_empty() {
@@ -59,7 +59,7 @@ fn start_position(
     })
 }
 
-fn check_fen_length(fen: &str, field: Field<'_>, limits: &Limits) -> Result<(), RequestError> {
+fn check_fen_length(fen: &str, field: FieldPath<'_>, limits: &Limits) -> Result<(), RequestError> {
     if fen.len() > limits.max_fen_bytes {
         return Err(RequestError::FenTooLong {
             field: field.to_string(),
@@ -71,7 +71,7 @@ fn check_fen_length(fen: &str, field: Field<'_>, limits: &Limits) -> Result<(), 
 }
 
 /// Refuses `name`, a chess option, with a variant.
-fn chess_only(set: bool, rules: Option<Rules>, field: Field<'_>) -> Result<(), RequestError> {
+fn chess_only(set: bool, rules: Option<Rules>, field: FieldPath<'_>) -> Result<(), RequestError> {
     match rules {
         Some(Rules::Variant(_)) if set => Err(RequestError::ConflictingFields {
             field: field.to_string(),
@@ -81,7 +81,11 @@ fn chess_only(set: bool, rules: Option<Rules>, field: Field<'_>) -> Result<(), R
     }
 }
 
-fn check_moves(moves: &MoveTexts, field: Field<'_>, limits: &Limits) -> Result<(), RequestError> {
+fn check_moves(
+    moves: &MoveTexts,
+    field: FieldPath<'_>,
+    limits: &Limits,
+) -> Result<(), RequestError> {
     if moves.len() > limits.max_moves {
         return Err(RequestError::TooManyMoves {
             field: field.to_string(),
@@ -92,7 +96,7 @@ fn check_moves(moves: &MoveTexts, field: Field<'_>, limits: &Limits) -> Result<(
     Ok(())
 }
 
-fn notation(value: i32, field: Field<'_>) -> Result<Notation, RequestError> {
+fn notation(value: i32, field: FieldPath<'_>) -> Result<Notation, RequestError> {
     match proto::Notation::try_from(value) {
         Ok(proto::Notation::Unspecified) => Ok(Notation::Auto),
         Ok(proto::Notation::Uci) => Ok(Notation::Uci),
@@ -102,7 +106,7 @@ fn notation(value: i32, field: Field<'_>) -> Result<Notation, RequestError> {
 }
 
 /// The flagged side: none for COLOR_UNSPECIFIED.
-fn flagged(value: i32, field: Field<'_>) -> Result<Option<Color>, RequestError> {
+fn flagged(value: i32, field: FieldPath<'_>) -> Result<Option<Color>, RequestError> {
     match proto::Color::try_from(value) {
         Ok(proto::Color::Unspecified) => Ok(None),
         Ok(proto::Color::White) => Ok(Some(Color::White)),
@@ -112,7 +116,7 @@ fn flagged(value: i32, field: Field<'_>) -> Result<Option<Color>, RequestError> 
 }
 
 /// The rules `variant` names, `None` for VARIANT_UNSPECIFIED.
-fn variant(value: i32, field: Field<'_>) -> Result<Option<Rules>, RequestError> {
+fn variant(value: i32, field: FieldPath<'_>) -> Result<Option<Rules>, RequestError> {
     use proto::Variant as V;
     Ok(Some(match V::try_from(value) {
         Ok(V::Unspecified) => return Ok(None),
@@ -132,18 +136,18 @@ fn variant(value: i32, field: Field<'_>) -> Result<Option<Rules>, RequestError> 
 /// A field path: `fen` at the top level, `game.fen` inside a stream
 /// request. Written out only for an error: a stream checks four per game.
 #[derive(Clone, Copy)]
-struct Field<'a> {
+struct FieldPath<'a> {
     prefix: &'a str,
     name: &'static str,
 }
 
-impl Field<'_> {
-    const fn top(name: &'static str) -> Field<'static> {
-        Field { prefix: "", name }
+impl FieldPath<'_> {
+    const fn top(name: &'static str) -> FieldPath<'static> {
+        FieldPath { prefix: "", name }
     }
 }
 
-impl fmt::Display for Field<'_> {
+impl fmt::Display for FieldPath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.prefix.is_empty() {
             write!(f, "{}.", self.prefix)?;
@@ -186,7 +190,7 @@ fn optional_ms(
 /// tag, or the periods and the delay.
 fn time_control(
     control: Option<proto::TimeControl>,
-    clock: Field<'_>,
+    clock: FieldPath<'_>,
 ) -> Result<TimeControl, RequestError> {
     let proto::TimeControl { tag, periods, delay } = control.unwrap_or_default();
     let field = format_args!("{clock}.time_control");
@@ -252,7 +256,7 @@ fn time_control(
 fn clock_record(
     clock: proto::GameClock,
     moves: usize,
-    field: Field<'_>,
+    field: FieldPath<'_>,
 ) -> Result<ClockRecord, RequestError> {
     let proto::GameClock { time_control: control, move_times, pending } = clock;
     let control = time_control(control, field)?;
@@ -303,7 +307,7 @@ impl GameRequest {
             include_winnability,
             clock,
         } = request;
-        let field = |name| Field { prefix, name };
+        let field = |name| FieldPath { prefix, name };
         let rules = variant(variant_value, field("variant"))?;
         let notation = notation(notation_value, field("notation"))?;
         let flagged = flagged(flagged_value, field("flagged"))?;
@@ -372,16 +376,16 @@ impl LegalMovesQuery {
             chess960_position,
             shredder_fen,
         } = request;
-        let rules = variant(variant_value, Field::top("variant"))?;
-        let notation = notation(notation_value, Field::top("notation"))?;
-        check_moves(&moves, Field::top("moves"), limits)?;
-        chess_only(shredder_fen, rules, Field::top("shredder_fen"))?;
+        let rules = variant(variant_value, FieldPath::top("variant"))?;
+        let notation = notation(notation_value, FieldPath::top("notation"))?;
+        check_moves(&moves, FieldPath::top("moves"), limits)?;
+        chess_only(shredder_fen, rules, FieldPath::top("shredder_fen"))?;
         let start = start_position(
             &fen,
             chess960_position,
             rules,
-            Field::top("fen"),
-            Field::top("chess960_position"),
+            FieldPath::top("fen"),
+            FieldPath::top("chess960_position"),
             limits,
         )?;
         let legal_moves_from = match from_square.as_str() {
@@ -421,7 +425,7 @@ impl PerftQuery {
     ) -> Result<PerftQuery, RequestError> {
         let proto::PerftRequest { fen, depth, divide, variant: variant_value, chess960_position } =
             request;
-        let rules = variant(variant_value, Field::top("variant"))?;
+        let rules = variant(variant_value, FieldPath::top("variant"))?;
         if depth > limits.max_perft_depth {
             return Err(RequestError::DepthTooLarge {
                 field: "depth".to_owned(),
@@ -433,8 +437,8 @@ impl PerftQuery {
             &fen,
             chess960_position,
             rules,
-            Field::top("fen"),
-            Field::top("chess960_position"),
+            FieldPath::top("fen"),
+            FieldPath::top("chess960_position"),
             limits,
         )?;
         Ok(PerftQuery { start, depth, divide })

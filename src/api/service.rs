@@ -15,7 +15,7 @@ use crate::admission::Admitted;
 use crate::cache::{self, CachedPrefix, ReplayCache};
 use crate::move_texts::MoveTexts;
 use crate::proto::{self, rules_service_server::RulesService};
-use crate::telemetry::GameReport;
+use crate::telemetry::GameSummary;
 use crate::telemetry::prometheus::{self, StreamGame};
 use arbiter_chess::{
     CastlingMode, GamePosition, Position, Replay, ReplayOptions, ReplayTail, Replayer, UciMove,
@@ -32,15 +32,15 @@ use crate::answer::{position_message, variant_position_message};
 /// The service, with its limits and the replay cache. Calls in flight are
 /// bounded outside it, by [`crate::admission`].
 #[derive(Clone, Debug)]
-pub struct Rules {
+pub struct Service {
     limits: Limits,
     cache: Option<Arc<ReplayCache>>,
 }
 
-impl Rules {
+impl Service {
     /// A service applying `limits`, replaying through `cache` if there is one.
-    pub fn new(limits: Limits, cache: Option<ReplayCache>) -> Rules {
-        Rules { limits, cache: cache.map(Arc::new) }
+    pub fn new(limits: Limits, cache: Option<ReplayCache>) -> Service {
+        Service { limits, cache: cache.map(Arc::new) }
     }
 
     /// The replay cache it shares with its clones, if it has one.
@@ -82,7 +82,7 @@ async fn replay_then<T: Send + 'static>(
     cache: Option<Arc<ReplayCache>>,
     limits: &Limits,
     respond: impl FnOnce(Replayed) -> T + Send + 'static,
-) -> Result<(T, GameReport), Status> {
+) -> Result<(T, GameSummary), Status> {
     let GameRequest { start, mut moves, options: _, clock } = game;
     let sent = moves.len();
     // A clock record decides the flag fall, and ends the moves to play
@@ -109,7 +109,7 @@ async fn replay_then<T: Send + 'static>(
                 }
                 let variant = proto::Variant::from(replay.position.variant());
                 let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
-                let report = GameReport::new(options.notation, variant, sent, illegal, outcome);
+                let report = GameSummary::new(options.notation, variant, sent, illegal, outcome);
                 report.count();
                 (respond(Replayed::Variant(replay)), report)
             })
@@ -126,7 +126,7 @@ async fn replay_then<T: Send + 'static>(
         || options.winnability
         || worth_a_full_look(&start)
         || limits.raised_analysis();
-    let answer = move |played: Played| {
+    let answer = move |played: PlayedMoves| {
         let mut replay = played.answer(&options);
         if let Some(run) = clock {
             replay.complete(&run, sent, late.as_deref(), &options);
@@ -137,11 +137,11 @@ async fn replay_then<T: Send + 'static>(
             CastlingMode::Chess960 => proto::Variant::Chess960,
         };
         let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
-        let report = GameReport::new(options.notation, variant, sent, illegal, outcome);
+        let report = GameSummary::new(options.notation, variant, sent, illegal, outcome);
         report.count();
         (respond(Replayed::Chess(replay)), report)
     };
-    let play = move || Played::play(cache, prefix, start, moves, &options);
+    let play = move || PlayedMoves::play(cache, prefix, start, moves, &options);
     if remaining > limits.blocking_moves || analysis {
         return run(true, move || answer(play())).await;
     }
@@ -153,12 +153,12 @@ async fn replay_then<T: Send + 'static>(
 
 /// A chess game's moves played, through the cache or not, before the
 /// final position's look and the answer.
-enum Played {
-    Cached(Arc<ReplayCache>, cache::Played),
+enum PlayedMoves {
+    Cached(Arc<ReplayCache>, cache::Replayed),
     Fresh(Box<(Replayer, ReplayTail)>),
 }
 
-impl Played {
+impl PlayedMoves {
     /// Plays `moves` from `start`, resuming from `prefix` with the cache.
     fn play(
         cache: Option<Arc<ReplayCache>>,
@@ -166,16 +166,16 @@ impl Played {
         start: Position,
         moves: MoveTexts,
         options: &ReplayOptions,
-    ) -> Played {
+    ) -> PlayedMoves {
         match (cache, prefix) {
             (Some(cache), Some(prefix)) => {
                 let played = cache.play(prefix, moves, options);
-                Played::Cached(cache, played)
+                PlayedMoves::Cached(cache, played)
             }
             _ => {
                 let mut replayer = Replayer::new(start, options.analysis);
                 let tail = replayer.extend(&moves.tail(0), options);
-                Played::Fresh(Box::new((replayer, tail)))
+                PlayedMoves::Fresh(Box::new((replayer, tail)))
             }
         }
     }
@@ -183,16 +183,16 @@ impl Played {
     /// Whether the answer will run the final position's full look.
     fn final_look_pending(&self) -> bool {
         match self {
-            Played::Cached(_, played) => played.final_look_pending(),
-            Played::Fresh(fresh) => fresh.0.final_look_pending(),
+            PlayedMoves::Cached(_, played) => played.final_look_pending(),
+            PlayedMoves::Fresh(fresh) => fresh.0.final_look_pending(),
         }
     }
 
     /// The answer, the final look included.
     fn answer(self, options: &ReplayOptions) -> Replay {
         match self {
-            Played::Cached(cache, played) => cache.answer(played, options),
-            Played::Fresh(fresh) => {
+            PlayedMoves::Cached(cache, played) => cache.answer(played, options),
+            PlayedMoves::Fresh(fresh) => {
                 let (replayer, tail) = *fresh;
                 replayer.answer(tail, options)
             }
@@ -319,7 +319,7 @@ fn pgn_games(
 }
 
 #[tonic::async_trait]
-impl RulesService for Rules {
+impl RulesService for Service {
     async fn validate_game(
         &self,
         request: Request<wire::ValidateGameRequest>,

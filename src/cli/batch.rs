@@ -27,7 +27,7 @@ const BLOCK_BYTES: usize = 16 << 10;
 
 /// One input line: its bytes (end of line included), or the note that it
 /// was longer than the limit (and skipped).
-pub(super) enum Line<'a> {
+pub(super) enum BatchLine<'a> {
     Text(&'a [u8]),
     TooLong,
 }
@@ -70,11 +70,11 @@ impl Block {
     }
 
     /// Answers every line of the block into its output buffer.
-    fn answer(&mut self, answer: &(impl Fn(Line<'_>, &mut Vec<u8>) -> io::Result<()> + Sync)) {
+    fn answer(&mut self, answer: &(impl Fn(BatchLine<'_>, &mut Vec<u8>) -> io::Result<()> + Sync)) {
         self.out.clear();
         self.error = None;
         for range in &self.lines {
-            let line = range.clone().map_or(Line::TooLong, |r| Line::Text(&self.text[r]));
+            let line = range.clone().map_or(BatchLine::TooLong, |r| BatchLine::Text(&self.text[r]));
             if let Err(err) = answer(line, &mut self.out) {
                 self.error = Some(err);
                 return;
@@ -96,7 +96,7 @@ fn skip_line(input: &mut dyn BufRead) -> io::Result<()> {
 }
 
 /// Reads `input` line by line (lines over `max_line` bytes are skipped and
-/// given to `answer` as [`Line::TooLong`]), has `answer` write each line's
+/// given to `answer` as [`BatchLine::TooLong`]), has `answer` write each line's
 /// answer on `workers` threads, and writes the answers to `out` in input
 /// order.
 ///
@@ -108,7 +108,7 @@ pub(super) fn run(
     max_line: usize,
     workers: usize,
     out: &mut impl Write,
-    answer: impl Fn(Line<'_>, &mut Vec<u8>) -> io::Result<()> + Sync,
+    answer: impl Fn(BatchLine<'_>, &mut Vec<u8>) -> io::Result<()> + Sync,
 ) -> io::Result<()> {
     let workers = workers.max(1);
     let in_flight = 2 * workers as u64;
@@ -184,8 +184,8 @@ mod tests {
     fn lengths(input: &[u8], max_line: usize, workers: usize) -> String {
         let mut out = Vec::new();
         run(&mut &input[..], max_line, workers, &mut out, |line, out| match line {
-            Line::Text(text) => writeln!(out, "{}", text.len()),
-            Line::TooLong => writeln!(out, "long"),
+            BatchLine::Text(text) => writeln!(out, "{}", text.len()),
+            BatchLine::TooLong => writeln!(out, "long"),
         })
         .unwrap();
         String::from_utf8(out).unwrap()

@@ -18,7 +18,7 @@ use metrics::{
 };
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
-use super::{GameReport, TelemetryError};
+use super::{GameSummary, TelemetryError};
 use crate::proto;
 use arbiter_chess::{IllegalReason, Notation, Termination};
 use arbiter_pgn::ClockReport;
@@ -237,7 +237,7 @@ fn variant_label(variant: proto::Variant) -> &'static str {
 /// Every game of every call counts its request and moves, so those handles
 /// are registered once (as [`super::rpc`] does) rather than looked up by
 /// name and labels each time.
-pub fn count_game(game: &GameReport) {
+pub fn count_game(game: &GameSummary) {
     // By the contract's value of the variant (1 to 9; 0 is never counted).
     static REQUESTS: [[OnceLock<Counter>; 3]; 10] = [const { [const { OnceLock::new() }; 3] }; 10];
     static MOVES: OnceLock<Counter> = OnceLock::new();

@@ -43,13 +43,13 @@ fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Started, GameError> 
 }
 
 /// A game the moves of a PGN line are played in, by its rules.
-trait Rules: Clone {
+trait PlaysText: Clone {
     /// Plays the move `text` (SAN or UCI), with its canonical SAN when
     /// `san`.
     fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal>;
 }
 
-impl Rules for Game {
+impl PlaysText for Game {
     // Inlined into the mainline's loop, as the call was before variants:
     // out of line, it costs about 4 % of a whole `arbiter pgn` run.
     #[inline(always)]
@@ -62,7 +62,7 @@ impl Rules for Game {
     }
 }
 
-impl Rules for VariantGame {
+impl PlaysText for VariantGame {
     /// The SAN is always made (the check needs it), and kept when `san`.
     fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal> {
         let ply = self.play_checked(text, &ReplayOptions::default())?;
@@ -413,7 +413,7 @@ struct Mainline {
 // Inlined into each of its two callers: out of line, the loop's code for
 // chess costs about 2 % more of an `arbiter pgn` run.
 #[inline(always)]
-fn check_mainline<G: Rules>(game: &mut PgnGame, mut played: G, sans: bool) -> (Mainline, G) {
+fn check_mainline<G: PlaysText>(game: &mut PgnGame, mut played: G, sans: bool) -> (Mainline, G) {
     let PgnGame { text, mainline, syntax_errors, .. } = game;
     // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
     // a slice of it on character boundaries.
@@ -477,7 +477,7 @@ fn move_text(bytes: &[u8]) -> &str {
 }
 
 /// Checks the variations replacing move `ply` of a line, each from `before`.
-fn check_variations<G: Rules>(
+fn check_variations<G: PlaysText>(
     text: &[u8],
     variations: &mut [Line],
     ply: usize,
@@ -493,7 +493,7 @@ fn check_variations<G: Rules>(
 }
 
 /// Plays a variation from `game`, up to its first illegal move.
-fn check_line<G: Rules>(
+fn check_line<G: PlaysText>(
     text: &[u8],
     line: &mut Line,
     mut game: G,

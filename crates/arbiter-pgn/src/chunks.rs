@@ -73,7 +73,7 @@ fn movetext_before(text: &[u8], at: usize) -> Option<bool> {
 }
 
 /// Where the search for a split stands in a chunk's text.
-enum Search {
+enum SplitSearch {
     /// A split before this line start: the line is whole in the text.
     Found(usize),
     /// None yet: the search goes on from here when more text comes.
@@ -90,21 +90,21 @@ fn blank_line_before(text: &[u8], at: usize) -> bool {
 /// The first place at or after `from` where a game most likely begins: a
 /// `[` starting a line whose whole line is in `text`, after a line of
 /// movetext, or an `Event` tag after a blank line (files of tags only).
-fn find_split(text: &[u8], from: usize) -> Search {
+fn find_split(text: &[u8], from: usize) -> SplitSearch {
     let finder = memchr::memmem::Finder::new(b"\n[");
     let mut search = from.saturating_sub(1);
     while let Some(k) = finder.find(&text[search..]) {
         let at = search + k + 1;
         if memchr::memchr(b'\n', &text[at..]).is_none() {
-            return Search::From(at - 1);
+            return SplitSearch::From(at - 1);
         }
         let event = text[at..].starts_with(b"[Event ") && blank_line_before(text, at);
         if event || movetext_before(text, at) == Some(true) {
-            return Search::Found(at);
+            return SplitSearch::Found(at);
         }
         search = at;
     }
-    Search::From(text.len().saturating_sub(1).max(from.saturating_sub(1)))
+    SplitSearch::From(text.len().saturating_sub(1).max(from.saturating_sub(1)))
 }
 
 /// Splits a stream into [`Chunk`]s of about `CHUNK_BYTES` (or the size given
@@ -167,8 +167,8 @@ impl<R: BufRead> ChunkReader<R> {
             let len = chunk.text.len();
             if len >= self.size {
                 match find_split(&chunk.text, from) {
-                    Search::Found(at) => break (Split::Line, at),
-                    Search::From(at) => from = at,
+                    SplitSearch::Found(at) => break (Split::Line, at),
+                    SplitSearch::From(at) => from = at,
                 }
             }
             if self.ended {

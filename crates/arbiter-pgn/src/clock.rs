@@ -30,7 +30,7 @@ use std::fmt;
 
 use arbiter_chess::{Color, GameResult, Period, TimeControl, TimeControlError};
 
-use super::parse::{Clock, MoveNode, PgnGame};
+use super::parse::{ClockTime, MoveNode, PgnGame};
 use super::terms::ResultToken;
 
 /// What a clock finding says.
@@ -92,7 +92,7 @@ pub struct ClockFinding {
 impl fmt::Display for ClockFinding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let side = self.side.name();
-        let time = |ms: Option<u64>| Clock { millis: ms.unwrap_or_default() };
+        let time = |ms: Option<u64>| ClockTime { millis: ms.unwrap_or_default() };
         let (reading, emt, limit) = (time(self.reading_ms), time(self.emt_ms), time(self.limit_ms));
         match self.kind {
             ClockFindingKind::StartAboveBase => {

@@ -33,6 +33,6 @@ pub use check::{
 pub use chunks::{Chunk, ChunkGames, ChunkReader, Ending, Joiner, Split, read_in_chunks};
 pub use clock::{ClockFinding, ClockFindingKind, ClockReport, clock_report};
 pub use export::write_canonical;
-pub use parse::{Clock, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, Times, parse_game};
+pub use parse::{ClockTime, Line, MAX_VARIATION_DEPTH, MoveNode, PgnGame, Span, Times, parse_game};
 pub use reader::{GameReader, RawGame, ReaderOptions, Splitter};
 pub use start::{GameError, rules_of, start_position};

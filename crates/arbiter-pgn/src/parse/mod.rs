@@ -46,11 +46,11 @@ impl Span {
 /// after the move) or `[%emt H:MM:SS]` (the time the move took), to the
 /// millisecond.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Clock {
+pub struct ClockTime {
     pub millis: u64,
 }
 
-impl fmt::Display for Clock {
+impl fmt::Display for ClockTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let secs = self.millis / 1000;
         write!(f, "{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)?;
@@ -210,9 +210,9 @@ fn unescape(raw: &[u8]) -> Cow<'_, str> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Times {
     /// `[%clk H:MM:SS(.f)]`: the mover's remaining time after the move.
-    pub clk: Option<Clock>,
+    pub clk: Option<ClockTime>,
     /// `[%emt H:MM:SS(.f)]`: the time the move took.
-    pub emt: Option<Clock>,
+    pub emt: Option<ClockTime>,
 }
 
 /// Reads the first `[%clk ...]` and `[%emt ...]` of a comment into the
@@ -248,7 +248,7 @@ fn read_times(comment: &[u8], times: &mut Times) {
 /// or a space: at most nine digits a number, minutes and seconds under
 /// 60, the fraction to the millisecond (digits past the third dropped).
 /// One pass over the bytes: a lichess game has one a move.
-fn read_time(rest: &[u8]) -> Option<Clock> {
+fn read_time(rest: &[u8]) -> Option<ClockTime> {
     let mut at = rest.iter().position(|b| !b.is_ascii_whitespace())?;
     let number = |at: &mut usize| -> Option<u64> {
         let start = *at;
@@ -284,7 +284,7 @@ fn read_time(rest: &[u8]) -> Option<Clock> {
         }
     }
     rest.get(at).filter(|&&b| b == b']' || b.is_ascii_whitespace())?;
-    Some(Clock { millis: ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis })
+    Some(ClockTime { millis: ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis })
 }
 
 /// Reads one game's text (as [`super::GameReader`] cuts it).
@@ -480,7 +480,7 @@ mod tests {
                 (None, None)
             ]
         );
-        assert_eq!(Clock { millis: 3_600_500 }.to_string(), "1:00:00.5");
+        assert_eq!(ClockTime { millis: 3_600_500 }.to_string(), "1:00:00.5");
         // Every shape read or refused, with no overflow on long numbers.
         for (text, millis) in [
             ("0:05:00]", Some(300_000)),
@@ -502,7 +502,7 @@ mod tests {
         ] {
             assert_eq!(read_time(text.as_bytes()).map(|c| c.millis), millis, "{text}");
         }
-        assert_eq!(Clock { millis: 192_000 }.to_string(), "0:03:12");
+        assert_eq!(ClockTime { millis: 192_000 }.to_string(), "0:03:12");
     }
 
     #[test]

@@ -141,11 +141,11 @@ pub(crate) struct Analyser {
 /// Where an [`Analyser`] stands.
 enum State {
     Decided(Winnability),
-    Open(Box<Open>),
+    Open(Box<OpenAnalysis>),
 }
 
 /// The work of an analysis still open.
-struct Open {
+struct OpenAnalysis {
     pos: Position,
     search: Search,
     walk: Walker,
@@ -170,7 +170,7 @@ impl Analyser {
         } else if statically_unwinnable(pos, winner) {
             State::Decided(Winnability::Unwinnable)
         } else {
-            State::Open(Box::new(Open {
+            State::Open(Box::new(OpenAnalysis {
                 pos: pos.clone(),
                 search: Search::new(pos, winner, ceiling.nodes),
                 walk: Walker::new(pos),
@@ -198,7 +198,7 @@ impl Analyser {
     }
 }
 
-impl Open {
+impl OpenAnalysis {
     fn run(&mut self, limit: u64) -> Winnability {
         let (pos, search, walk) = (&self.pos, &mut self.search, &mut self.walk);
         search.limit = limit;
