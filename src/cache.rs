@@ -274,20 +274,20 @@ impl ReplayCache {
 
     /// The moves of [`ReplayCache::finish`]: plays those that remain after
     /// `prefix`, and stops before the final position's look, which
-    /// [`ReplayCache::answer`] takes ([`Replayed::final_look_pending`] says
+    /// [`ReplayCache::answer`] takes ([`PlayedList::final_look_pending`] says
     /// whether it may run long).
     pub fn play(
         &self,
         prefix: CachedPrefix,
         moves: MoveTexts,
         options: &ReplayOptions,
-    ) -> Replayed {
+    ) -> PlayedList {
         let CachedPrefix { start, found, hashes } = prefix;
         let (entry, key) = match found {
             Found::Shared(entry) => {
                 let &(len, hash) = hashes.last().expect("a shared entry was looked up");
                 let key = Key::new(hash, start, options, moves, len);
-                return Replayed(Resumed::Repeat(entry, key));
+                return PlayedList(Resumed::Repeat(entry, key));
             }
             Found::Taken(entry, key) => (entry, Some(key)),
             // Started here, not in `resume`: the start position may get the
@@ -303,7 +303,7 @@ impl ReplayCache {
         let Entry { mut replayer, legal_moves } = entry;
         let done = replayer.plies().len();
         let tail = replayer.extend(&moves.tail(done), options);
-        Replayed(Resumed::Extended(Box::new(Extended {
+        PlayedList(Resumed::Extended(Box::new(Extended {
             start,
             hashes,
             key,
@@ -316,7 +316,7 @@ impl ReplayCache {
 
     /// The answer to what [`ReplayCache::play`] played: the final
     /// position's look, the answer, and the longer state kept.
-    pub fn answer(&self, played: Replayed, options: &ReplayOptions) -> Replay {
+    pub fn answer(&self, played: PlayedList, options: &ReplayOptions) -> Replay {
         let extended = match played.0 {
             Resumed::Repeat(entry, key) => return self.answer_repeat(&entry, key, options),
             Resumed::Extended(extended) => *extended,
@@ -536,7 +536,7 @@ enum Found {
 /// The moves of a list played by [`ReplayCache::play`], waiting for
 /// [`ReplayCache::answer`].
 #[derive(Debug)]
-pub struct Replayed(Resumed);
+pub struct PlayedList(Resumed);
 
 #[derive(Debug)]
 enum Resumed {
@@ -560,7 +560,7 @@ struct Extended {
     tail: ReplayTail,
 }
 
-impl Replayed {
+impl PlayedList {
     /// Whether the answer will give the final position the full
     /// dead-position analysis, which may take up to about a second: then it
     /// belongs on the blocking pool. A repeat answers from its entry's

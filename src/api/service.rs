@@ -154,7 +154,7 @@ async fn replay_then<T: Send + 'static>(
 /// A chess game's moves played, through the cache or not, before the
 /// final position's look and the answer.
 enum PlayedMoves {
-    Cached(Arc<ReplayCache>, cache::Replayed),
+    Cached(Arc<ReplayCache>, cache::PlayedList),
     Fresh(Box<(Replayer, ReplayTail)>),
 }
 
