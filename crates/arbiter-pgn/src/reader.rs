@@ -448,12 +448,17 @@ impl Cutter {
                 // Wait for that line, within a limit of its own.
                 return Next::More;
             }
-            let mut text = self.buf[self.pos..avail].to_vec();
-            if tag_like {
+            // Copied only to end the partial line: all the text here may be
+            // a whole file, and a copy of it a game would take time that
+            // grows with its square.
+            let end = if tag_like {
+                let mut text = self.buf[self.pos..avail].to_vec();
                 text.extend_from_slice(&partial[..partial.len().min(max + 1)]);
                 text.push(b'\n');
-            }
-            let end = Cutter::cut(self.parse, &mut self.spare, &text, false);
+                Cutter::cut(self.parse, &mut self.spare, &text, false)
+            } else {
+                Cutter::cut(self.parse, &mut self.spare, &self.buf[self.pos..avail], false)
+            };
             return match end {
                 Some((end, parsed)) if end <= (avail - self.pos).min(max) => self.take(end, parsed),
                 _ => {
