@@ -25,7 +25,10 @@ pub fn duration(ms: u64) -> prost_types::Duration {
 /// Appends the proto3 JSON of `duration`: a string of its seconds with 0,
 /// 3, 6 or 9 decimals (as few as are exact) and an `s`, `"12.500s"`,
 /// `"-0.000001s"`. Answers write one a ply, so the digits are put down
-/// by hand rather than through the formatting machinery.
+/// by hand rather than through the formatting machinery, and inlined: where
+/// the Duration was just made from milliseconds its sign and finer
+/// fractions are known, and their checks fold away.
+#[inline]
 pub fn push_duration_json(out: &mut Vec<u8>, duration: &prost_types::Duration) {
     let prost_types::Duration { seconds, nanos } = *duration;
     out.push(b'"');
@@ -36,9 +39,9 @@ pub fn push_duration_json(out: &mut Vec<u8>, duration: &prost_types::Duration) {
     let nanos = nanos.unsigned_abs();
     match nanos {
         0 => {}
-        n if n.is_multiple_of(1_000_000) => push_fraction(out, n / 1_000_000, 3),
-        n if n.is_multiple_of(1_000) => push_fraction(out, n / 1_000, 6),
-        n => push_fraction(out, n, 9),
+        n if n.is_multiple_of(1_000_000) => push_fraction::<3>(out, n / 1_000_000),
+        n if n.is_multiple_of(1_000) => push_fraction::<6>(out, n / 1_000),
+        n => push_fraction::<9>(out, n),
     }
     out.extend_from_slice(b"s\"");
 }
@@ -50,23 +53,25 @@ pub fn push_seconds(out: &mut Vec<u8>, ms: u64) {
     // Below a thousand.
     match (ms % 1000) as u32 {
         0 => {}
-        f if f.is_multiple_of(100) => push_fraction(out, f / 100, 1),
-        f if f.is_multiple_of(10) => push_fraction(out, f / 10, 2),
-        f => push_fraction(out, f, 3),
+        f if f.is_multiple_of(100) => push_fraction::<1>(out, f / 100),
+        f if f.is_multiple_of(10) => push_fraction::<2>(out, f / 10),
+        f => push_fraction::<3>(out, f),
     }
 }
 
-/// Appends `.` and `digits` decimals holding `frac` (below `10^digits`),
-/// zeros first: `(5, 3)` is `.005`.
-fn push_fraction(out: &mut Vec<u8>, frac: u32, digits: usize) {
-    debug_assert!(digits <= 9 && u64::from(frac) < 10u64.pow(digits as u32));
+/// Appends `.` and `DIGITS` decimals holding `frac` (below `10^DIGITS`),
+/// zeros first: `::<3>(5)` is `.005`. The count is a constant so that the
+/// digits are one copy of fixed length, not a call to `memcpy`.
+#[inline]
+fn push_fraction<const DIGITS: usize>(out: &mut Vec<u8>, frac: u32) {
+    debug_assert!(DIGITS <= 9 && u64::from(frac) < 10u64.pow(DIGITS as u32));
     let mut text = [b'.'; 10];
     let mut rest = frac;
-    for digit in text[1..=digits].iter_mut().rev() {
+    for digit in text[1..=DIGITS].iter_mut().rev() {
         *digit = b'0' + (rest % 10) as u8;
         rest /= 10;
     }
-    out.extend_from_slice(&text[..=digits]);
+    out.extend_from_slice(&text[..=DIGITS]);
 }
 
 #[cfg(test)]
