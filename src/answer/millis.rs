@@ -25,10 +25,11 @@ pub fn duration(ms: u64) -> prost_types::Duration {
 /// Appends the proto3 JSON of `duration`: a string of its seconds with 0,
 /// 3, 6 or 9 decimals (as few as are exact) and an `s`, `"12.500s"`,
 /// `"-0.000001s"`. Answers write one a ply, so the digits are put down
-/// by hand rather than through the formatting machinery, and inlined: where
-/// the Duration was just made from milliseconds its sign and finer
-/// fractions are known, and their checks fold away.
-#[inline]
+/// by hand rather than through the formatting machinery, and always
+/// inlined: where the Duration was just made from milliseconds its sign and
+/// finer fractions are known, and their checks fold away (out of line, a
+/// clocked `validate --batch` took 2 % more instructions).
+#[inline(always)]
 pub fn push_duration_json(out: &mut Vec<u8>, duration: &prost_types::Duration) {
     let prost_types::Duration { seconds, nanos } = *duration;
     out.push(b'"');
