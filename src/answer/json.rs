@@ -19,7 +19,8 @@ use std::mem::MaybeUninit;
 
 use serde::Serialize;
 
-use crate::answer::{final_position_listing, push_decimal, push_seconds, variant_final_position};
+use crate::answer::millis::{duration, push_duration_json};
+use crate::answer::{final_position_listing, push_decimal, variant_final_position};
 use crate::proto;
 use arbiter_chess::{
     CastlingMode, ClockRecord, Fen, GamePosition, LegalMove, Played, PlyRecord, Position, Replay,
@@ -59,7 +60,7 @@ struct PositionJson<'a> {
     fullmove_number: u32,
     legal_moves: LegalMovesJson<'a>,
     winnability: Option<WinnabilityJson<'a>>,
-    clocks: Option<RemainingTimesJson>,
+    clocks: Option<RemainingTimesJson<'a>>,
 }
 
 /// A position's listed legal moves: a chess replay's own (dozens a
@@ -70,24 +71,11 @@ enum LegalMovesJson<'a> {
     Messages(&'a [proto::LegalMove]),
 }
 
-#[derive(Debug, Serialize)]
-struct RemainingTimesJson {
-    white: Option<String>,
-    black: Option<String>,
-}
-
-/// A `google.protobuf.Duration` in proto3 JSON: seconds with 0, 3, 6 or 9
-/// decimals and an `s` (`"12.500s"`).
-pub fn duration_json(duration: &prost_types::Duration) -> String {
-    let prost_types::Duration { seconds, nanos } = *duration;
-    let sign = if seconds < 0 || nanos < 0 { "-" } else { "" };
-    let (seconds, nanos) = (seconds.unsigned_abs(), nanos.unsigned_abs());
-    match nanos {
-        0 => format!("{sign}{seconds}s"),
-        n if n % 1_000_000 == 0 => format!("{sign}{seconds}.{:03}s", n / 1_000_000),
-        n if n % 1_000 == 0 => format!("{sign}{seconds}.{:06}s", n / 1_000),
-        n => format!("{sign}{seconds}.{n:09}s"),
-    }
+/// A `RemainingTimes`, written by [`RemainingTimesJson::write`].
+#[derive(Debug)]
+struct RemainingTimesJson<'a> {
+    white: Option<&'a prost_types::Duration>,
+    black: Option<&'a prost_types::Duration>,
 }
 
 #[derive(Debug, Serialize)]
@@ -480,10 +468,8 @@ fn write_ply(out: &mut Vec<u8>, ply: PlyParts<'_>, comma: bool) {
     });
     let out = run.finish();
     if let Some(ms) = clock_ms {
-        // As `duration_json` writes the Duration of `ms`.
-        out.extend_from_slice(b",\"clock\":\"");
-        push_seconds(out, ms, true);
-        out.extend_from_slice(b"s\"");
+        out.extend_from_slice(b",\"clock\":");
+        push_duration_json(out, &duration(ms));
     }
     out.push(b'}');
 }
@@ -533,9 +519,8 @@ fn write_variant_ply(out: &mut Vec<u8>, ply: &VariantPly, clock_ms: Option<u64>,
         b",\"canonicalInput\":false"
     });
     if let Some(ms) = clock_ms {
-        out.extend_from_slice(b",\"clock\":\"");
-        push_seconds(out, ms, true);
-        out.extend_from_slice(b"s\"");
+        out.extend_from_slice(b",\"clock\":");
+        push_duration_json(out, &duration(ms));
     }
     out.push(b'}');
 }
@@ -580,10 +565,7 @@ impl<'a> From<&'a proto::Position> for PositionJson<'a> {
             }),
             clocks: clocks.as_ref().map(|times| {
                 let proto::RemainingTimes { white, black } = times;
-                RemainingTimesJson {
-                    white: white.as_ref().map(duration_json),
-                    black: black.as_ref().map(duration_json),
-                }
+                RemainingTimesJson { white: white.as_ref(), black: black.as_ref() }
             }),
         }
     }
@@ -643,9 +625,27 @@ impl PositionJson<'_> {
         }
         out.push(b']');
         write_field(out, "winnability", winnability.as_ref())?;
-        write_field(out, "clocks", clocks.as_ref())?;
+        if let Some(clocks) = clocks {
+            clocks.write(out);
+        }
         out.push(b'}');
         Ok(())
+    }
+}
+
+impl RemainingTimesJson<'_> {
+    /// Writes the field after a comma, both times always (`null` for a
+    /// missing one, as a serializer would).
+    fn write(&self, out: &mut Vec<u8>) {
+        let RemainingTimesJson { white, black } = self;
+        for (name, time) in [(&b",\"clocks\":{\"white\":"[..], white), (b",\"black\":", black)] {
+            out.extend_from_slice(name);
+            match time {
+                Some(time) => push_duration_json(out, time),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        out.push(b'}');
     }
 }
 
@@ -721,25 +721,6 @@ mod tests {
         let mut out = Vec::new();
         GameJson::new(&replay, &messages).write_json(&mut out).unwrap();
         String::from_utf8(out).unwrap()
-    }
-
-    /// A ply's clock is written as `duration_json` writes its Duration,
-    /// and the JSON numbers of `arbiter pgn --json` read back exactly.
-    #[test]
-    fn times_are_written_as_their_durations() {
-        let mut rng = SmallRng::seed_from_u64(33);
-        let samples = [0, 1, 10, 100, 999, 1000, 1001, 12_500, 59_000, 10_000_000_000];
-        for ms in samples.into_iter().chain((0..2000).map(|_| rng.next_u64() % 20_000_000_000)) {
-            let mut written = Vec::new();
-            crate::answer::push_seconds(&mut written, ms, true);
-            written.push(b's');
-            let expected = duration_json(&crate::answer::duration(ms));
-            assert_eq!(String::from_utf8(written).unwrap(), expected, "{ms}");
-            let mut number = Vec::new();
-            crate::answer::push_seconds(&mut number, ms, false);
-            let read: f64 = String::from_utf8(number).unwrap().parse().unwrap();
-            assert_eq!((read * 1000.0).round() as u64, ms);
-        }
     }
 
     #[test]
@@ -858,8 +839,12 @@ mod tests {
                 }
                 assert_eq!(position.get("clocks").is_some(), clocks.is_some());
                 if let Some(proto::RemainingTimes { white, black }) = clocks {
-                    assert_eq!(position["clocks"]["white"], duration_json(white.as_ref().unwrap()));
-                    assert_eq!(position["clocks"]["black"], duration_json(black.as_ref().unwrap()));
+                    for (name, time) in [("white", white), ("black", black)] {
+                        let mut text = Vec::new();
+                        push_duration_json(&mut text, time.as_ref().unwrap());
+                        let expected: serde_json::Value = serde_json::from_slice(&text).unwrap();
+                        assert_eq!(position["clocks"][name], expected);
+                    }
                 }
             }
         }

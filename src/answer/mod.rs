@@ -9,6 +9,7 @@
 //!   `arbiter validate`;
 //! - [`pgn_json`]: the JSON line of a game of `arbiter pgn --json`, in the
 //!   same shape;
+//! - [`millis`]: the times in them, each form written in one place;
 //! - the wire bytes of `ValidateGameResponse` and `ValidateGamesResponse`
 //!   that the server writes straight from the replay for the game calls:
 //!   [`GameAnswer`](crate::api::wire::GameAnswer) and
@@ -21,8 +22,10 @@
 //! byte-for-byte and JSON tests hold the hand-written forms to this one.
 
 pub mod json;
+pub mod millis;
 pub mod pgn_json;
 
+use crate::answer::millis::duration;
 use crate::proto;
 use arbiter_chess::{
     CastlingMode, ClaimableDraw, Color, DrawClaims, GameResult, IllegalMove, IllegalReason,
@@ -78,30 +81,6 @@ pub fn final_position_listing(replay: &Replay, legal_moves: &[LegalMove]) -> pro
     message
 }
 
-/// Milliseconds written as seconds, exactly, without the formatting
-/// machinery (answers write one a ply): `12.5` as a JSON number, or with
-/// `three_decimals` `12.500` as proto3 JSON writes a Duration's seconds
-/// (`12` either way for whole seconds).
-pub fn push_seconds(out: &mut Vec<u8>, ms: u64, three_decimals: bool) {
-    push_decimal(out, ms / 1000);
-    let frac = ms % 1000;
-    if frac != 0 {
-        let decimals = [
-            b'.',
-            b'0' + (frac / 100) as u8,
-            b'0' + (frac / 10 % 10) as u8,
-            b'0' + (frac % 10) as u8,
-        ];
-        let len = match frac {
-            _ if three_decimals => 4,
-            f if f.is_multiple_of(100) => 2,
-            f if f.is_multiple_of(10) => 3,
-            _ => 4,
-        };
-        out.extend_from_slice(&decimals[..len]);
-    }
-}
-
 /// `n` in decimal digits, without the formatting machinery.
 pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
@@ -115,12 +94,6 @@ pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
         }
     }
     out.extend_from_slice(&digits[at..]);
-}
-
-/// A time in whole milliseconds as a `google.protobuf.Duration`.
-pub fn duration(ms: u64) -> prost_types::Duration {
-    // At most MAX_SECONDS (10^7 s): both fit.
-    prost_types::Duration { seconds: (ms / 1000) as i64, nanos: (ms % 1000 * 1_000_000) as i32 }
 }
 
 /// A PGN game's clock record as `PgnClock`.

@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use crate::answer::push_seconds;
+use crate::answer::millis::push_seconds;
 use crate::proto;
 use arbiter_chess::{Color, IllegalMove};
 use arbiter_pgn::{ClockFinding, ClockReport, GameReport, VariationError, Verdict};
@@ -170,17 +170,12 @@ fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
     Ok(())
 }
 
-/// Milliseconds as a JSON number of seconds, exactly (`2.5`, `0.001`).
-fn seconds(out: &mut Vec<u8>, ms: u64) -> io::Result<()> {
-    push_seconds(out, ms, false);
-    Ok(())
-}
-
 /// `"name":seconds` after a comma, when there is a time.
 fn seconds_field(out: &mut Vec<u8>, name: &str, ms: Option<u64>) -> io::Result<()> {
     let Some(ms) = ms else { return Ok(()) };
     write!(out, ",\"{name}\":")?;
-    seconds(out, ms)
+    push_seconds(out, ms);
+    Ok(())
 }
 
 /// The game's `clock`: the control's periods, the time each ply took and
@@ -204,9 +199,9 @@ fn write_clock(report: &ClockReport, out: &mut Vec<u8>) -> io::Result<()> {
     out.extend_from_slice(b",\"periods\":[");
     for (i, period) in report.periods().iter().enumerate() {
         write!(out, "{}{{\"moves\":{},\"seconds\":", if i > 0 { "," } else { "" }, period.moves)?;
-        seconds(out, period.time_ms)?;
+        push_seconds(out, period.time_ms);
         out.extend_from_slice(b",\"increment\":");
-        seconds(out, period.increment_ms)?;
+        push_seconds(out, period.increment_ms);
         out.push(b'}');
     }
     out.extend_from_slice(b"]},\"elapsed\":[");
@@ -215,7 +210,7 @@ fn write_clock(report: &ClockReport, out: &mut Vec<u8>) -> io::Result<()> {
             out.push(b',');
         }
         match elapsed {
-            Some(ms) => seconds(out, *ms)?,
+            Some(ms) => push_seconds(out, *ms),
             None => out.extend_from_slice(b"null"),
         }
     }

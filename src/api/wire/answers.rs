@@ -383,12 +383,13 @@ fn put_ply_in_full(ply: &PlyRecord, clock_ms: Option<u64>, out: &mut Writer) {
     }
 }
 
-/// The content of a `google.protobuf.Duration` of `ms` milliseconds, as
-/// [`crate::answer::duration`] builds it: seconds and nanoseconds, each
-/// left out when 0, at most 17 bytes (the seconds' key and up to 10 bytes
-/// of varint, the nanoseconds' key and up to 5).
-/// The nanoseconds' field comes from a table of the thousand: a clocked
-/// answer writes one a ply.
+/// The content of a `google.protobuf.Duration` of `ms` milliseconds, the
+/// one writer of its wire bytes: the bytes prost writes for the message
+/// that [`crate::answer::millis::duration`] builds, seconds and
+/// nanoseconds each left out when 0, at most 17 bytes (the seconds' key
+/// and up to 10 bytes of varint, the nanoseconds' key and up to 5). The
+/// nanoseconds' field comes from a table of the thousand: a clocked answer
+/// writes one a ply.
 #[inline]
 fn duration_content(ms: u64) -> ([u8; 18], usize) {
     let mut content = [0; 18];
@@ -557,6 +558,7 @@ impl Encode for StreamAnswer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::answer::millis::duration;
     use prost::Message;
 
     fn written(message: &impl Encode) -> Vec<u8> {
@@ -571,11 +573,7 @@ mod tests {
     fn durations_are_written_as_prost_writes_them() {
         for ms in [0, 1, 999, 1000, 12_500, 59_999, 1 << 40, u64::MAX / 2, u64::MAX] {
             let (content, len) = duration_content(ms);
-            let expected = prost_types::Duration {
-                seconds: (ms / 1000) as i64,
-                nanos: (ms % 1000 * 1_000_000) as i32,
-            };
-            assert_eq!(&content[..len], expected.encode_to_vec(), "{ms}");
+            assert_eq!(&content[..len], duration(ms).encode_to_vec(), "{ms}");
         }
     }
 
