@@ -21,6 +21,8 @@ pub struct ZeroWindow {
     connection: JoinHandle<()>,
     /// The streams open, kept so that none is reset by being dropped.
     open: Vec<(http::Response<RecvStream>, SendStream<Bytes>)>,
+    /// The streams sent without waiting for their headers, kept likewise.
+    sent: Vec<(ResponseFuture, SendStream<Bytes>)>,
 }
 
 /// What the server's headers said of a call.
@@ -57,25 +59,38 @@ impl ZeroWindow {
         let connection = tokio::spawn(async move {
             let _ = connection.await;
         });
-        ZeroWindow { send, connection, open: Vec::new() }
+        ZeroWindow { send, connection, open: Vec::new(), sent: Vec::new() }
     }
 
-    /// Sends a call of `method` (as `ValidateGame`) with `message`, ending
-    /// the request when `end` (a unary call) or leaving it open (a stream),
-    /// and waits for the server's headers.
-    pub async fn call(&mut self, method: &str, message: &[u8], end: bool) -> Headers {
+    /// Opens a call of `method` (as `ValidateGame`) with `message`, ending
+    /// the request when `end` (a unary call) or leaving it open (a stream);
+    /// `None` once the server has closed the connection.
+    async fn open_call(
+        &mut self,
+        method: &str,
+        message: &[u8],
+        end: bool,
+    ) -> Option<(ResponseFuture, SendStream<Bytes>)> {
         let request =
             http::Request::post(format!("http://127.0.0.1/arbiter.v1.RulesService/{method}"))
                 .header("content-type", "application/grpc")
                 .header("te", "trailers")
                 .body(())
                 .unwrap();
-        let mut send = self.send.clone().ready().await.expect("a stream may be opened");
-        let (response, mut body): (ResponseFuture, SendStream<Bytes>) =
-            send.send_request(request, false).expect("request sent");
+        let mut send = self.send.clone().ready().await.ok()?;
+        let (response, mut body) = send.send_request(request, false).ok()?;
         // A call shed on its headers may be answered, and its stream
         // closed, before its message goes out: the answer tells.
         let _ = body.send_data(grpc_frame(message), end);
+        Some((response, body))
+    }
+
+    /// Sends a call of `method` (as `ValidateGame`) with `message`, ending
+    /// the request when `end` (a unary call) or leaving it open (a stream),
+    /// and waits for the server's headers.
+    pub async fn call(&mut self, method: &str, message: &[u8], end: bool) -> Headers {
+        let (response, body) =
+            self.open_call(method, message, end).await.expect("a stream may be opened");
         let response = response.await.expect("the server's headers");
         let status = response
             .headers()
@@ -83,6 +98,15 @@ impl ZeroWindow {
             .map(|value| value.to_str().unwrap().parse::<i32>().expect("a grpc-status number"));
         self.open.push((response, body));
         status.map_or(Headers::Admitted, Headers::Status)
+    }
+
+    /// Sends a unary call of `method` with `message` without waiting for
+    /// any answer, as a client that pipelines its calls does; false once
+    /// the server has closed the connection.
+    pub async fn send(&mut self, method: &str, message: &[u8]) -> bool {
+        let Some(call) = self.open_call(method, message, true).await else { return false };
+        self.sent.push(call);
+        true
     }
 
     /// Whether the server closes the connection within `patience`.
