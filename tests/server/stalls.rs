@@ -93,18 +93,21 @@ async fn served_after(channel: &Channel) -> Duration {
 }
 
 /// Zero-window calls on four connections fill the unary budget (each
-/// connection at most half of it) and lock others out; past the stall
-/// bound their slots come back, a normal client is served within 5 s, and
-/// the connections whose calls all stalled are closed.
+/// connection at most half of it), each connection's calls taking the
+/// slots of the calls before them once those have waited past the grace;
+/// a normal client is served within 5 s, and the connections whose calls
+/// all stalled are closed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zero_window_calls_give_their_slots_back_and_their_connections_are_closed() {
-    // 2 s: the calls of the first connections must still hold their slots
-    // when the last are sent, however loaded the machine.
+    // 2 s: past the grace (1 s), so that it is the later connections'
+    // calls that free the first ones' slots, however loaded the machine.
     let server = TestServer::start(&["--stall-timeout", "2s", "--max-unary-calls", "8"]).await;
     let normal = server.channel().await;
     let mut attackers = zero_window_calls(&server, LOCAL, 4, 16).await;
     let admitted: Vec<usize> = attackers.iter().map(|(_, admitted)| *admitted).collect();
-    assert_eq!(admitted.iter().sum::<usize>(), 8, "admitted per connection: {admitted:?}");
+    // The first two connections fill the budget; the later ones take the
+    // slots of their calls once those have waited past the grace.
+    assert!(admitted.iter().sum::<usize>() >= 8, "admitted per connection: {admitted:?}");
     assert!(admitted.iter().all(|&n| n <= 4), "a connection over its share: {admitted:?}");
     let waited = served_after(&normal).await;
     eprintln!("zero-window calls on 4 connections: a normal call served after {waited:?}");
