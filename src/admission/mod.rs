@@ -3,7 +3,9 @@
 //! stream counting for its whole life) and unary calls in flight
 //! (`--max-unary-calls`, which bounds the queue an admitted call may wait
 //! in). A call over either is answered RESOURCE_EXHAUSTED at once instead
-//! of waiting in a queue until it times out. Two budgets, because streams
+//! of waiting in a queue until it times out, unless slots are held by
+//! calls whose answers wait on their clients' windows: then it waits, a
+//! grace at most, to take one of theirs (`stalls`). Two budgets, because streams
 //! are long-lived and may sit idle: if they shared the unary budget, a few
 //! dozen open streams would shut out every unary caller. Health and
 //! reflection are never counted nor shed, so probes get answers under
@@ -30,10 +32,11 @@
 //! Permits are held until the response body has been sent or dropped: a
 //! stream counts for its whole life, and a call on the blocking pool (a long
 //! game, perft) counts until it answers. Two things bound what a client can
-//! hold: its share of each budget (`shares`: per connection and per peer
-//! address), and the time its answers may wait for it to read them
-//! (`stalls`: past `--stall-timeout` the call gives its permits back and
-//! ends).
+//! hold: the time its answers may wait for it to read them (`stalls`: past
+//! a grace a newcomer may take the call's permits, past `--stall-timeout`
+//! the call gives them back anyway, and either way it ends), and its share
+//! of each budget (`shares`: per connection and per peer address), which
+//! also bounds what it holds with calls that compute or are read.
 
 mod shares;
 mod stalls;
