@@ -312,14 +312,14 @@ where
                 // one takes its clone's place.
                 let clone = self.inner.clone();
                 let inner = std::mem::replace(&mut self.inner, clone);
-                let waiting = Waiting {
+                let deferred = Deferred {
                     budgets: Arc::clone(&self.budgets),
                     stream,
                     activity,
                     inner,
                     request,
                 };
-                AdmissionFuture::Wait { wait, waiting: Some(waiting) }
+                AdmissionFuture::Wait { wait, deferred: Some(deferred) }
             }
             Err(shed) => AdmissionFuture::Shed { status: Some(shed.status()) },
         }
@@ -327,7 +327,7 @@ where
 }
 
 /// What a call waiting for a slot needs to start once it has one.
-pub struct Waiting<S, Q> {
+pub struct Deferred<S, Q> {
     budgets: Arc<Budgets>,
     stream: bool,
     activity: Option<Arc<Activity>>,
@@ -335,9 +335,9 @@ pub struct Waiting<S, Q> {
     request: Q,
 }
 
-impl<S, Q> std::fmt::Debug for Waiting<S, Q> {
+impl<S, Q> std::fmt::Debug for Deferred<S, Q> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Waiting").field("stream", &self.stream).finish_non_exhaustive()
+        f.debug_struct("Deferred").field("stream", &self.stream).finish_non_exhaustive()
     }
 }
 
@@ -355,7 +355,7 @@ pin_project_lite::pin_project! {
         /// A call waiting for the slot of a call whose answer waits.
         Wait {
             wait: Room,
-            waiting: Option<Waiting<S, Q>>,
+            deferred: Option<Deferred<S, Q>>,
         },
         /// Over a budget or its client's share.
         Shed { status: Option<Status> },
@@ -397,10 +397,10 @@ where
                     let watch = watch.take();
                     return Poll::Ready(Ok(response.map(|inner| WatchedBody::new(inner, watch))));
                 }
-                Step::Wait { wait, waiting } => {
+                Step::Wait { wait, deferred } => {
                     let admitted = ready!(wait.0.as_mut().poll(cx));
-                    let Some(Waiting { budgets, stream, activity, mut inner, mut request }) =
-                        waiting.take()
+                    let Some(Deferred { budgets, stream, activity, mut inner, mut request }) =
+                        deferred.take()
                     else {
                         return Poll::Ready(Ok(shed(Status::internal("polled again"))));
                     };

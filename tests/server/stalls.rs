@@ -244,7 +244,7 @@ async fn keep_attacking(addr: std::net::SocketAddr, attack: Arc<Attack>) {
         let mut connection = ZeroWindow::connect(addr, LOCAL).await;
         attack.connections.fetch_add(1, Ordering::Relaxed);
         for _ in 0..128 {
-            if !connection.send("ValidateGame", &message).await {
+            if !connection.send("ValidateGame", &message, true).await {
                 break;
             }
             attack.calls.fetch_add(1, Ordering::Relaxed);
