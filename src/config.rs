@@ -157,7 +157,8 @@ pub struct ServeConfig {
     /// the client to take it (HTTP/2 flow control) before the call stalls
     /// (e.g. `5s`): its admission slots are given back, it ends with
     /// DEADLINE_EXCEEDED, and a connection whose every open call has
-    /// stalled is closed.
+    /// stalled is closed. Past a grace of 1 s (or this, if shorter) a
+    /// newcomer that finds the budgets full takes the slots sooner.
     #[arg(long, env = "ARBITER_STALL_TIMEOUT", default_value = "5s", value_parser = humantime::parse_duration)]
     pub stall_timeout: Duration,
 

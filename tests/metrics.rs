@@ -384,8 +384,10 @@ async fn known_series_are_registered_at_zero_at_start_up() {
         "arbiter_cache_not_kept_total",
         "arbiter_encode_errors_total",
         "arbiter_connections_refused_total",
-        "arbiter_calls_stalled_total{rpc=\"unary\"}",
-        "arbiter_calls_stalled_total{rpc=\"stream\"}",
+        "arbiter_calls_stalled_total{rpc=\"unary\",reason=\"timeout\"}",
+        "arbiter_calls_stalled_total{rpc=\"unary\",reason=\"displaced\"}",
+        "arbiter_calls_stalled_total{rpc=\"stream\",reason=\"timeout\"}",
+        "arbiter_calls_stalled_total{rpc=\"stream\",reason=\"displaced\"}",
         "arbiter_connections_closed_total{reason=\"stalled\"}",
         "arbiter_stream_games_in_flight",
         &format!(
@@ -406,7 +408,7 @@ async fn known_series_are_registered_at_zero_at_start_up() {
 }
 
 /// A call whose answer the client never takes (a window of 0) is counted
-/// as stalled once past `--stall-timeout`, and its connection, whose only
+/// as stalled (reason `timeout`) once past `--stall-timeout`, and its connection, whose only
 /// call it was, as closed for that reason.
 #[tokio::test]
 async fn stalled_calls_and_their_connections_are_counted() {
@@ -427,7 +429,8 @@ async fn stalled_calls_and_their_connections_are_counted() {
     let moved = |name: &str, labels: &[(&str, &str)]| {
         after.value(name, labels) - before.value(name, labels)
     };
-    assert_eq!(moved(STALLED, &[("rpc", "unary")]), 1.0, "{text}");
+    assert_eq!(moved(STALLED, &[("rpc", "unary"), ("reason", "timeout")]), 1.0, "{text}");
+    assert_eq!(moved(STALLED, &[("reason", "displaced")]), 0.0, "{text}");
     assert_eq!(moved(STALLED, &[("rpc", "stream")]), 0.0, "{text}");
     assert_eq!(moved(CLOSED, &[("reason", "stalled")]), 1.0, "{text}");
 }

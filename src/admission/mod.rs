@@ -3,7 +3,9 @@
 //! stream counting for its whole life) and unary calls in flight
 //! (`--max-unary-calls`, which bounds the queue an admitted call may wait
 //! in). A call over either is answered RESOURCE_EXHAUSTED at once instead
-//! of waiting in a queue until it times out. Two budgets, because streams
+//! of waiting in a queue until it times out, unless slots are held by
+//! calls whose answers wait on their clients' windows: then it waits, a
+//! grace at most, to take one of theirs (`stalls`). Two budgets, because streams
 //! are long-lived and may sit idle: if they shared the unary budget, a few
 //! dozen open streams would shut out every unary caller. Health and
 //! reflection are never counted nor shed, so probes get answers under
@@ -30,10 +32,11 @@
 //! Permits are held until the response body has been sent or dropped: a
 //! stream counts for its whole life, and a call on the blocking pool (a long
 //! game, perft) counts until it answers. Two things bound what a client can
-//! hold: its share of each budget (`shares`: per connection and per peer
-//! address), and the time its answers may wait for it to read them
-//! (`stalls`: past `--stall-timeout` the call gives its permits back and
-//! ends).
+//! hold: the time its answers may wait for it to read them (`stalls`: past
+//! a grace a newcomer may take the call's permits, past `--stall-timeout`
+//! the call gives them back anyway, and either way it ends), and its share
+//! of each budget (`shares`: per connection and per peer address), which
+//! also bounds what it holds with calls that compute or are read.
 
 mod shares;
 mod stalls;
@@ -52,9 +55,10 @@ use tower::{Layer, Service};
 
 pub use self::shares::SharePolicy;
 use self::shares::{OverShare, ShareGuard, Shares};
-pub use self::stalls::WatchedBody;
+pub use self::stalls::{GRACE, ROOM_WAIT, WatchedBody};
 use self::stalls::{Stalls, Watched};
 use crate::listener::ConnectionInfo;
+use crate::listener::registry::Activity;
 /// When a call was admitted, in its request's extensions. A handler that
 /// works to the caller's deadline counts from here: tonic's own timer for
 /// `grpc-timeout` starts about now too, and the admitted call may then wait
@@ -195,40 +199,93 @@ impl Shed {
     }
 }
 
+/// How a call that is not shed gets its permits.
+enum Admit {
+    /// At once.
+    Now(Permits),
+    /// Once a call whose answer waits on its client's window gives way.
+    Wait(Room),
+}
+
+/// A wait for a slot: the permits, or why the call is shed after all.
+pub struct Room(Pin<Box<dyn Future<Output = Result<Permits, Shed>> + Send>>);
+
+impl std::fmt::Debug for Room {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Room")
+    }
+}
+
 impl Budgets {
     fn is_stream(&self, path: &str) -> bool {
         self.streams.iter().any(|stream| stream == path)
     }
 
     /// The permits for a call of `connection` from `peer`, or why it is
-    /// shed.
+    /// shed. With a budget full, the call may wait for the slot of a call
+    /// whose answer waits on its client's window (see `stalls`).
     fn admit(
-        &self,
+        self: &Arc<Self>,
         stream: bool,
         connection: Option<u64>,
         peer: Option<IpAddr>,
-    ) -> Result<Permits, Shed> {
+    ) -> Result<Admit, Shed> {
         let share = self.shares.take(connection, peer, !stream).map_err(Shed::OverShare)?;
-        let call = self.calls.take().map_err(Shed::Busy)?;
-        let unary = if stream { None } else { Some(self.unary.take().map_err(Shed::Busy)?) };
-        Ok(Permits { _call: call, _unary: unary, _share: share })
+        let (call, full) = match self.calls.take() {
+            Ok(call) if stream => return Ok(Admit::Now(Permits::new(call, None, share))),
+            Ok(call) => match self.unary.take() {
+                Ok(unary) => return Ok(Admit::Now(Permits::new(call, Some(unary), share))),
+                Err(limit) => (Some(call), limit),
+            },
+            Err(limit) => (None, limit),
+        };
+        let needs_unary =
+            !stream && (call.is_some() || self.unary.permits.available_permits() == 0);
+        let waiting = self.stalls.wait_for_room(connection, needs_unary).ok_or(Shed::Busy(full))?;
+        let budgets = Arc::clone(self);
+        Ok(Admit::Wait(Room(Box::pin(async move {
+            let permits = async {
+                let call = match call {
+                    Some(call) => call,
+                    None => Arc::clone(&budgets.calls.permits).acquire_owned().await.ok()?,
+                };
+                let unary = match stream {
+                    true => None,
+                    false => Some(Arc::clone(&budgets.unary.permits).acquire_owned().await.ok()?),
+                };
+                Some(Permits::new(call, unary, share))
+            };
+            let permits = tokio::time::timeout(ROOM_WAIT, permits).await.ok().flatten();
+            drop(waiting);
+            permits.ok_or(Shed::Busy(full))
+        }))))
+    }
+}
+
+impl Permits {
+    fn new(
+        call: OwnedSemaphorePermit,
+        unary: Option<OwnedSemaphorePermit>,
+        share: Option<ShareGuard>,
+    ) -> Permits {
+        Permits { _call: call, _unary: unary, _share: share }
     }
 }
 
 impl<S, ReqBody, ResBody> Service<http::Request<ReqBody>> for Admission<S>
 where
-    S: Service<http::Request<ReqBody>, Response = http::Response<ResBody>>,
+    S: Service<http::Request<ReqBody>, Response = http::Response<ResBody>> + Clone,
     ResBody: Default,
 {
     type Response = http::Response<WatchedBody<ResBody>>;
     type Error = S::Error;
-    type Future = AdmissionFuture<S::Future>;
+    type Future = AdmissionFuture<S, http::Request<ReqBody>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, mut request: http::Request<ReqBody>) -> AdmissionFuture<S::Future> {
+    fn call(&mut self, mut request: http::Request<ReqBody>) -> Self::Future {
         let path = request.uri().path();
         if !path.starts_with(&self.budgets.prefix) {
             let call = self.inner.call(request);
@@ -240,7 +297,7 @@ where
         let peer = connection.and_then(|info| info.tcp.remote_addr()).map(|addr| addr.ip());
         let id = activity.as_ref().map(|activity| activity.id());
         match self.budgets.admit(stream, id, peer) {
-            Ok(permits) => {
+            Ok(Admit::Now(permits)) => {
                 // A stream's handler only sets the stream up, and a unary call
                 // alone has nothing to queue behind: giving up the worker
                 // would only wake another one.
@@ -250,49 +307,128 @@ where
                 let call = self.inner.call(request);
                 AdmissionFuture::Call { call, watch: Some(watch), yield_first }
             }
+            Ok(Admit::Wait(wait)) => {
+                // The service that was made ready goes with the call; this
+                // one takes its clone's place.
+                let clone = self.inner.clone();
+                let inner = std::mem::replace(&mut self.inner, clone);
+                let deferred = Deferred {
+                    budgets: Arc::clone(&self.budgets),
+                    stream,
+                    activity,
+                    inner,
+                    request,
+                };
+                AdmissionFuture::Wait { wait, deferred: Some(deferred) }
+            }
             Err(shed) => AdmissionFuture::Shed { status: Some(shed.status()) },
         }
+    }
+}
+
+/// What a call waiting for a slot needs to start once it has one.
+pub struct Deferred<S, Q> {
+    budgets: Arc<Budgets>,
+    stream: bool,
+    activity: Option<Arc<Activity>>,
+    inner: S,
+    request: Q,
+}
+
+impl<S, Q> std::fmt::Debug for Deferred<S, Q> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deferred").field("stream", &self.stream).finish_non_exhaustive()
     }
 }
 
 pin_project_lite::pin_project! {
     /// The response future of [`Admission`].
     #[project = Step]
-    #[derive(Debug)]
-    pub enum AdmissionFuture<F> {
+    pub enum AdmissionFuture<S, Q>
+    where
+        S: Service<Q>,
+    {
         /// A call, watched with its permits if it is counted; an admitted
         /// unary call that is not alone gives up its worker once before it
         /// runs.
-        Call { #[pin] call: F, watch: Option<Watched>, yield_first: bool },
+        Call { #[pin] call: S::Future, watch: Option<Watched>, yield_first: bool },
+        /// A call waiting for the slot of a call whose answer waits.
+        Wait {
+            wait: Room,
+            deferred: Option<Deferred<S, Q>>,
+        },
         /// Over a budget or its client's share.
         Shed { status: Option<Status> },
     }
 }
 
-impl<F, B, E> Future for AdmissionFuture<F>
+impl<S, Q> std::fmt::Debug for AdmissionFuture<S, Q>
 where
-    F: Future<Output = Result<http::Response<B>, E>>,
+    S: Service<Q>,
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AdmissionFuture::Call { .. } => "AdmissionFuture::Call",
+            AdmissionFuture::Wait { .. } => "AdmissionFuture::Wait",
+            AdmissionFuture::Shed { .. } => "AdmissionFuture::Shed",
+        })
+    }
+}
+
+impl<S, ReqBody, B> Future for AdmissionFuture<S, http::Request<ReqBody>>
+where
+    S: Service<http::Request<ReqBody>, Response = http::Response<B>>,
     B: Default,
 {
-    type Output = Result<http::Response<WatchedBody<B>>, E>;
+    type Output = Result<http::Response<WatchedBody<B>>, S::Error>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
-            Step::Call { call, watch, yield_first } => {
-                if std::mem::take(yield_first) {
-                    // Woken from within its own poll, a tokio task goes to the
-                    // back of the run queue: it waits there holding its permit.
-                    cx.waker().wake_by_ref();
-                    return Poll::Pending;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        loop {
+            match self.as_mut().project() {
+                Step::Call { call, watch, yield_first } => {
+                    if std::mem::take(yield_first) {
+                        // Woken from within its own poll, a tokio task goes to
+                        // the back of the run queue: it waits there holding its
+                        // permit.
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                    let response = ready!(call.poll(cx))?;
+                    let watch = watch.take();
+                    return Poll::Ready(Ok(response.map(|inner| WatchedBody::new(inner, watch))));
                 }
-                let response = ready!(call.poll(cx))?;
-                let watch = watch.take();
-                Poll::Ready(Ok(response.map(|inner| WatchedBody::new(inner, watch))))
-            }
-            Step::Shed { status } => {
-                let status = status.take().unwrap_or_else(|| Status::internal("polled again"));
-                Poll::Ready(Ok(status.into_http().map(|inner| WatchedBody::new(inner, None))))
+                Step::Wait { wait, deferred } => {
+                    let admitted = ready!(wait.0.as_mut().poll(cx));
+                    let Some(Deferred { budgets, stream, activity, mut inner, mut request }) =
+                        deferred.take()
+                    else {
+                        return Poll::Ready(Ok(shed(Status::internal("polled again"))));
+                    };
+                    let next = match admitted {
+                        Ok(permits) => {
+                            request.extensions_mut().insert(Admitted(Instant::now()));
+                            let watch = budgets.stalls.watch_call(permits, activity, stream);
+                            // It has waited already: it runs at once.
+                            AdmissionFuture::Call {
+                                call: inner.call(request),
+                                watch: Some(watch),
+                                yield_first: false,
+                            }
+                        }
+                        Err(over) => AdmissionFuture::Shed { status: Some(over.status()) },
+                    };
+                    self.set(next);
+                }
+                Step::Shed { status } => {
+                    let status = status.take().unwrap_or_else(|| Status::internal("polled again"));
+                    return Poll::Ready(Ok(shed(status)));
+                }
             }
         }
     }
+}
+
+/// A shed call's answer: its status alone.
+fn shed<B: Default>(status: Status) -> http::Response<WatchedBody<B>> {
+    status.into_http().map(|inner| WatchedBody::new(inner, None))
 }

@@ -64,12 +64,15 @@ pub const CONNECTIONS_REFUSED: &str = "arbiter_connections_refused_total";
 /// Answers that could not be written (a length mistake in a hand-written
 /// encoder): the call ends INTERNAL rather than the process aborting.
 pub const ENCODE_ERRORS: &str = "arbiter_encode_errors_total";
-/// Calls whose answer (or a stream's next message) waited past
-/// `--stall-timeout` for the peer to take it, by `rpc` (`unary` or
-/// `stream`): their admission slots were given back.
+/// Calls whose answer (or a stream's next message) waited for the peer to
+/// take it until they gave their admission slots back, by `rpc` (`unary`
+/// or `stream`) and `reason`: `timeout` past `--stall-timeout`, or
+/// `displaced` past the grace when a newcomer needed the slot.
 pub const CALLS_STALLED: &str = "arbiter_calls_stalled_total";
 /// The `rpc` labels of [`CALLS_STALLED`].
 pub const STALLED_RPCS: [&str; 2] = ["unary", "stream"];
+/// The `reason` labels of [`CALLS_STALLED`].
+pub const STALLED_REASONS: [&str; 2] = ["timeout", "displaced"];
 /// Connections the server closed, by `reason`: `handshake_timeout`,
 /// `idle_timeout`, `evicted` to make room for a new one, or `stalled` when
 /// every call open on it waited past the stall bound.
@@ -144,7 +147,8 @@ fn describe() {
     describe_counter!(ENCODE_ERRORS, "answers that could not be written (answered INTERNAL)");
     describe_counter!(
         CALLS_STALLED,
-        "calls whose answer waited past --stall-timeout for the peer to take it, by rpc kind"
+        "calls whose answer waited for the peer until they gave their slots back, by rpc kind \
+         and reason: timeout (--stall-timeout) or displaced (a newcomer took the slot)"
     );
     describe_counter!(
         CONNECTIONS_CLOSED,
@@ -163,7 +167,9 @@ fn register_at_zero() {
     counter!(CONNECTIONS_REFUSED).increment(0);
     counter!(CLOCKED_GAMES).increment(0);
     for rpc in STALLED_RPCS {
-        counter!(CALLS_STALLED, "rpc" => rpc).increment(0);
+        for reason in STALLED_REASONS {
+            counter!(CALLS_STALLED, "rpc" => rpc, "reason" => reason).increment(0);
+        }
     }
     for reason in CLOSE_REASONS {
         counter!(CONNECTIONS_CLOSED, "reason" => reason).increment(0);

@@ -8,8 +8,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use bytes::Bytes;
+use h2::SendStream;
 use h2::client::{ResponseFuture, SendRequest};
-use h2::{RecvStream, SendStream};
 use tokio::net::TcpSocket;
 use tokio::task::JoinHandle;
 use tonic::codegen::http;
@@ -20,7 +20,7 @@ pub struct ZeroWindow {
     /// The connection task: it ends when the server closes the connection.
     connection: JoinHandle<()>,
     /// The streams open, kept so that none is reset by being dropped.
-    open: Vec<(http::Response<RecvStream>, SendStream<Bytes>)>,
+    open: Vec<(ResponseFuture, SendStream<Bytes>)>,
 }
 
 /// What the server's headers said of a call.
@@ -62,26 +62,34 @@ impl ZeroWindow {
 
     /// Sends a call of `method` (as `ValidateGame`) with `message`, ending
     /// the request when `end` (a unary call) or leaving it open (a stream),
-    /// and waits for the server's headers.
-    pub async fn call(&mut self, method: &str, message: &[u8], end: bool) -> Headers {
+    /// without waiting for any answer, as a client that pipelines its calls
+    /// does; false once the server has closed the connection.
+    pub async fn send(&mut self, method: &str, message: &[u8], end: bool) -> bool {
         let request =
             http::Request::post(format!("http://127.0.0.1/arbiter.v1.RulesService/{method}"))
                 .header("content-type", "application/grpc")
                 .header("te", "trailers")
                 .body(())
                 .unwrap();
-        let mut send = self.send.clone().ready().await.expect("a stream may be opened");
-        let (response, mut body): (ResponseFuture, SendStream<Bytes>) =
-            send.send_request(request, false).expect("request sent");
+        let Ok(mut send) = self.send.clone().ready().await else { return false };
+        let Ok((response, mut body)) = send.send_request(request, false) else { return false };
         // A call shed on its headers may be answered, and its stream
         // closed, before its message goes out: the answer tells.
         let _ = body.send_data(grpc_frame(message), end);
+        self.open.push((response, body));
+        true
+    }
+
+    /// Sends a call as [`ZeroWindow::send`] does and waits for the server's
+    /// headers.
+    pub async fn call(&mut self, method: &str, message: &[u8], end: bool) -> Headers {
+        assert!(self.send(method, message, end).await, "a stream may be opened");
+        let (response, _) = self.open.last_mut().expect("the call just sent");
         let response = response.await.expect("the server's headers");
         let status = response
             .headers()
             .get("grpc-status")
             .map(|value| value.to_str().unwrap().parse::<i32>().expect("a grpc-status number"));
-        self.open.push((response, body));
         status.map_or(Headers::Admitted, Headers::Status)
     }
 

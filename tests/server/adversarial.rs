@@ -676,9 +676,10 @@ async fn out_of_file_descriptors_the_server_backs_off() {
     let _ = std::fs::remove_file(&log);
 }
 
-/// A stream that is never read holds its concurrency slot only until its
-/// connection is past `--max-connection-age` plus the grace period; then
-/// the connection is cut and the slot is free for others.
+/// A stream that is never read holds its concurrency slot at most until its
+/// connection is past `--max-connection-age` plus the grace period (sooner
+/// if a newcomer takes it once its answers have waited past the stall
+/// grace); then the slot is free for others and the stream ends.
 #[tokio::test]
 async fn an_unread_stream_is_cut_off_after_the_connection_age_grace() {
     let server = TestServer::start(&[
@@ -703,11 +704,14 @@ async fn an_unread_stream_is_cut_off_after_the_connection_age_grace() {
             }
         }
     });
-    // The only slot is taken.
+    // The only slot is taken: a newcomer is shed, or takes the slot once the
+    // stream's answers have waited on its window past the grace.
     let mut other = server.client().await;
-    let status = other.validate_game(game_request(vec![])).await.unwrap_err();
-    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
-    // Past age + grace the slot comes back, though the stream was never read.
+    if let Err(status) = other.validate_game(game_request(vec![])).await {
+        assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    }
+    // Past age + grace at the latest the slot comes back, though the stream
+    // was never read.
     let started = Instant::now();
     loop {
         let mut fresh = server.client().await;
