@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use arbiter::api::Limits;
 use arbiter::api::codec::{Decode, Encode};
-use arbiter::api::service::Service;
+use arbiter::api::service::Handlers;
 use arbiter::cache::ReplayCache;
 use arbiter::proto::{self, rules_service_server::RulesService};
 use arbiter_chess::{Game, Position};
@@ -75,7 +75,7 @@ fn random_game(rng: &mut SmallRng, plies: usize) -> Vec<String> {
 
 /// The work of one call beyond the transport: decode, replay, build, encode.
 #[inline(never)]
-fn answer(rules: &Service, runtime: &tokio::runtime::Runtime, request: &[u8]) -> Vec<u8> {
+fn answer(rules: &Handlers, runtime: &tokio::runtime::Runtime, request: &[u8]) -> Vec<u8> {
     let request = Decode::decode(request).expect("a valid request");
     let response =
         runtime.block_on(rules.validate_game(tonic::Request::new(request))).expect("an answer");
@@ -115,8 +115,8 @@ fn live_calls(games: &[Vec<String>]) -> Vec<Call> {
 }
 
 /// The service with a fresh cache of the default size, or none.
-fn rules(cached: bool) -> Service {
-    Service::new(
+fn rules(cached: bool) -> Handlers {
+    Handlers::new(
         Limits::default(),
         cached.then(|| ReplayCache::new(DEFAULT_CACHE_BYTES).expect("a cache")),
     )

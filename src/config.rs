@@ -388,8 +388,8 @@ impl ServeConfig {
     }
 
     /// The bounds on the gRPC port's connections.
-    pub fn connection_limits(&self) -> crate::listener::Limits {
-        crate::listener::Limits {
+    pub fn connection_limits(&self) -> crate::listener::ConnectionLimits {
+        crate::listener::ConnectionLimits {
             max_connections: self.max_connections as usize,
             handshake_timeout: self.handshake_timeout,
             idle_timeout: self.max_connection_idle,
@@ -398,8 +398,8 @@ impl ServeConfig {
 
     /// The bounds on the metrics port's connections: a few scrapers need
     /// a few connections.
-    pub fn metrics_limits(&self) -> crate::listener::Limits {
-        crate::listener::Limits {
+    pub fn metrics_limits(&self) -> crate::listener::ConnectionLimits {
+        crate::listener::ConnectionLimits {
             max_connections: METRICS_MAX_CONNECTIONS,
             ..self.connection_limits()
         }

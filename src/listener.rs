@@ -55,7 +55,7 @@ use tonic::transport::server::Connected;
 
 use self::handshake::Handshake;
 use self::registry::{Activity, Registry};
-pub use self::registry::{ConnectionInfo, Limits, StreamsLayer};
+pub use self::registry::{ConnectionInfo, ConnectionLimits, StreamsLayer};
 
 use crate::telemetry::prometheus::{CONNECTIONS_OPEN, CONNECTIONS_REFUSED};
 
@@ -106,7 +106,7 @@ pub enum Port {
 /// an error: tonic ends it by dropping it, which closes the listener.
 pub fn incoming(
     listener: TcpListener,
-    limits: Limits,
+    limits: ConnectionLimits,
     port: Port,
 ) -> impl Stream<Item = io::Result<Connection>> {
     let registry = Arc::new(Registry::new(limits, port != Port::Metrics));

@@ -32,7 +32,7 @@ const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 /// a scraper connects again for its next scrape).
 pub async fn serve(
     listener: TcpListener,
-    limits: crate::listener::Limits,
+    limits: crate::listener::ConnectionLimits,
     handle: PrometheusHandle,
     before_scrape: impl Fn() + Clone + Send + Sync + 'static,
 ) -> Infallible {

@@ -10,7 +10,7 @@ use tonic::transport::Server;
 use tonic_health::ServingStatus;
 
 use crate::admission::AdmissionLayer;
-use crate::api::service::Service;
+use crate::api::service::Handlers;
 use crate::cache::ReplayCache;
 use crate::config::{CorsOrigins, ServeConfig};
 use crate::proto::rules_service_server::RulesServiceServer;
@@ -82,7 +82,7 @@ pub async fn serve(
     if let Ok(addr) = metrics.local_addr() {
         tracing::info!(%addr, "Prometheus metrics at /metrics");
     }
-    let rules = Service::new(config.limits(), ReplayCache::new(config.cache_bytes));
+    let rules = Handlers::new(config.limits(), ReplayCache::new(config.cache_bytes));
     let cache = rules.cache().cloned();
     let before_scrape = move || cache.iter().for_each(|cache| cache.publish_size());
     let metrics_limits = config.metrics_limits();
@@ -100,7 +100,7 @@ pub async fn serve(
 async fn serve_grpc(
     listener: TcpListener,
     config: ServeConfig,
-    rules: Service,
+    rules: Handlers,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
     let (health, health_service) = tonic_health::server::health_reporter();

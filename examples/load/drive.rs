@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use arbiter::proto::rules_service_client::RulesServiceClient;
-use arbiter::proto::validate_games_response::Result as GameResult;
+use arbiter::proto::validate_games_response::Result as StreamResult;
 use arbiter::proto::{
     GameError, LegalMovesRequest, ValidateGameRequest, ValidateGameResponse, ValidateGamesResponse,
 };
@@ -551,7 +551,7 @@ fn check_verdict(
     let verdict = ValidateGamesResponse::decode(verdict)
         .map_err(|err| Status::internal(format!("undecodable verdict: {err}")))?;
     Ok(match verdict.result {
-        Some(GameResult::Game(answer)) => item.check(&answer),
+        Some(StreamResult::Game(answer)) => item.check(&answer),
         _ => Some(format!("answer for id {id:?} has no game")),
     })
 }

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use arbiter::api::Limits;
 use arbiter::api::codec::{ArbiterCodec, Decode};
-use arbiter::api::service::Service;
+use arbiter::api::service::Handlers;
 use arbiter::api::wire;
 use arbiter::cache::ReplayCache;
 use arbiter::proto::{self, rules_service_server::RulesService};
@@ -34,12 +34,12 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 /// The service without a cache and with a small one, made once so that the
 /// cache outlives an input. Perft is capped low so that an input costs
 /// microseconds, not seconds.
-fn services() -> &'static (Service, Service) {
-    static SERVICES: OnceLock<(Service, Service)> = OnceLock::new();
+fn services() -> &'static (Handlers, Handlers) {
+    static SERVICES: OnceLock<(Handlers, Handlers)> = OnceLock::new();
     SERVICES.get_or_init(|| {
         let limits = Limits { max_perft_depth: 3, ..Limits::default() };
-        let cached = Service::new(limits.clone(), ReplayCache::new(1 << 20));
-        (Service::new(limits, None), cached)
+        let cached = Handlers::new(limits.clone(), ReplayCache::new(1 << 20));
+        (Handlers::new(limits, None), cached)
     })
 }
 
@@ -87,7 +87,7 @@ fn same<T: PartialEq + std::fmt::Debug>(plain: &Result<T, Status>, cached: &Resu
     }
 }
 
-async fn unary(rules: &Service, cached: &Service, data: &[u8]) {
+async fn unary(rules: &Handlers, cached: &Handlers, data: &[u8]) {
     if let Ok(request) = wire::ValidateGameRequest::decode(data) {
         let answer = rules.validate_game(Request::new(request.clone())).await;
         match &answer {
@@ -120,7 +120,7 @@ async fn unary(rules: &Service, cached: &Service, data: &[u8]) {
     }
 }
 
-async fn stream(rules: &Service, data: &[u8]) {
+async fn stream(rules: &Handlers, data: &[u8]) {
     let body = http_body_util::Full::new(frames(&[data, data]));
     let decoder =
         ArbiterCodec::<wire::StreamAnswer, wire::ValidateGamesRequest>::default().decoder();
@@ -141,10 +141,10 @@ async fn stream(rules: &Service, data: &[u8]) {
         let answer = answer.expect("a decodable game gets an answer");
         assert_eq!(answer.id, request.id);
         match answer.result {
-            wire::GameResult::Game(game) => {
+            wire::StreamResult::Game(game) => {
                 check_game(request.game.as_ref().expect("a game"), &game)
             }
-            wire::GameResult::Error(error) => {
+            wire::StreamResult::Error(error) => {
                 assert_eq!(error.code, "INVALID_ARGUMENT");
             }
         }

@@ -32,15 +32,15 @@ use crate::answer::{position_message, variant_position_message};
 /// The service, with its limits and the replay cache. Calls in flight are
 /// bounded outside it, by [`crate::admission`].
 #[derive(Clone, Debug)]
-pub struct Service {
+pub struct Handlers {
     limits: Limits,
     cache: Option<Arc<ReplayCache>>,
 }
 
-impl Service {
+impl Handlers {
     /// A service applying `limits`, replaying through `cache` if there is one.
-    pub fn new(limits: Limits, cache: Option<ReplayCache>) -> Service {
-        Service { limits, cache: cache.map(Arc::new) }
+    pub fn new(limits: Limits, cache: Option<ReplayCache>) -> Handlers {
+        Handlers { limits, cache: cache.map(Arc::new) }
     }
 
     /// The replay cache it shares with its clones, if it has one.
@@ -236,9 +236,9 @@ async fn answer(
             let options = game.options;
             let (verdict, _) =
                 replay_then(game, options, cache, &limits, validate_response).await?;
-            wire::GameResult::Game(verdict)
+            wire::StreamResult::Game(verdict)
         }
-        Err(err) => wire::GameResult::Error(err.to_game_error()),
+        Err(err) => wire::StreamResult::Error(err.to_game_error()),
     };
     Ok(wire::StreamAnswer { id, result })
 }
@@ -319,7 +319,7 @@ fn pgn_games(
 }
 
 #[tonic::async_trait]
-impl RulesService for Service {
+impl RulesService for Handlers {
     async fn validate_game(
         &self,
         request: Request<wire::ValidateGameRequest>,

@@ -110,7 +110,7 @@ impl Counts {
 /// One game's output: its counts and the bytes for each output (the JSON
 /// line without its opening `{"index":N,`: games are numbered as they are
 /// written, in order).
-struct Answer {
+struct GameOutput {
     counts: Counts,
     json: Vec<u8>,
     canonical: Vec<u8>,
@@ -125,20 +125,20 @@ struct Mode {
 }
 
 impl Check for Mode {
-    type Answer = Answer;
+    type Answer = GameOutput;
 
     fn check(&self, raw: RawGame) -> GameReport {
         // Only the canonical export writes the mainline's moves.
         check_game_with(raw, self.canonical, self.checking)
     }
 
-    fn answer(&self, report: &GameReport) -> Answer {
+    fn answer(&self, report: &GameReport) -> GameOutput {
         answer_of(report, *self)
     }
 }
 
 /// The output of a game checked.
-fn answer_of(report: &GameReport, mode: Mode) -> Answer {
+fn answer_of(report: &GameReport, mode: Mode) -> GameOutput {
     let mut counts = Counts::default();
     counts.add(report);
     let mut json = Vec::new();
@@ -152,7 +152,7 @@ fn answer_of(report: &GameReport, mode: Mode) -> Answer {
     {
         write_canonical(game, verdict, &mut canonical);
     }
-    Answer { counts, json, canonical }
+    GameOutput { counts, json, canonical }
 }
 
 /// Progress on standard error: a bar on a terminal, a line every few
@@ -227,7 +227,7 @@ struct Outputs {
 
 impl Outputs {
     /// Writes `answer` as the game numbered `index`.
-    fn write(&mut self, answer: &Answer, index: u64) -> io::Result<()> {
+    fn write(&mut self, answer: &GameOutput, index: u64) -> io::Result<()> {
         if let Some(out) = &mut self.json {
             write!(out, "{{\"index\":{index},")?;
             out.write_all(&answer.json)?;
@@ -295,7 +295,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         },
     };
     let mut counts = Counts::default();
-    let mut take = |answer: Answer, counts: &mut Counts, progress: &mut Progress| {
+    let mut take = |answer: GameOutput, counts: &mut Counts, progress: &mut Progress| {
         let index = counts.games;
         let Counts { games, valid, illegal, inconsistent, variation_errors, unreadable } =
             answer.counts;
@@ -356,7 +356,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
 fn run_remote(
     mut games: Games,
     remote: &remote::Remote,
-    mut take: impl FnMut(Answer) -> io::Result<()>,
+    mut take: impl FnMut(GameOutput) -> io::Result<()>,
     mode: Mode,
 ) -> io::Result<bool> {
     use futures_util::StreamExt;

@@ -31,7 +31,7 @@ use crate::telemetry::prometheus::{CLOSE_REASONS, CONNECTIONS_CLOSED};
 
 /// How many connections a port keeps open and for how long.
 #[derive(Clone, Copy, Debug)]
-pub struct Limits {
+pub struct ConnectionLimits {
     /// Connections open at once.
     pub max_connections: usize,
     /// Time from accept to the end of the handshake (the HTTP/2 preface
@@ -70,7 +70,7 @@ impl Closed {
 /// The open connections of one port.
 #[derive(Debug)]
 pub(super) struct Registry {
-    limits: Limits,
+    limits: ConnectionLimits,
     epoch: Instant,
     /// Whether closings are counted in the gRPC port's metrics.
     counted: bool,
@@ -84,7 +84,7 @@ struct Open {
 }
 
 impl Registry {
-    pub(super) fn new(limits: Limits, counted: bool) -> Registry {
+    pub(super) fn new(limits: ConnectionLimits, counted: bool) -> Registry {
         Registry { limits, epoch: Instant::now(), counted, open: Mutex::default() }
     }
 
@@ -398,8 +398,8 @@ mod tests {
 
     const LONG: Duration = Duration::from_secs(3600);
 
-    fn limits(max_connections: usize) -> Limits {
-        Limits { max_connections, handshake_timeout: LONG, idle_timeout: LONG }
+    fn limits(max_connections: usize) -> ConnectionLimits {
+        ConnectionLimits { max_connections, handshake_timeout: LONG, idle_timeout: LONG }
     }
 
     fn closed(activity: &Activity) -> bool {
@@ -435,7 +435,8 @@ mod tests {
     #[test]
     fn timeouts_close_silent_and_idle_connections() {
         let short = Duration::from_millis(50);
-        let registry = Registry::new(Limits { handshake_timeout: short, ..limits(10) }, false);
+        let registry =
+            Registry::new(ConnectionLimits { handshake_timeout: short, ..limits(10) }, false);
         let silent = registry.admit(false).unwrap();
         let quiet = registry.admit(false).unwrap();
         quiet.handshake_done();
@@ -444,7 +445,7 @@ mod tests {
         assert!(closed(&silent) && !closed(&quiet));
         assert_eq!(registry.open().by_id.len(), 1);
 
-        let registry = Registry::new(Limits { idle_timeout: short, ..limits(10) }, false);
+        let registry = Registry::new(ConnectionLimits { idle_timeout: short, ..limits(10) }, false);
         let quiet = registry.admit(true).unwrap();
         let busy = registry.admit(true).unwrap();
         let _call = busy.call_opened();

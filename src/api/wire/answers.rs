@@ -504,14 +504,14 @@ const STREAM_BUFFER: usize = 64 << 10;
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamAnswer {
     pub id: String,
-    pub result: GameResult,
+    pub result: StreamResult,
 }
 
 /// The `result` of a [`StreamAnswer`] (`ValidateGamesResponse`).
 // Games are the common case; boxing them would cost an allocation each.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
-pub enum GameResult {
+pub enum StreamResult {
     Game(GameAnswer),
     Error(proto::GameError),
 }
@@ -531,19 +531,19 @@ impl Encode for StreamAnswer {
     fn encoded_len(&self) -> usize {
         text_len(1, &self.id)
             + match &self.result {
-                GameResult::Game(game) => nested_len(2, game.encoded_len()),
-                GameResult::Error(error) => message::encoded_len(3, error),
+                StreamResult::Game(game) => nested_len(2, game.encoded_len()),
+                StreamResult::Error(error) => message::encoded_len(3, error),
             }
     }
 
     fn encode_raw(&self, buf: &mut impl BufMut) {
         put_text(1, &self.id, buf);
         match &self.result {
-            GameResult::Game(game) => {
+            StreamResult::Game(game) => {
                 put_header(2, game.encoded_len(), buf);
                 game.encode_raw(buf);
             }
-            GameResult::Error(error) => message::encode(3, error, buf),
+            StreamResult::Error(error) => message::encode(3, error, buf),
         }
     }
 
@@ -633,7 +633,7 @@ mod tests {
             let expected = proto::ValidateGameResponse::from(&replayed);
             let game = GameAnswer::from(replayed);
             assert_eq!(written(&game), expected.encode_to_vec(), "{moves:?}");
-            let stream = StreamAnswer { id: "g1".into(), result: GameResult::Game(game) };
+            let stream = StreamAnswer { id: "g1".into(), result: StreamResult::Game(game) };
             let expected = proto::ValidateGamesResponse {
                 id: "g1".into(),
                 result: Some(proto::validate_games_response::Result::Game(expected)),
@@ -641,7 +641,7 @@ mod tests {
             assert_eq!(written(&stream), expected.encode_to_vec());
         }
         let error = proto::GameError { code: "INVALID_ARGUMENT".into(), ..Default::default() };
-        let stream = StreamAnswer { id: String::new(), result: GameResult::Error(error.clone()) };
+        let stream = StreamAnswer { id: String::new(), result: StreamResult::Error(error.clone()) };
         let expected = proto::ValidateGamesResponse {
             id: String::new(),
             result: Some(proto::validate_games_response::Result::Error(error)),

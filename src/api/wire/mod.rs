@@ -16,5 +16,5 @@
 mod answers;
 mod requests;
 
-pub use answers::{GameAnswer, GameResult, StreamAnswer};
+pub use answers::{GameAnswer, StreamAnswer, StreamResult};
 pub use requests::{LegalMovesRequest, ValidateGameRequest, ValidateGamesRequest};
