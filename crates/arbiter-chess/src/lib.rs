@@ -11,9 +11,11 @@
 //! - notation: SAN and UCI, read and written, and why a move is illegal;
 //! - rules: a game as it is played (repetitions, claims, game ends), the
 //!   replay of a move list, dead positions and unwinnability, the clock
-//!   (time controls, remaining times, flag falls); and lichess's variants
+//!   (time controls, remaining times, flag falls); lichess's variants
 //!   (crazyhouse, atomic, antichess, king of the hill, three-check, horde,
-//!   racing kings) in a position type of their own.
+//!   racing kings) in a position type of their own; and the one start
+//!   position ([`GamePosition`]) that a replay, its clock, its answer and
+//!   perft take under any of these rules.
 //!
 //! ```
 //! use arbiter_chess::{Position, perft};
@@ -65,6 +67,5 @@ pub use rules::unwinnable::{
 };
 pub use rules::variant::{
     ParseVariantError, ParseVariantMoveError, Pocket, Variant, VariantEnd, VariantFenError,
-    VariantGame, VariantGameError, VariantLegalMove, VariantMove, VariantPly, VariantPosition,
-    VariantReplay, variant_divide_until, variant_perft, variant_replay, variant_replay_clocked,
+    VariantGame, VariantGameError, VariantMove, VariantPosition,
 };

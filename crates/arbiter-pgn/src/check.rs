@@ -14,7 +14,7 @@ use super::start::{GameError, set_up};
 pub use super::terms::{ResultToken, VariationError, VariationReason};
 use arbiter_chess::{
     Analysis, Color, Game, GamePosition, Illegal, IllegalMove, Notation, Outcome, Position,
-    ReplayOptions, SanString, VariantGame, echo, worth_a_full_look,
+    SanString, VariantGame, echo, worth_a_full_look,
 };
 
 /// The game from the standard start, as most games begin: set up once
@@ -65,8 +65,8 @@ impl PlaysText for Game {
 impl PlaysText for VariantGame {
     /// The SAN is always made (the check needs it), and kept when `san`.
     fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal> {
-        let ply = self.play_checked(text, &ReplayOptions::default())?;
-        Ok(san.then(|| SanString::from_text(&ply.san)).flatten())
+        let ply = self.play_checked(text, Notation::Auto, false)?;
+        Ok(san.then_some(ply.san))
     }
 }
 

@@ -518,12 +518,20 @@ pub(crate) fn validate_checkers(pos: &Position) -> Result<(), PositionError> {
     Ok(())
 }
 
-/// The longest FEN [`Position::fen`] writes: 64 pieces and 7 slashes,
-/// side, `KQkq`, an en-passant square and two clocks of up to 10 digits,
-/// with the 5 spaces between the fields.
-pub const MAX_FEN_LEN: usize = 71 + 1 + 4 + 2 + 10 + 10 + 5;
+/// The longest FEN of a chess position: 64 pieces and 7 slashes, side,
+/// `KQkq`, an en-passant square and two clocks of up to 10 digits, with the
+/// 5 spaces between the fields.
+const MAX_CHESS_FEN_LEN: usize = 71 + 1 + 4 + 2 + 10 + 10 + 5;
 
-/// A FEN as [`Position::fen`] writes it, without a heap allocation.
+/// The longest FEN of any rule set: a chess FEN, crazyhouse's `~` after
+/// each of at most 16 promoted pieces and its pocket of at most 30 pieces
+/// in brackets (a game has 32 pieces, two of them kings, and the board's
+/// 71 characters need all 32 on it), which is longer than three-check's
+/// ` 3+3`.
+pub const MAX_FEN_LEN: usize = MAX_CHESS_FEN_LEN + 16 + 32;
+
+/// A FEN as [`Position::fen`] (or a variant position's `fen`) writes it,
+/// without a heap allocation.
 pub type Fen = ArrayString<MAX_FEN_LEN>;
 
 impl Position {
@@ -683,11 +691,11 @@ mod tests {
         pos.ep_square = Some(Square::E3);
         (pos.halfmoves, pos.fullmoves) = (u32::MAX, u32::MAX);
         let fen = pos.fen();
-        assert_eq!(fen.len(), MAX_FEN_LEN);
+        assert_eq!(fen.len(), MAX_CHESS_FEN_LEN);
         assert!(fen.starts_with("1N1N1N1N/N1N1N1N1/"), "{fen}");
         // Without kings and rooks the rights are written as file letters.
         assert!(fen.ends_with(" w HAha e3 4294967295 4294967295"), "{fen}");
-        assert_eq!(pos.shredder_fen().len(), MAX_FEN_LEN);
+        assert_eq!(pos.shredder_fen().len(), MAX_CHESS_FEN_LEN);
         assert_eq!(pos.to_string(), fen.as_str());
     }
 

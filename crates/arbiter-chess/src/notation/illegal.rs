@@ -168,43 +168,56 @@ fn describe(piece: Piece) -> String {
 /// assert_eq!(why.reason, IllegalReason::CannotMoveThatWay);
 /// ```
 pub fn diagnose_uci(pos: &Position, uci: &UciMove) -> Illegal {
+    let (from, to, promotion) = match *uci {
+        UciMove::Normal { from, to, promotion } => (from, to, promotion),
+        UciMove::Put { .. } => return no_drops(),
+    };
     let us = pos.turn();
-    let Some(piece) = pos.piece_at(uci.from) else {
-        return Illegal::new(IllegalReason::NoPiece, format!("there is no piece on {}", uci.from));
+    let Some(piece) = pos.piece_at(from) else {
+        return Illegal::new(IllegalReason::NoPiece, format!("there is no piece on {from}"));
     };
     if piece.color != us {
         return Illegal::new(
             IllegalReason::NoPiece,
             format!(
                 "the piece on {} is {}'s, and {} is to move",
-                uci.from,
+                from,
                 piece.color.name(),
                 us.name()
             ),
         );
     }
-    if piece.role == Role::King && uci.promotion.is_none() {
-        let back = uci.from.rank() == us.back_rank() && uci.to.rank() == us.back_rank();
-        let distance = uci.from.file().index().abs_diff(uci.to.file().index());
-        let onto_castling_rook = pos.castling_rights().contains(uci.to);
+    if piece.role == Role::King && promotion.is_none() {
+        let back = from.rank() == us.back_rank() && to.rank() == us.back_rank();
+        let distance = from.file().index().abs_diff(to.file().index());
+        let onto_castling_rook = pos.castling_rights().contains(to);
         // In Chess960 the king's step to its castling square may be longer
         // than two files, and king takes own rook is castling even without
         // the right (which is then the reason).
         let attempt = match pos.castling_mode() {
             CastlingMode::Standard => distance == 2 || onto_castling_rook,
             CastlingMode::Chess960 => {
-                let own_rook = pos.pieces(Piece { color: us, role: Role::Rook }).contains(uci.to);
-                let castling_file = matches!(uci.to.file(), File::C | File::G);
+                let own_rook = pos.pieces(Piece { color: us, role: Role::Rook }).contains(to);
+                let castling_file = matches!(to.file(), File::C | File::G);
                 own_rook || (distance >= 2 && castling_file)
             }
         };
         if back && attempt {
             let side =
-                if uci.to > uci.from { CastlingSide::KingSide } else { CastlingSide::QueenSide };
+                if to > from { CastlingSide::KingSide } else { CastlingSide::QueenSide };
             return diagnose_castling(pos, side);
         }
     }
-    diagnose_piece_move(pos, uci.from, uci.to, uci.promotion)
+    diagnose_piece_move(pos, from, to, promotion)
+}
+
+/// A drop, in chess.
+#[cold]
+fn no_drops() -> Illegal {
+    Illegal::new(
+        IllegalReason::InvalidDrop,
+        "pieces are put from the pocket only in crazyhouse".to_owned(),
+    )
 }
 
 /// Why the SAN `san`, which names no single legal move in `pos`, is rejected.
@@ -220,6 +233,7 @@ pub fn diagnose_san(pos: &Position, san: &San) -> Illegal {
     let (role, file, rank, to, promotion) = match *san {
         San::Castle(side) => return diagnose_castling(pos, side),
         San::Normal { role, file, rank, to, promotion, .. } => (role, file, rank, to, promotion),
+        San::Put { .. } => return no_drops(),
     };
     if san.to_move(pos) == Err(crate::notation::san::SanError::Ambiguous) {
         return Illegal::new(

@@ -1,5 +1,6 @@
-//! UCI move notation (`e2e4`, `e7e8q`, castling as `e1g1`): reading text
-//! into a [`UciMove`] (syntax only) and resolving it against a position.
+//! UCI move notation (`e2e4`, `e7e8q`, castling as `e1g1`, a crazyhouse
+//! drop as `N@f3`): reading text into a [`UciMove`] (syntax only) and
+//! resolving it against a position.
 
 use std::fmt;
 use std::str::FromStr;
@@ -12,32 +13,43 @@ use crate::board::position::{CastlingMode, Position, castling_squares};
 use crate::board::types::{Role, Square};
 use crate::notation::san::SanMove;
 
-/// A move as UCI writes it, not yet checked against a position.
+/// A move as UCI writes it, not yet checked against a position: a move on
+/// the board, or a piece put from the pocket (crazyhouse's drop).
 ///
 /// ```
 /// use arbiter_chess::{Role, Square, UciMove};
 /// let m: UciMove = "e7e8q".parse().unwrap();
-/// assert_eq!((m.from, m.to, m.promotion), (Square::E7, Square::E8, Some(Role::Queen)));
+/// assert_eq!(m, UciMove::Normal { from: Square::E7, to: Square::E8, promotion: Some(Role::Queen) });
 /// assert_eq!(m.to_string(), "e7e8q");
+/// let drop: UciMove = "N@f3".parse().unwrap();
+/// assert_eq!(drop, UciMove::Put { role: Role::Knight, to: Square::F3 });
+/// assert_eq!(drop.to_string(), "N@f3");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct UciMove {
-    pub from: Square,
-    pub to: Square,
-    /// The promotion letter as written; `k` and `p` are read so that they
-    /// can be rejected with a precise reason.
-    pub promotion: Option<Role>,
+pub enum UciMove {
+    /// A piece moved on the board.
+    Normal {
+        from: Square,
+        to: Square,
+        /// The promotion letter as written; `k` and `p` are read so that
+        /// they can be rejected with a precise reason (a promotion to a
+        /// king is antichess's).
+        promotion: Option<Role>,
+    },
+    /// A piece from the pocket put on `to` (never a king).
+    Put { role: Role, to: Square },
 }
 
 /// The text is not UCI move syntax.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("not a uci move (expected e.g. e2e4 or e7e8q)")]
+#[error("not a uci move (expected e.g. e2e4, e7e8q or N@f3)")]
 pub struct ParseUciError;
 
 impl FromStr for UciMove {
     type Err = ParseUciError;
 
-    /// Reads `<from><to>[promotion]`; the promotion letter is lower case.
+    /// Reads `<from><to>[promotion]`, the promotion letter lower case, or
+    /// `<piece>@<to>`, the piece letter upper case (not `K`).
     ///
     /// # Errors
     ///
@@ -48,13 +60,18 @@ impl FromStr for UciMove {
     fn from_str(s: &str) -> Result<UciMove, ParseUciError> {
         let square = Square::from_name;
         let (from, to, promotion) = match *s.as_bytes() {
+            [p, b'@', c, d] => return UciMove::read_put(p, c, d),
             [a, b, c, d] => (square(a, b), square(c, d), None),
             [a, b, c, d, p] if p.is_ascii_lowercase() => {
                 (square(a, b), square(c, d), Some(Role::from_char(p as char).ok_or(ParseUciError)?))
             }
             _ => return Err(ParseUciError),
         };
-        Ok(UciMove { from: from.ok_or(ParseUciError)?, to: to.ok_or(ParseUciError)?, promotion })
+        Ok(UciMove::Normal {
+            from: from.ok_or(ParseUciError)?,
+            to: to.ok_or(ParseUciError)?,
+            promotion,
+        })
     }
 }
 
@@ -65,10 +82,27 @@ impl fmt::Display for UciMove {
 }
 
 impl UciMove {
+    /// A drop, `<piece>@<to>`.
+    #[cold]
+    fn read_put(piece: u8, file: u8, rank: u8) -> Result<UciMove, ParseUciError> {
+        let role = Role::from_char(piece as char)
+            .filter(|&role| piece.is_ascii_uppercase() && role != Role::King)
+            .ok_or(ParseUciError)?;
+        Ok(UciMove::Put { role, to: Square::from_name(file, rank).ok_or(ParseUciError)? })
+    }
+
     /// The UCI form of a legal move of standard chess (castling as the
     /// king's two-square step).
     pub fn from_move(m: Move) -> UciMove {
-        UciMove { from: m.from(), to: m.king_to(), promotion: m.promotion() }
+        UciMove::Normal { from: m.from(), to: m.king_to(), promotion: m.promotion() }
+    }
+
+    /// The target square (for a move written as king takes own rook, the
+    /// rook's).
+    pub fn to(&self) -> Square {
+        match *self {
+            UciMove::Normal { to, .. } | UciMove::Put { to, .. } => to,
+        }
     }
 
     /// The UCI form of a legal move under `mode`'s convention: castling as
@@ -86,7 +120,7 @@ impl UciMove {
         match mode {
             CastlingMode::Standard => UciMove::from_move(m),
             CastlingMode::Chess960 => {
-                UciMove { from: m.from(), to: m.to(), promotion: m.promotion() }
+                UciMove::Normal { from: m.from(), to: m.to(), promotion: m.promotion() }
             }
         }
     }
@@ -112,17 +146,16 @@ impl UciMove {
     // castling is looked for in, every ply, for little work.
     #[inline(always)]
     pub(crate) fn find(&self, pos: &Position) -> Option<(Move, Role)> {
-        let role = pos.role_at(self.from)?;
-        if pos.by_color(pos.turn()).contains(self.from)
-            && pos.movers_to(role, self.from.into(), self.to).any()
-        {
-            let kind = pos.move_kind(role, self.from, self.to, self.promotion)?;
-            return Some((Move::new(self.from, self.to, kind), role));
+        let UciMove::Normal { from, to, promotion } = *self else { return None };
+        let role = pos.role_at(from)?;
+        if pos.by_color(pos.turn()).contains(from) && pos.movers_to(role, from.into(), to).any() {
+            let kind = pos.move_kind(role, from, to, promotion)?;
+            return Some((Move::new(from, to, kind), role));
         }
-        if role != Role::King || self.promotion.is_some() {
+        if role != Role::King || promotion.is_some() {
             return None;
         }
-        self.find_castle(pos)
+        find_castle(pos, from, to)
     }
 
     /// As [`UciMove::find`], as the move that SAN is written from: the
@@ -130,36 +163,20 @@ impl UciMove {
     /// give both the move and the rivals SAN tells it from.
     #[inline(always)]
     pub(crate) fn find_san(&self, pos: &Position) -> Option<SanMove> {
-        let role = pos.role_at(self.from)?;
-        let movers = pos.movers_to(role, Bitboard::FULL, self.to);
-        if movers.contains(self.from) {
-            let kind = pos.move_kind(role, self.from, self.to, self.promotion)?;
-            return Some(SanMove::from_movers(Move::new(self.from, self.to, kind), role, movers));
+        let UciMove::Normal { from, to, promotion } = *self else { return None };
+        let role = pos.role_at(from)?;
+        let movers = pos.movers_to(role, Bitboard::FULL, to);
+        if movers.contains(from) {
+            let kind = pos.move_kind(role, from, to, promotion)?;
+            return Some(SanMove::from_movers(Move::new(from, to, kind), role, movers));
         }
-        if role != Role::King || self.promotion.is_some() {
+        if role != Role::King || promotion.is_some() {
             return None;
         }
-        self.find_castle(pos).map(|(castle, role)| SanMove::from_movers(castle, role, movers))
+        find_castle(pos, from, to).map(|(castle, role)| SanMove::from_movers(castle, role, movers))
     }
 
-    /// The castling move this king move means, if any.
-    #[cold]
-    #[inline(never)]
-    fn find_castle(&self, pos: &Position) -> Option<(Move, Role)> {
-        // Castling, written as king takes own rook or as the king's step to
-        // its destination; the first wins where both could be meant, and a
-        // king that does not move is no step (Chess960).
-        let moves = pos.legal_moves_filtered(self.from.into(), self.to.into());
-        let castles = || moves.iter().copied().filter(|m| m.is_castle());
-        let castle = castles().find(|m| self.to == m.to()).or_else(|| {
-            castles().find(|m| {
-                self.to != self.from && self.to == castling_squares(pos.turn(), m.from(), m.to()).0
-            })
-        })?;
-        Some((castle, Role::King))
-    }
-
-    /// The text, without allocating: `e2e4` or `e7e8q`.
+    /// The text, without allocating: `e2e4`, `e7e8q` or `N@f3`.
     ///
     /// ```
     /// use arbiter_chess::UciMove;
@@ -185,14 +202,17 @@ impl UciMove {
     #[inline]
     pub fn ascii(&self) -> [u8; 5] {
         // Squares count from a1 along the ranks: file in the low 3 bits.
-        let [from, to] = [self.from.index() as u8, self.to.index() as u8];
-        [
-            b'a' + (from & 7),
-            b'1' + (from >> 3),
-            b'a' + (to & 7),
-            b'1' + (to >> 3),
-            self.promotion.map_or(0, |role| role.char() as u8),
-        ]
+        let square = |sq: Square| [b'a' + (sq.index() as u8 & 7), b'1' + (sq.index() as u8 >> 3)];
+        match *self {
+            UciMove::Normal { from, to, promotion } => {
+                let ([a, b], [c, d]) = (square(from), square(to));
+                [a, b, c, d, promotion.map_or(0, |role| role.char() as u8)]
+            }
+            UciMove::Put { role, to } => {
+                let [c, d] = square(to);
+                [role.upper_char() as u8, b'@', c, d, 0]
+            }
+        }
     }
 
     /// The longest UCI text: from, to and a promotion (`e7e8q`).
@@ -201,8 +221,26 @@ impl UciMove {
     /// The length of the text: 4, or 5 with a promotion.
     #[inline]
     pub fn text_len(&self) -> usize {
-        4 + usize::from(self.promotion.is_some())
+        match *self {
+            UciMove::Normal { promotion, .. } => 4 + usize::from(promotion.is_some()),
+            UciMove::Put { .. } => 4,
+        }
     }
+}
+
+/// The castling move that the king move `from`-`to` means in `pos`, if any.
+#[cold]
+#[inline(never)]
+fn find_castle(pos: &Position, from: Square, to: Square) -> Option<(Move, Role)> {
+    // Castling, written as king takes own rook or as the king's step to
+    // its destination; the first wins where both could be meant, and a
+    // king that does not move is no step (Chess960).
+    let moves = pos.legal_moves_filtered(from.into(), to.into());
+    let castles = || moves.iter().copied().filter(|m| m.is_castle());
+    let castle = castles().find(|m| to == m.to()).or_else(|| {
+        castles().find(|m| to != from && to == castling_squares(pos.turn(), m.from(), m.to()).0)
+    })?;
+    Some((castle, Role::King))
 }
 
 #[cfg(test)]
@@ -211,11 +249,20 @@ mod tests {
 
     #[test]
     fn syntax() {
-        for bad in ["", "e2", "e2e", "e2e4qq", "e2e9", "i2e4", "e2e4Q", "e2e4x", "é2e4", "e2e4é"]
-        {
+        for bad in [
+            "", "e2", "e2e", "e2e4qq", "e2e9", "i2e4", "e2e4Q", "e2e4x", "é2e4", "e2e4é", "K@e4",
+            "n@f3", "@e4", "N@e9", "N@",
+        ] {
             assert_eq!(bad.parse::<UciMove>(), Err(ParseUciError), "{bad:?}");
         }
-        assert_eq!("a7a8k".parse::<UciMove>().unwrap().promotion, Some(Role::King));
+        let UciMove::Normal { promotion, .. } = "a7a8k".parse::<UciMove>().unwrap() else {
+            panic!("a move on the board")
+        };
+        assert_eq!(promotion, Some(Role::King));
+        for text in ["P@e4", "N@f3", "Q@a1"] {
+            let m = text.parse::<UciMove>().unwrap();
+            assert_eq!((m.to_string(), m.text_len()), (text.to_owned(), 4));
+        }
     }
 
     #[test]

@@ -6,10 +6,14 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::board::fen::FenError;
+use crate::board::fen::{Fen, FenError};
+use crate::board::perft::{divide_until, perft};
 use crate::board::position::{CastlingMode, Position};
 use crate::board::types::Color;
-use crate::rules::variant::{Variant, VariantFenError, VariantPosition};
+use crate::notation::uci::UciMove;
+use crate::rules::variant::{
+    Variant, VariantFenError, VariantPosition, variant_divide_until, variant_perft,
+};
 
 /// The rules a game is played by: standard chess, Chess960 or one of
 /// lichess's variants.
@@ -210,10 +214,61 @@ impl GamePosition {
     }
 
     /// Its FEN (a variant's with its pockets or checks).
-    pub fn fen(&self) -> String {
+    pub fn fen(&self) -> Fen {
+        self.fen_in(false)
+    }
+
+    /// Its FEN, a chess position's with Shredder-FEN castling letters when
+    /// `shredder` (a variant's has none).
+    pub fn fen_in(&self, shredder: bool) -> Fen {
         match self {
-            GamePosition::Chess(pos) => pos.fen().as_str().to_owned(),
+            GamePosition::Chess(pos) if shredder => pos.shredder_fen(),
+            GamePosition::Chess(pos) => pos.fen(),
             GamePosition::Variant(pos) => pos.fen(),
+        }
+    }
+
+    /// How castling is written: Chess960's way only in Chess960.
+    pub fn castling_mode(&self) -> CastlingMode {
+        match self {
+            GamePosition::Chess(pos) => pos.castling_mode(),
+            GamePosition::Variant(pos) => pos.castling_mode(),
+        }
+    }
+
+    /// The number of legal move sequences of length `depth` from here.
+    ///
+    /// ```
+    /// use arbiter_chess::{GamePosition, Rules, Variant};
+    /// assert_eq!(GamePosition::new(Rules::Standard).perft(3), 8_902);
+    /// assert_eq!(GamePosition::new(Rules::Variant(Variant::Antichess)).perft(2), 400);
+    /// ```
+    pub fn perft(&self, depth: u32) -> u64 {
+        match self {
+            GamePosition::Chess(pos) => perft(pos, depth),
+            GamePosition::Variant(pos) => variant_perft(pos, depth),
+        }
+    }
+
+    /// The count below each legal move at `depth`, each move in UCI:
+    /// `None` as soon as `stop` says so, which it asks before each subtree
+    /// deeper than two plies.
+    ///
+    /// ```
+    /// use arbiter_chess::{GamePosition, Rules, Variant};
+    /// let horde = GamePosition::new(Rules::Variant(Variant::Horde));
+    /// let split = horde.divide_until(3, &|| false).unwrap();
+    /// assert_eq!(split.len(), 8);
+    /// assert!(horde.divide_until(5, &|| true).is_none());
+    /// ```
+    pub fn divide_until(&self, depth: u32, stop: &dyn Fn() -> bool) -> Option<Vec<(UciMove, u64)>> {
+        let mode = self.castling_mode();
+        match self {
+            GamePosition::Chess(pos) => divide_until(pos, depth, stop).map(|split| {
+                split.into_iter().map(|(m, n)| (UciMove::from_move_in(m, mode), n)).collect()
+            }),
+            GamePosition::Variant(pos) => variant_divide_until(pos, depth, stop)
+                .map(|split| split.into_iter().map(|(m, n)| (m.uci(mode), n)).collect()),
         }
     }
 
@@ -250,6 +305,18 @@ impl GamePosition {
     }
 }
 
+impl From<Position> for GamePosition {
+    fn from(pos: Position) -> GamePosition {
+        GamePosition::Chess(pos)
+    }
+}
+
+impl From<VariantPosition> for GamePosition {
+    fn from(pos: VariantPosition) -> GamePosition {
+        GamePosition::Variant(pos)
+    }
+}
+
 impl fmt::Display for GamePosition {
     /// The FEN.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -269,7 +336,7 @@ mod tests {
         let standard = GamePosition::start(None, None, None).unwrap();
         assert_eq!(standard, GamePosition::Chess(Position::default()));
         let numbered = GamePosition::start(None, None, Some(0)).unwrap();
-        assert_eq!(numbered.fen(), "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1");
+        assert_eq!(numbered.fen().as_str(), "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1");
         assert_eq!(numbered.rules(), Rules::Chess960);
     }
 
@@ -313,7 +380,7 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(zh.fen(), "4k3/8/8/8/8/8/8/4K3[Nq] w - - 0 1");
+        assert_eq!(zh.fen().as_str(), "4k3/8/8/8/8/8/8/4K3[Nq] w - - 0 1");
         let bad =
             GamePosition::start(Some(Rules::Standard), Some("8/8/8/8/8/8/8/8 w - - 0 1"), None);
         assert!(matches!(bad, Err(StartError::Fen(StartFenError::Chess(_)))));

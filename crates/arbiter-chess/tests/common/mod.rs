@@ -242,3 +242,12 @@ pub fn with_context<R>(context: impl FnOnce() -> String, f: impl FnOnce() -> R) 
         panic!("{}: panicked: {message}", context())
     })
 }
+
+/// The chess position of a replay's final position (which a chess game's
+/// always is).
+pub fn chess(position: &arbiter_chess::GamePosition) -> &arbiter_chess::Position {
+    match position {
+        arbiter_chess::GamePosition::Chess(pos) => pos,
+        arbiter_chess::GamePosition::Variant(pos) => panic!("a {} position", pos.variant()),
+    }
+}

@@ -47,7 +47,7 @@ fn move_claims_match_python_chess() {
     for (line, json) in text.lines().enumerate() {
         let case: Case = serde_json::from_str(json).unwrap();
         let context = format!("line {}: {} moves {}", line + 1, case.fen, case.moves.join(" "));
-        let r = replay(case.fen.parse().unwrap(), &case.moves, &options);
+        let r = replay(case.fen.parse::<arbiter_chess::Position>().unwrap(), &case.moves, &options);
         assert!(r.illegal_move.is_none(), "{context}: {:?}", r.illegal_move);
         assert_eq!(r.legal_moves.len(), case.legal_moves, "{context}");
         let mut any = (false, false);

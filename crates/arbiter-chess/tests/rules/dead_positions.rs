@@ -129,7 +129,7 @@ fn a_flag_fall_is_a_timeout_win_unless_the_opponent_cannot_mate() {
         ..options(Color::White)
     };
     let wall_with_rook = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/r3K3 w - - 0 1";
-    let r = replay(wall_with_rook.parse().unwrap(), &[] as &[&str], &tiny);
+    let r = replay(wall_with_rook.parse::<Position>().unwrap(), &[] as &[&str], &tiny);
     assert_eq!(r.outcome.termination, Some(Termination::Timeout));
     assert_eq!(r.outcome.result, GameResult::BlackWins);
     assert!(r.outcome.unproven, "{:?}", r.outcome);

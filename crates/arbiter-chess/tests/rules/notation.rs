@@ -193,7 +193,7 @@ fn promotions_to_every_piece() {
 fn ambiguous_san_is_never_guessed() {
     let pos = "4k3/8/8/8/8/8/K7/R6R w - - 0 1";
     assert_reason(rejected(pos, &["Rd1"]), IllegalReason::AmbiguousSan, "ambiguous");
-    let r = replay(pos.parse().unwrap(), &["Rad1"], &ReplayOptions::default());
+    let r = replay(pos.parse::<Position>().unwrap(), &["Rad1"], &ReplayOptions::default());
     assert_eq!(r.plies[0].san.as_str(), "Rad1");
     // Over-disambiguation is read and flagged.
     let r = replay(Position::default(), &["Ngf3"], &ReplayOptions::default());
@@ -236,7 +236,7 @@ fn lenient_mode_reads_and_flags_variants() {
         ("4k3/8/8/8/8/8/3P4/3RK3 w - - 0 1", "rd1xd2", "Rxd2", false),
     ];
     for (fen, text, san, canonical) in cases {
-        let r = replay(fen.parse().unwrap(), &[text], &ReplayOptions::default());
+        let r = replay(fen.parse::<Position>().unwrap(), &[text], &ReplayOptions::default());
         if san == "Rxd2" {
             // Capturing one's own pawn stays illegal however it is written.
             assert_eq!(r.illegal_move.unwrap().reason, IllegalReason::CaptureOwnPiece);
@@ -282,14 +282,14 @@ fn the_game_is_over_after_mate() {
 #[test]
 fn stalemate_ends_the_game() {
     let pos = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
-    let r = replay(pos.parse().unwrap(), &[] as &[&str], &ReplayOptions::default());
+    let r = replay(pos.parse::<Position>().unwrap(), &[] as &[&str], &ReplayOptions::default());
     assert_eq!(r.outcome.termination, Some(Termination::Stalemate));
     assert_eq!(r.outcome.result, GameResult::Draw);
     assert_reason(rejected(pos, &["Kh7"]), IllegalReason::GameOver, "stalemate");
     assert_reason(rejected(pos, &["garbage"]), IllegalReason::GameOver, "stalemate");
     // Reached by a move.
     let r = replay(
-        "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1".parse().unwrap(),
+        "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1".parse::<Position>().unwrap(),
         &["Qf7"],
         &ReplayOptions::default(),
     );
@@ -299,7 +299,7 @@ fn stalemate_ends_the_game() {
 #[test]
 fn insufficient_material_ends_the_game() {
     let r = replay(
-        "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1".parse().unwrap(),
+        "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1".parse::<Position>().unwrap(),
         &["Kxd2"],
         &ReplayOptions::default(),
     );
@@ -315,12 +315,12 @@ fn insufficient_material_ends_the_game() {
 #[test]
 fn seventy_five_move_rule_ends_the_game_unless_the_move_mates() {
     let pos = "4k3/8/8/8/8/8/R7/4K3 w - - 149 100";
-    let r = replay(pos.parse().unwrap(), &["Ra3"], &ReplayOptions::default());
+    let r = replay(pos.parse::<Position>().unwrap(), &["Ra3"], &ReplayOptions::default());
     assert_eq!(r.outcome.termination, Some(Termination::SeventyFiveMoveRule));
     assert_eq!(r.outcome.result, GameResult::Draw);
     // A mate on the 150th half-move stands.
     let pos = "6k1/5ppp/8/8/8/8/8/R3K3 w - - 149 100";
-    let r = replay(pos.parse().unwrap(), &["Ra8#"], &ReplayOptions::default());
+    let r = replay(pos.parse::<Position>().unwrap(), &["Ra8#"], &ReplayOptions::default());
     assert_eq!(r.outcome.termination, Some(Termination::Checkmate));
     assert_eq!(r.outcome.result, GameResult::WhiteWins);
 }
@@ -328,9 +328,9 @@ fn seventy_five_move_rule_ends_the_game_unless_the_move_mates() {
 #[test]
 fn fifty_move_rule_is_claimable() {
     let pos = "4k3/8/8/8/8/8/R7/4K3 w - - 98 80";
-    let r = replay(pos.parse().unwrap(), &["Ra3"], &ReplayOptions::default());
+    let r = replay(pos.parse::<Position>().unwrap(), &["Ra3"], &ReplayOptions::default());
     assert!(!r.outcome.fifty_move_claimable);
-    let r = replay(pos.parse().unwrap(), &["Ra3", "Kd7"], &ReplayOptions::default());
+    let r = replay(pos.parse::<Position>().unwrap(), &["Ra3", "Kd7"], &ReplayOptions::default());
     assert!(r.outcome.fifty_move_claimable);
     assert_eq!(r.outcome.result, GameResult::Ongoing);
     assert_eq!(r.outcome.to_string(), "*");

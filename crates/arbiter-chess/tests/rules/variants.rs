@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
 use arbiter_chess::{
-    CastlingMode, Color, FenError, GameResult, PositionError, Variant, VariantFenError,
-    VariantPosition, variant_perft,
+    CastlingMode, Color, FenError, GamePosition, GameResult, PositionError, Variant,
+    VariantFenError, VariantPosition,
 };
 use arbiter_chess::{VariantEnd, VariantGame};
 use rand::rngs::SmallRng;
@@ -68,7 +68,7 @@ fn scalachess_variant_perft() -> TestResult {
                     skipped.push(format!("{id} perft {depth}"));
                     continue;
                 }
-                assert_eq!(variant_perft(&pos, depth), expected, "{file} {id} perft {depth}");
+                assert_eq!(GamePosition::Variant(pos.clone()).perft(depth), expected, "{file} {id} perft {depth}");
                 checked += 1;
                 nodes += expected;
                 let deepest = deepest.entry(variant).or_default();
@@ -186,7 +186,7 @@ fn compare(ours: &VariantPosition, theirs: &TheirPosition) {
     let read_back = VariantPosition::from_fen(&their_fen, ours.variant(), CastlingMode::Standard);
     assert_eq!(read_back.as_ref(), Ok(ours), "shakmaty's fen {their_fen}");
     let legal = ours.legal_moves();
-    let ucis: BTreeSet<String> = legal.iter().map(|&m| ours.uci(m)).collect();
+    let ucis: BTreeSet<String> = legal.iter().map(|&m| ours.uci(m).to_string()).collect();
     let their_moves = theirs.legal_moves();
     let their_ucis: BTreeSet<String> = their_moves
         .iter()
@@ -194,7 +194,7 @@ fn compare(ours: &VariantPosition, theirs: &TheirPosition) {
         .collect();
     assert_eq!(ucis, their_ucis, "legal moves of {fen}");
     for &m in &legal {
-        let uci = ours.uci(m);
+        let uci = ours.uci(m).to_string();
         let their_move = UciMove::from_ascii(uci.as_bytes()).unwrap().to_move(theirs).unwrap();
         let their_san = SanPlus::from_move(theirs.clone(), their_move).to_string();
         let san = ours.san(m);
@@ -204,13 +204,14 @@ fn compare(ours: &VariantPosition, theirs: &TheirPosition) {
             ours.play(m).variant_end().is_some_and(|(result, _)| result != GameResult::Draw);
         if decided {
             let body = their_san.trim_end_matches(['+', '#']);
-            assert_eq!(san, format!("{body}#"), "san of {uci} in {fen}");
+            assert_eq!(san.as_str(), format!("{body}#"), "san of {uci} in {fen}");
         } else {
-            assert_eq!(san, their_san, "san of {uci} in {fen}");
+            assert_eq!(san.as_str(), their_san, "san of {uci} in {fen}");
         }
         assert_eq!(ours.parse_san(&their_san), Ok(m), "{their_san} read in {fen}");
     }
-    assert_eq!(variant_perft(ours, 2), shakmaty::perft(theirs, 2), "perft(2) of {fen}");
+    let perft = GamePosition::Variant(ours.clone()).perft(2);
+    assert_eq!(perft, shakmaty::perft(theirs, 2), "perft(2) of {fen}");
     assert_eq!(ours.is_check(), theirs.is_check(), "check in {fen}");
     assert_eq!(outcome(ours), theirs.outcome(), "outcome of {fen}");
     for (color, their_color) in
@@ -265,7 +266,7 @@ fn variants_match_shakmaty_on_random_play() {
                 } else {
                     legal[rng.random_range(0..legal.len())]
                 };
-                let uci = ours.uci(m);
+                let uci = ours.uci(m).to_string();
                 let their_move =
                     UciMove::from_ascii(uci.as_bytes()).unwrap().to_move(&theirs).unwrap();
                 theirs.play_unchecked(their_move);
@@ -287,12 +288,12 @@ fn python_chess_writes_and_ends_variant_games_as_we_do() {
         let variant: Variant = case.variant.parse().unwrap();
         let context = format!("line {}: {variant}", line + 1);
         let start = read(&case.fen, variant).unwrap();
-        assert_eq!(start.fen(), case.fen, "{context}");
+        assert_eq!(start.fen().as_str(), case.fen, "{context}");
         let mut game = VariantGame::new(start);
         for [uci, san] in &case.plies {
             let pos = game.position().clone();
             let m = pos.parse_uci(uci).unwrap_or_else(|e| panic!("{context}: {uci} in {pos}: {e}"));
-            assert_eq!(&pos.san(m), san, "{context}: {uci} in {pos}");
+            assert_eq!(pos.san(m).as_str(), san, "{context}: {uci} in {pos}");
             assert_eq!(pos.parse_san(san), Ok(m), "{context}: {san} in {pos}");
             game.play(m).unwrap();
         }

@@ -48,6 +48,9 @@ pub enum San {
     },
     /// Castling.
     Castle(CastlingSide),
+    /// A piece from the pocket put on `to` (crazyhouse): `N@f3`, and for a
+    /// pawn `@e4`.
+    Put { role: Role, to: Square },
 }
 
 /// The text is not a move in SAN, nor a variant of it that Arbiter reads.
@@ -118,6 +121,8 @@ impl fmt::Display for San {
         match *self {
             San::Castle(CastlingSide::KingSide) => f.write_str("O-O"),
             San::Castle(CastlingSide::QueenSide) => f.write_str("O-O-O"),
+            San::Put { role: Role::Pawn, to } => write!(f, "@{to}"),
+            San::Put { role, to } => write!(f, "{}@{to}", role.upper_char()),
             San::Normal { role, file, rank, capture, to, promotion } => {
                 if role != Role::Pawn {
                     write!(f, "{}", role.upper_char())?;

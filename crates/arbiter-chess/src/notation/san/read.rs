@@ -162,6 +162,12 @@ impl San {
                 _ => {}
             }
         }
+        // A drop: `N@f3`, `@e4` or `P@e4`, the piece letter in either case.
+        match *b {
+            [b'@', f, r] => return read_put(b'P', f, r),
+            [p, b'@', f, r] => return read_put(p, f, r),
+            _ => {}
+        }
         // Every byte left is checked below against ASCII letters, digits and
         // signs, so any other text is refused on the way.
 
@@ -240,6 +246,17 @@ impl San {
     }
 }
 
+/// A drop of the piece lettered `piece` (not a king) on the square `f`,
+/// `r`.
+#[cold]
+fn read_put(piece: u8, f: u8, r: u8) -> Result<San, ParseSanError> {
+    let role = Role::from_char(piece as char).filter(|&role| role != Role::King);
+    match (role, Square::from_name(f, r)) {
+        (Some(role), Some(to)) => Ok(San::Put { role, to }),
+        _ => Err(ParseSanError),
+    }
+}
+
 impl San {
     /// The one legal move this SAN names in `pos`.
     ///
@@ -273,6 +290,7 @@ impl San {
             San::Normal { role, file, rank, to, promotion, .. } => {
                 (role, file, rank, to, promotion)
             }
+            San::Put { .. } => return Err(SanError::Illegal),
         };
         // The promotion asked for fits or not whichever piece moves: it is
         // compulsory for a pawn reaching the last rank, absent elsewhere.

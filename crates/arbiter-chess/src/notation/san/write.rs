@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::SanMove;
+use super::{San, SanMove};
 use crate::board::bitboard::Bitboard;
 use crate::board::checks::Checks;
 use crate::board::moves::{MAX_LEGAL_MOVES, Move, MoveKind, MoveList};
@@ -205,6 +205,26 @@ impl SanWriter {
     #[inline]
     fn finish(self) -> SanString {
         SanString::from_word(self.text, self.len)
+    }
+}
+
+impl fmt::Write for SanWriter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        s.chars().for_each(|c| self.push(c));
+        Ok(())
+    }
+}
+
+impl San {
+    /// This SAN, as written by its `Display`, with the check or mate
+    /// `mark` (`+`, `#`) if any: for a move whose SAN is chosen elsewhere
+    /// (a variant's, disambiguated among the variant's legal moves).
+    pub(crate) fn written(&self, mark: Option<char>) -> SanString {
+        let mut writer = SanWriter::new();
+        // Writing to a `SanWriter` cannot fail.
+        let _ = fmt::Write::write_fmt(&mut writer, format_args!("{self}"));
+        mark.into_iter().for_each(|c| writer.push(c));
+        writer.finish()
     }
 }
 

@@ -4,12 +4,12 @@
 //! the clocks and that move, named as the illegal move.
 
 use super::replay::{IllegalMove, Replay, ReplayOptions, replay};
-use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::notation::echo::echo;
 use crate::notation::illegal::IllegalReason;
 use crate::rules::clock::record::{ClockRecord, ClockRun, Clocks};
 use crate::rules::outcome::{Outcome, Termination};
+use crate::rules::start::GamePosition;
 
 impl Replay {
     /// Completes a replay of the first [`ClockRun::plies`] of the `sent`
@@ -30,11 +30,10 @@ impl Replay {
     }
 }
 
-/// [`Replay::complete`] on a replay's parts (a standard or a variant
-/// replay): its illegal move, set to the move made after its mover's flag
-/// fell when there is one, its outcome and the side to move in its final
-/// position; the clocks it returns.
-pub(crate) fn settle(
+/// [`Replay::complete`] on a replay's parts: its illegal move, set to the
+/// move made after its mover's flag fell when there is one, its outcome
+/// and the side to move in its final position; the clocks it returns.
+fn settle(
     run: &ClockRun,
     illegal_move: &mut Option<IllegalMove>,
     outcome: &Outcome,
@@ -73,20 +72,25 @@ pub(crate) fn settle(
 /// way, and the clocks in the answer. `options.flagged` is the clock's.
 ///
 /// ```
-/// use arbiter_chess::{ClockRecord, IllegalReason, ReplayOptions, Termination, replay_clocked};
+/// use arbiter_chess::{ClockRecord, IllegalReason, Position, ReplayOptions, Termination, Variant, VariantPosition, replay_clocked};
 /// let record = ClockRecord::new("60".parse().unwrap(), vec![1_000, 2_000, 59_500], 0, 3).unwrap();
-/// let r = replay_clocked(Default::default(), &["e4", "e5", "Nf3"], &ReplayOptions::default(), &record);
+/// let r = replay_clocked(Position::default(), &["e4", "e5", "Nf3"], &ReplayOptions::default(), &record);
 /// assert_eq!(r.plies.len(), 2);
 /// assert_eq!(r.illegal_move.unwrap().reason, IllegalReason::FlagFell);
 /// assert_eq!(r.outcome.termination, Some(Termination::Timeout));
 /// assert_eq!(r.clocks.unwrap().remaining_ms, [0, 58_000]);
+/// // The same in crazyhouse.
+/// let zh = VariantPosition::new(Variant::Crazyhouse);
+/// let r = replay_clocked(zh, &["e4", "e5", "Nf3"], &ReplayOptions::default(), &record);
+/// assert_eq!((r.plies.len(), r.outcome.termination), (2, Some(Termination::Timeout)));
 /// ```
 pub fn replay_clocked<S: AsRef<str>>(
-    start: Position,
+    start: impl Into<GamePosition>,
     moves: &[S],
     options: &ReplayOptions,
     record: &ClockRecord,
 ) -> Replay {
+    let start = start.into();
     let Some(run) = record.run(start.turn()) else {
         return replay(start, moves, options);
     };
@@ -101,7 +105,6 @@ pub fn replay_clocked<S: AsRef<str>>(
 mod tests {
     use super::*;
     use crate::board::position::Position;
-    use crate::rules::clock::record::ClockRecord;
     use crate::rules::game::replay;
     use crate::rules::outcome::GameResult;
 

@@ -8,7 +8,6 @@ mod reading;
 mod replay;
 
 pub use clocked::replay_clocked;
-pub(crate) use clocked::settle;
 pub use reading::Notation;
 pub use replay::{
     IllegalMove, LegalMove, PlyRecord, Replay, ReplayOptions, ReplayTail, Replayer, replay,

@@ -5,7 +5,6 @@
 use super::{Game, Notation, Played, flag_fall};
 use crate::board::bitboard::Bitboard;
 use crate::board::fen::Fen;
-use crate::board::position::Position;
 use crate::board::types::{Color, Square};
 use crate::notation::echo::echo;
 use crate::notation::illegal::{Illegal, IllegalReason};
@@ -14,7 +13,9 @@ use crate::notation::uci::UciMove;
 use crate::rules::clock::record::Clocks;
 use crate::rules::dead::{self, Analysis, Finding, examine};
 use crate::rules::outcome::{DrawClaims, Outcome};
+use crate::rules::start::GamePosition;
 use crate::rules::unwinnable::{Winnability, analyse};
+use crate::rules::variant::VariantGame;
 
 /// What to replay and what to return.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,19 +30,20 @@ pub struct ReplayOptions {
     /// Return plies from this index on (earlier ones are still checked).
     pub plies_from: usize,
     /// Write the FENs with Shredder-FEN castling letters (`HAha`) instead
-    /// of X-FEN (`KQkq`).
+    /// of X-FEN (`KQkq`) (chess only).
     pub shredder_fen: bool,
     /// List only the legal moves from this square.
     pub legal_moves_from: Option<Square>,
     /// The side whose flag fell after the last move (FIDE 6.9).
     pub flagged: Option<Color>,
-    /// Report both colours' verdicts on the final position.
+    /// Report both colours' verdicts on the final position (chess only).
     pub winnability: bool,
-    /// The budgets of the unwinnability analysis.
+    /// The budgets of the unwinnability analysis (chess only: a variant's
+    /// dead positions are its insufficient material).
     pub analysis: Analysis,
 }
 
-/// One accepted move.
+/// One accepted move, in any rules (a crazyhouse drop's UCI is `N@f3`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlyRecord {
     pub san: SanString,
@@ -63,7 +65,7 @@ pub struct IllegalMove {
     pub message: String,
 }
 
-/// A legal move of the final position.
+/// A legal move of the final position, in any rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LegalMove {
     pub uci: UciMove,
@@ -72,7 +74,7 @@ pub struct LegalMove {
     pub claims: DrawClaims,
 }
 
-/// The answer for a replayed game.
+/// The answer for a replayed game, in any rules.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Replay {
     /// Accepted moves from `plies_from` on.
@@ -80,12 +82,12 @@ pub struct Replay {
     /// The first rejected move; the moves after it are not looked at.
     pub illegal_move: Option<IllegalMove>,
     /// The position after the last accepted move.
-    pub position: Position,
+    pub position: GamePosition,
     /// Its legal moves (none once the game is over, or when skipped).
     pub legal_moves: Vec<LegalMove>,
     pub outcome: Outcome,
     /// Whether each colour (by [`Color::index`]) can still mate in the
-    /// final position, when asked for.
+    /// final position, when asked for (chess only).
     pub winnability: Option<[Winnability; 2]>,
     /// FENs are asked for with Shredder-FEN castling letters.
     pub shredder_fen: bool,
@@ -97,23 +99,34 @@ pub struct Replay {
 impl Replay {
     /// The FEN of the final position, in the castling notation asked for.
     pub fn position_fen(&self) -> Fen {
-        if self.shredder_fen { self.position.shredder_fen() } else { self.position.fen() }
+        self.position.fen_in(self.shredder_fen)
     }
 }
 
-/// Replays `moves` from `start`.
+/// Replays `moves` from `start`, a position of standard chess, Chess960 or
+/// one of lichess's variants.
 ///
 /// ```
-/// use arbiter_chess::{replay, ReplayOptions};
-/// use arbiter_chess::IllegalReason;
-/// let r = replay(Default::default(), &["e4", "e5", "Ke3"], &ReplayOptions::default());
+/// use arbiter_chess::{IllegalReason, Position, ReplayOptions, Termination, Variant, VariantPosition, replay};
+/// let r = replay(Position::default(), &["e4", "e5", "Ke3"], &ReplayOptions::default());
 /// assert_eq!(r.plies.len(), 2);
 /// let bad = r.illegal_move.unwrap();
 /// assert_eq!((bad.index, bad.reason), (2, IllegalReason::NoPiece));
 /// assert_eq!(bad.message, "no white king can move to e3");
 /// assert_eq!(r.legal_moves.len(), 29);
+///
+/// let koth = VariantPosition::new(Variant::KingOfTheHill);
+/// let r = replay(koth, &["e3", "e6", "Ke2", "Ke7", "Kd3", "Kd6", "Kd4", "Kc6"], &ReplayOptions::default());
+/// assert_eq!(r.plies.len(), 7);
+/// assert_eq!(r.plies[6].san, "Kd4#");
+/// assert_eq!(r.outcome.termination, Some(Termination::KingOfTheHill));
+/// assert_eq!(r.illegal_move.unwrap().reason, IllegalReason::GameOver);
 /// ```
-pub fn replay<S: AsRef<str>>(start: Position, moves: &[S], options: &ReplayOptions) -> Replay {
+pub fn replay<S: AsRef<str>>(
+    start: impl Into<GamePosition>,
+    moves: &[S],
+    options: &ReplayOptions,
+) -> Replay {
     let mut replayer = Replayer::new(start, options.analysis);
     let tail = replayer.extend(moves, options);
     replayer.answer(tail, options)
@@ -130,21 +143,36 @@ const NOTATION_AUTO: u8 = 2;
 /// a longer move list by playing only the moves that follow.
 ///
 /// ```
-/// use arbiter_chess::{replay, Replayer, ReplayOptions};
+/// use arbiter_chess::{Position, replay, Replayer, ReplayOptions};
 /// let options = ReplayOptions::default();
-/// let mut replayer = Replayer::new(Default::default(), options.analysis);
+/// let mut replayer = Replayer::new(Position::default(), options.analysis);
 /// replayer.extend(&["e4", "e5"], &options);
 /// let tail = replayer.extend(&["Nf3"], &options);
-/// assert_eq!(replayer.answer(tail, &options), replay(Default::default(), &["e4", "e5", "Nf3"], &options));
+/// assert_eq!(replayer.answer(tail, &options), replay(Position::default(), &["e4", "e5", "Nf3"], &options));
 /// ```
 #[derive(Clone, Debug)]
 pub struct Replayer {
-    game: Game,
-    plies: Vec<Played>,
-    /// The full dead-position analysis's finding on the current position,
-    /// once [`Replayer::look_at_end`] has looked (or a helpmate found
-    /// earlier was carried over to it by [`Finding::after`]).
-    end_look: Option<Finding>,
+    line: Line,
+}
+
+/// A game so far, under its rules: the dispatch on the rules happens here,
+/// once a call, and each loop runs its own rules' code only.
+#[derive(Clone, Debug)]
+enum Line {
+    Chess {
+        game: Game,
+        plies: Vec<Played>,
+        /// The full dead-position analysis's finding on the current
+        /// position, once [`Replayer::look_at_end`] has looked (or a
+        /// helpmate found earlier was carried over to it by
+        /// [`Finding::after`]).
+        end_look: Option<Finding>,
+    },
+    Variant {
+        game: VariantGame,
+        /// Without their FENs, which the tail carries.
+        plies: Vec<PlyRecord>,
+    },
 }
 
 /// What [`Replayer::extend`] found beyond the moves already played: the
@@ -165,7 +193,7 @@ impl ReplayTail {
 
     /// Takes out the FENs the options asked for (after the plies from
     /// `max(plies_from, first new ply)` on, in order): for a caller that
-    /// writes them beside [`Replayer::plies`] rather than through a
+    /// writes them beside [`Replayer::ply`] rather than through a
     /// [`PlyRecord`] each, which boxes its FEN. An answer from the tail
     /// afterwards must return no ply.
     pub fn take_fens(&mut self) -> Vec<Fen> {
@@ -174,20 +202,47 @@ impl ReplayTail {
 }
 
 impl Replayer {
-    /// Nothing played yet from `start`, with the dead-position analysis
-    /// of `analysis` (see [`Game::with_analysis`]).
-    pub fn new(start: Position, analysis: Analysis) -> Replayer {
-        Replayer { game: Game::with_analysis(start, analysis), plies: Vec::new(), end_look: None }
+    /// Nothing played yet from `start`, a chess game with the
+    /// dead-position analysis of `analysis` (see [`Game::with_analysis`]).
+    pub fn new(start: impl Into<GamePosition>, analysis: Analysis) -> Replayer {
+        let line = match start.into() {
+            GamePosition::Chess(start) => Line::Chess {
+                game: Game::with_analysis(start, analysis),
+                plies: Vec::new(),
+                end_look: None,
+            },
+            GamePosition::Variant(start) => {
+                Line::Variant { game: VariantGame::new(start), plies: Vec::new() }
+            }
+        };
+        Replayer { line }
     }
 
-    /// The game as it stands.
-    pub fn game(&self) -> &Game {
-        &self.game
+    /// The number of moves accepted so far.
+    pub fn len(&self) -> usize {
+        match &self.line {
+            Line::Chess { plies, .. } => plies.len(),
+            Line::Variant { plies, .. } => plies.len(),
+        }
     }
 
-    /// The moves accepted so far, in order.
-    pub fn plies(&self) -> &[Played] {
-        &self.plies
+    /// Whether no move has been accepted yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The accepted move `index` (from 0), without its FEN, if there is
+    /// one.
+    pub fn ply(&self, index: usize) -> Option<PlyRecord> {
+        match &self.line {
+            Line::Chess { game, plies, .. } => plies.get(index).map(|played| PlyRecord {
+                san: played.san,
+                uci: UciMove::from_move_in(played.mv, game.position.castling_mode()),
+                fen_after: None,
+                canonical_input: played.canonical_input,
+            }),
+            Line::Variant { plies, .. } => plies.get(index).cloned(),
+        }
     }
 
     /// Plays `moves`, the texts that follow the ones already played, up to
@@ -195,16 +250,31 @@ impl Replayer {
     pub fn extend<S: AsRef<str>>(&mut self, moves: &[S], options: &ReplayOptions) -> ReplayTail {
         // A loop of its own for each notation, which reads the moves
         // without the others' code in its way.
-        match options.notation {
-            Notation::San => self.extend_in::<S, NOTATION_SAN>(moves, options),
-            Notation::Uci => self.extend_in::<S, NOTATION_UCI>(moves, options),
-            Notation::Auto => self.extend_in::<S, NOTATION_AUTO>(moves, options),
+        match (&mut self.line, options.notation) {
+            (Line::Chess { game, plies, end_look }, notation) => {
+                let mut chess = ChessLine { game, plies, end_look };
+                match notation {
+                    Notation::San => chess.extend::<S, NOTATION_SAN>(moves, options),
+                    Notation::Uci => chess.extend::<S, NOTATION_UCI>(moves, options),
+                    Notation::Auto => chess.extend::<S, NOTATION_AUTO>(moves, options),
+                }
+            }
+            (Line::Variant { game, plies }, _) => extend_variant(game, plies, moves, options),
         }
     }
+}
 
+/// A chess game's parts of a [`Replayer`], borrowed.
+struct ChessLine<'a> {
+    game: &'a mut Game,
+    plies: &'a mut Vec<Played>,
+    end_look: &'a mut Option<Finding>,
+}
+
+impl ChessLine<'_> {
     /// [`Replayer::extend`] in the notation numbered `NOTATION`.
     #[inline(never)]
-    fn extend_in<S: AsRef<str>, const NOTATION: u8>(
+    fn extend<S: AsRef<str>, const NOTATION: u8>(
         &mut self,
         moves: &[S],
         options: &ReplayOptions,
@@ -236,7 +306,7 @@ impl Replayer {
                         // per-ply gate: a proof is carried while it may
                         // be asked for.
                         let position = self.game.position();
-                        self.end_look = dead::per_ply_gate(position)
+                        *self.end_look = dead::per_ply_gate(position)
                             .then(|| finding.after(played.mv, position))
                             .flatten();
                     }
@@ -258,7 +328,38 @@ impl Replayer {
         }
         tail
     }
+}
 
+/// [`Replayer::extend`] for a variant game.
+fn extend_variant<S: AsRef<str>>(
+    game: &mut VariantGame,
+    plies: &mut Vec<PlyRecord>,
+    moves: &[S],
+    options: &ReplayOptions,
+) -> ReplayTail {
+    let mut tail = ReplayTail::default();
+    plies.reserve(moves.len());
+    for text in moves {
+        let text = text.as_ref();
+        let index = plies.len();
+        match game.play_checked(text, options.notation, options.strict) {
+            Ok(ply) => {
+                plies.push(ply);
+                if options.include_fens && index >= options.plies_from {
+                    tail.fens.push(game.position().fen());
+                }
+            }
+            Err(Illegal { reason, message }) => {
+                tail.illegal_move =
+                    Some(IllegalMove { index, text: echo(text).into_owned(), reason, message });
+                break;
+            }
+        }
+    }
+    tail
+}
+
+impl Replayer {
     /// Gives the final position the full dead-position analysis that an
     /// answer would, and keeps what it found (with its helpmate), unless
     /// that is known already: a caller that keeps the replay (the
@@ -269,18 +370,19 @@ impl Replayer {
     /// alive.
     ///
     /// ```
-    /// use arbiter_chess::{replay, Replayer, ReplayOptions};
+    /// use arbiter_chess::{Position, replay, Replayer, ReplayOptions};
     /// let options = ReplayOptions::default();
     /// let moves = ["e4", "d5", "exd5", "Qxd5"];
-    /// let mut replayer = Replayer::new(Default::default(), options.analysis);
+    /// let mut replayer = Replayer::new(Position::default(), options.analysis);
     /// replayer.extend(&moves, &options);
     /// replayer.look_at_end();
-    /// assert_eq!(replayer.answer(Default::default(), &options), replay(Default::default(), &moves, &options));
+    /// assert_eq!(replayer.answer(Default::default(), &options), replay(Position::default(), &moves, &options));
     /// ```
     pub fn look_at_end(&mut self) {
-        if self.final_look_pending() {
-            let game = &self.game;
-            self.end_look = Some(examine(&game.position, game.analysis.full));
+        if self.final_look_pending()
+            && let Line::Chess { game, end_look, .. } = &mut self.line
+        {
+            *end_look = Some(examine(&game.position, game.analysis.full));
         }
     }
 
@@ -292,10 +394,10 @@ impl Replayer {
     /// before the answer, to move a long look off the worker.
     ///
     /// ```
-    /// use arbiter_chess::{Replayer, ReplayOptions};
+    /// use arbiter_chess::{Position, Replayer, ReplayOptions};
     /// let options = ReplayOptions::default();
     /// // A knight behind a locked wall: no static test settles it.
-    /// let wall = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K1N1 w - - 0 1".parse().unwrap();
+    /// let wall: Position = "8/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4K1N1 w - - 0 1".parse().unwrap();
     /// let mut replayer = Replayer::new(wall, options.analysis);
     /// assert!(!replayer.final_look_pending(), "nothing played yet");
     /// replayer.extend(&["Kd2"], &options);
@@ -304,7 +406,12 @@ impl Replayer {
     /// assert!(!replayer.final_look_pending(), "looked at already");
     /// ```
     pub fn final_look_pending(&self) -> bool {
-        self.end_look.is_none() && self.game.final_look_pending(!self.plies.is_empty())
+        match &self.line {
+            Line::Chess { game, plies, end_look } => {
+                end_look.is_none() && game.final_look_pending(!plies.is_empty())
+            }
+            Line::Variant { .. } => false,
+        }
     }
 
     /// The answer for the whole game, given the tail the last
@@ -321,59 +428,76 @@ impl Replayer {
     ///
     /// If FENs are asked for plies that `tail` did not play.
     pub fn answer(&self, tail: ReplayTail, options: &ReplayOptions) -> Replay {
-        self.answer_with(tail, options, |game| game.legal_moves(Bitboard::FULL))
+        self.answer_with(tail, options, |replayer| replayer.legal_moves(None))
+    }
+
+    /// The legal moves of the position reached, only those from `from`
+    /// when given (no drops then), each with its SAN and the draws its
+    /// player could claim by stating it ([`Game::legal_moves`]).
+    pub fn legal_moves(&self, from: Option<Square>) -> Vec<LegalMove> {
+        match &self.line {
+            Line::Chess { game, .. } => game.legal_moves(from.map_or(Bitboard::FULL, Bitboard::from)),
+            Line::Variant { game, .. } => game.legal_moves(from),
+        }
     }
 
     /// [`Replayer::answer`], with the final position's legal moves from
-    /// `list` when the answer has them (not skipped, game not over): for a
-    /// caller that keeps them.
+    /// `list` when the answer has them (not skipped, game not over, not
+    /// only from one square): for a caller that keeps them.
     pub fn answer_with(
         &self,
         tail: ReplayTail,
         options: &ReplayOptions,
-        list: impl FnOnce(&Game) -> Vec<LegalMove>,
+        list: impl FnOnce(&Replayer) -> Vec<LegalMove>,
     ) -> Replay {
         let ReplayTail { illegal_move, fens } = tail;
-        let returned = self.plies.get(options.plies_from..).unwrap_or_default();
         let mut fens = fens.into_iter();
-        let plies = returned
-            .iter()
-            .map(|played| PlyRecord {
-                san: played.san,
-                uci: UciMove::from_move_in(played.mv, self.game.position.castling_mode()),
+        let plies = (options.plies_from..self.len())
+            .filter_map(|index| self.ply(index))
+            .map(|ply| PlyRecord {
                 fen_after: options
                     .include_fens
                     .then(|| Box::new(fens.next().expect("the FEN of every returned ply"))),
-                canonical_input: played.canonical_input,
+                ..ply
             })
             .collect();
-        let game = &self.game;
-        let full = game.analysis.full;
-        let mut outcome = game.final_outcome_known(!self.plies.is_empty(), self.end_look.as_ref());
-        let winnability =
-            options.winnability.then(|| Color::ALL.map(|c| analyse(&game.position, c, full)));
-        if let Some(flagged) = options.flagged
-            && illegal_move.is_none()
-            && !outcome.is_over()
-        {
-            let opponent = !flagged;
-            let verdict = match &winnability {
-                Some(verdicts) => verdicts[opponent.index()].clone(),
-                None => analyse(&game.position, opponent, full),
-            };
-            outcome = flag_fall(flagged, verdict);
-        }
+        let (position, outcome, winnability) = match &self.line {
+            Line::Chess { game, plies, end_look } => {
+                let full = game.analysis.full;
+                let mut outcome = game.final_outcome_known(!plies.is_empty(), end_look.as_ref());
+                let winnability = options
+                    .winnability
+                    .then(|| Color::ALL.map(|c| analyse(&game.position, c, full)));
+                if let Some(flagged) = options.flagged
+                    && illegal_move.is_none()
+                    && !outcome.is_over()
+                {
+                    let opponent = !flagged;
+                    let verdict = match &winnability {
+                        Some(verdicts) => verdicts[opponent.index()].clone(),
+                        None => analyse(&game.position, opponent, full),
+                    };
+                    outcome = flag_fall(flagged, verdict);
+                }
+                (GamePosition::Chess(game.position.clone()), outcome, winnability)
+            }
+            Line::Variant { game, .. } => {
+                let flagged = options.flagged.filter(|_| illegal_move.is_none());
+                let outcome = game.final_outcome(flagged);
+                (GamePosition::Variant(game.position().clone()), outcome, None)
+            }
+        };
         let legal_moves = if options.skip_legal_moves || outcome.is_over() {
             Vec::new()
-        } else if let Some(from) = options.legal_moves_from {
-            game.legal_moves(Bitboard::from(from))
+        } else if options.legal_moves_from.is_some() {
+            self.legal_moves(options.legal_moves_from)
         } else {
-            list(game)
+            list(self)
         };
         Replay {
             plies,
             illegal_move,
-            position: game.position.clone(),
+            position,
             legal_moves,
             outcome,
             winnability,
@@ -384,9 +508,16 @@ impl Replayer {
 
     /// A rough count of the bytes this replay holds, for bounded caches.
     pub fn heap_bytes(&self) -> usize {
-        self.game.history.heap_bytes()
-            + self.plies.capacity() * std::mem::size_of::<Played>()
-            + self.end_look.as_ref().map_or(0, Finding::heap_bytes)
+        match &self.line {
+            Line::Chess { game, plies, end_look } => {
+                game.history.heap_bytes()
+                    + plies.capacity() * std::mem::size_of::<Played>()
+                    + end_look.as_ref().map_or(0, Finding::heap_bytes)
+            }
+            Line::Variant { game, plies } => {
+                game.heap_bytes() + plies.capacity() * std::mem::size_of::<PlyRecord>()
+            }
+        }
     }
 }
 
@@ -403,7 +534,7 @@ mod tests {
         let mut rng = 0x2545_f491_4f6c_dd1d;
         let (mut carried, mut gated) = (0, 0);
         for fen in dead::tests::LIVE_BLOCKED_ENDINGS {
-            let start: Position = fen.parse().unwrap();
+            let start: crate::Position = fen.parse().unwrap();
             let options = ReplayOptions::default();
             let mut kept = Replayer::new(start.clone(), options.analysis);
             let mut game = Game::new(start.clone());
@@ -414,7 +545,8 @@ mod tests {
                 let tail = kept.extend(&moves[moves.len() - 1..], &options);
                 if dead::per_ply_gate(game.position()) && !game.is_over() {
                     gated += 1;
-                    carried += usize::from(kept.end_look.is_some());
+                    let Line::Chess { end_look, .. } = &kept.line else { unreachable!() };
+                    carried += usize::from(end_look.is_some());
                 }
                 kept.look_at_end();
                 for repeat in [false, true] {

@@ -3,11 +3,11 @@
 //! (remaining checks `3+3` before the clocks, or lichess's checks given
 //! `+0+0` at the end), and each variant's own idea of a legal position.
 
-use std::fmt;
+use std::fmt::{self, Write};
 
 use crate::board::bitboard::Bitboard;
 use crate::board::fen::{
-    FenError, Material, ParseFenError, PositionError, read_castling_rights, read_fields,
+    Fen, FenError, Material, ParseFenError, PositionError, read_castling_rights, read_fields,
     validate_army, validate_checkers, validate_checks, validate_en_passant, validate_king,
     validate_material,
 };
@@ -98,7 +98,7 @@ impl VariantPosition {
     /// let a = read("4k3/8/8/8/8/8/8/4K2R w K - 2+3 0 1").unwrap();
     /// let b = read("4k3/8/8/8/8/8/8/4K2R w K - 0 1 +1+0").unwrap();
     /// assert_eq!(a, b);
-    /// assert_eq!(a.fen(), "4k3/8/8/8/8/8/8/4K2R w K - 2+3 0 1");
+    /// assert_eq!(a.fen().as_str(), "4k3/8/8/8/8/8/8/4K2R w K - 2+3 0 1");
     /// assert!(matches!(read("4k3/8/8/8/8/8/8/4K3 w - - 4+3 0 1"), Err(VariantFenError::Checks(_))));
     /// ```
     pub fn from_fen(
@@ -183,13 +183,14 @@ impl VariantPosition {
     ///
     /// ```
     /// use arbiter_chess::{Variant, VariantPosition};
-    /// assert_eq!(VariantPosition::new(Variant::Crazyhouse).fen(),
+    /// assert_eq!(VariantPosition::new(Variant::Crazyhouse).fen().as_str(),
     ///     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1");
     /// ```
-    pub fn fen(&self) -> String {
+    pub fn fen(&self) -> Fen {
         let standard = self.board.fen();
         let (placement, rest) = standard.split_once(' ').unwrap_or((&standard, ""));
-        let mut out = String::with_capacity(standard.len() + 24);
+        // Within `MAX_FEN_LEN`, which counts a crazyhouse pocket and marks.
+        let mut out = Fen::new();
         if self.variant == Variant::Crazyhouse {
             self.write_marked_placement(&mut out);
             out.push('[');
@@ -204,11 +205,11 @@ impl VariantPosition {
             out.push_str(placement);
         }
         // side, castling, en passant, then the clocks.
-        let fields: Vec<&str> = rest.split(' ').collect();
-        for (i, field) in fields.iter().enumerate() {
+        for (i, field) in rest.split(' ').enumerate() {
             if i == 3 && self.variant == Variant::ThreeCheck {
                 let [white, black] = self.remaining_checks;
-                out.push_str(&format!(" {white}+{black}"));
+                // Writing to a `Fen` within its capacity cannot fail.
+                let _ = write!(out, " {white}+{black}");
             }
             out.push(' ');
             out.push_str(field);
@@ -217,7 +218,7 @@ impl VariantPosition {
     }
 
     /// The placement with a `~` after each promoted piece.
-    fn write_marked_placement(&self, out: &mut String) {
+    fn write_marked_placement(&self, out: &mut Fen) {
         for rank in Rank::ALL.into_iter().rev() {
             let mut empty = 0;
             for file in File::ALL {
@@ -418,7 +419,7 @@ mod tests {
     fn start_positions_read_back() {
         for variant in Variant::ALL {
             let pos = VariantPosition::new(variant);
-            assert_eq!(pos.fen(), variant.starting_fen(), "{variant}");
+            assert_eq!(pos.fen().as_str(), variant.starting_fen(), "{variant}");
         }
     }
 
@@ -426,11 +427,11 @@ mod tests {
     fn crazyhouse_pockets_and_promoted_marks() {
         let pos = read("4k3/1Q~6/8/8/4b3/8/Kpp5/8/ b - - 0 1", Variant::Crazyhouse).unwrap();
         assert_eq!(pos.promoted(), Square::B7.into());
-        assert_eq!(pos.fen(), "4k3/1Q~6/8/8/4b3/8/Kpp5/8[] b - - 0 1");
+        assert_eq!(pos.fen().as_str(), "4k3/1Q~6/8/8/4b3/8/Kpp5/8[] b - - 0 1");
         let pos = read("4k3/8/8/8/8/8/8/4K3[QRpn] w - - 0 1", Variant::Crazyhouse).unwrap();
         assert_eq!(pos.pocket(Color::White).count(Role::Queen), 1);
         assert_eq!(pos.pocket(Color::Black).count(Role::Knight), 1);
-        assert_eq!(pos.fen(), "4k3/8/8/8/8/8/8/4K3[QRnp] w - - 0 1");
+        assert_eq!(pos.fen().as_str(), "4k3/8/8/8/8/8/8/4K3[QRnp] w - - 0 1");
         assert_eq!(
             read("4k3/8/8/8/8/8/8/4K3[Kq] w - - 0 1", Variant::Crazyhouse),
             Err(VariantFenError::KingInPocket)
@@ -476,7 +477,7 @@ mod tests {
         ));
         // Without counters, no check has been given.
         let plain = read("4k3/8/8/8/8/8/8/4K3 w - - 0 1", Variant::ThreeCheck).unwrap();
-        assert_eq!(plain.fen(), "4k3/8/8/8/8/8/8/4K3 w - - 3+3 0 1");
+        assert_eq!(plain.fen().as_str(), "4k3/8/8/8/8/8/8/4K3 w - - 3+3 0 1");
         assert_eq!(
             read("8/8/8/8/8/8/8/8 w - - 0 1", Variant::Antichess),
             Err(VariantFenError::EmptyBoard)

@@ -132,6 +132,11 @@ impl VariantGame {
         Ok(m)
     }
 
+    /// A rough count of the bytes it holds on the heap, for bounded caches.
+    pub fn heap_bytes(&self) -> usize {
+        self.seen.capacity() * (std::mem::size_of::<(Standing, u32)>() + 1)
+    }
+
     /// Whether the 50- and 75-move rules apply: in every variant but
     /// crazyhouse.
     fn counts_moves(&self) -> bool {

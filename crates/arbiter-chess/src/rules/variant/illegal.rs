@@ -11,10 +11,10 @@ use crate::board::moves::{Move, MoveKind};
 use crate::board::types::{Piece, Rank, Role, Square};
 use crate::notation::echo::Quoted;
 use crate::notation::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
-use crate::notation::san::{CastlingSide, San};
+use crate::notation::san::San;
 use crate::notation::uci::UciMove;
 use crate::rules::variant::Variant;
-use crate::rules::variant::notation::{ParseVariantMoveError, read_drop};
+use crate::rules::variant::notation::ParseVariantMoveError;
 use crate::rules::variant::position::{VariantMove, VariantPosition};
 
 impl VariantPosition {
@@ -30,7 +30,7 @@ impl VariantPosition {
                     .legal_moves()
                     .into_iter()
                     .filter(|&m| self.parse_san(&self.san(m)).is_ok() && self.names(text, m))
-                    .map(|m| self.san(m))
+                    .map(|m| self.san(m).to_string())
                     .collect();
                 Illegal::new(
                     IllegalReason::AmbiguousSan,
@@ -55,7 +55,10 @@ impl VariantPosition {
 
     fn diagnose_illegal(&self, text: &str) -> Illegal {
         let body = text.trim_end_matches(['+', '#', '!', '?']);
-        if let Some((role, to)) = read_drop(body) {
+        if let Ok(UciMove::Put { role, to }) = body.parse() {
+            return self.diagnose_drop(role, to);
+        }
+        if let Ok(San::Put { role, to }) = body.parse() {
             return self.diagnose_drop(role, to);
         }
         let Some(candidates) = self.read_board_move(body) else {
@@ -98,7 +101,7 @@ impl VariantPosition {
     fn atomic_king_capture(&self, body: &str) -> Option<Square> {
         let king = self.king_of(self.turn()).filter(|_| self.variant == Variant::Atomic)?;
         let to = match (body.parse::<UciMove>(), body.parse::<San>()) {
-            (Ok(uci), _) if uci.from == king => uci.to,
+            (Ok(UciMove::Normal { from, to, .. }), _) if from == king => to,
             (_, Ok(San::Normal { role: Role::King, to, .. })) => to,
             _ => return None,
         };
@@ -156,29 +159,11 @@ impl VariantPosition {
                 unfiltered.into_iter().filter(|&m| UciMove::from_move_in(m, mode) == uci).collect(),
             );
         }
-        let king_promotion = self.variant == Variant::Antichess && body.ends_with("=K");
-        let san = if king_promotion {
-            format!("{}=Q", &body[..body.len() - 2]).parse::<San>().ok()
-        } else {
-            body.parse::<San>().ok()
-        }?;
+        let san = body.parse::<San>().ok()?;
         Some(
             unfiltered
                 .into_iter()
-                .filter(|&m| match san {
-                    San::Castle(side) => {
-                        m.is_castle() && (side == CastlingSide::KingSide) == (m.to() > m.from())
-                    }
-                    San::Normal { role, file, rank, to, promotion, .. } => {
-                        let promotion = if king_promotion { Some(Role::King) } else { promotion };
-                        !m.is_castle()
-                            && m.to() == to
-                            && self.board.role_at(m.from()) == Some(role)
-                            && file.is_none_or(|f| m.from().file() == f)
-                            && rank.is_none_or(|r| m.from().rank() == r)
-                            && m.promotion() == promotion
-                    }
-                })
+                .filter(|&m| self.fits(&san, VariantMove::Board(m)))
                 .collect(),
         )
     }

@@ -13,9 +13,11 @@
 //!
 //! The parts: `position` (the position, its moves and playing them),
 //! `fen` (variant FEN read and written), `notation` (SAN and UCI, with
-//! drops), `outcome` (variant game ends and insufficient material), `game`
-//! (a game: repetitions, the move-count rules and draw claims), `replay`
-//! (a move list replayed into the service's answer) and `illegal` (why a
+//! drops, in the same [`San`](crate::San) and [`UciMove`](crate::UciMove)
+//! as chess), `outcome` (variant game ends and insufficient material),
+//! `game` (a game: repetitions, the move-count rules and draw claims),
+//! `replay` (its part in the one [`replay`](crate::replay): a move read
+//! and played, the legal moves, the final outcome) and `illegal` (why a
 //! text names no legal move).
 
 mod fen;
@@ -26,14 +28,13 @@ mod outcome;
 mod position;
 mod replay;
 
+pub(crate) use position::{variant_divide_until, variant_perft};
+
 pub use fen::VariantFenError;
 pub use game::{VariantGame, VariantGameError};
 pub use notation::ParseVariantMoveError;
 pub use outcome::VariantEnd;
-pub use position::{Pocket, VariantMove, VariantPosition, variant_divide_until, variant_perft};
-pub use replay::{
-    VariantLegalMove, VariantPly, VariantReplay, variant_replay, variant_replay_clocked,
-};
+pub use position::{Pocket, VariantMove, VariantPosition};
 
 use std::fmt;
 use std::str::FromStr;

@@ -7,11 +7,10 @@
 use std::str::FromStr;
 
 use crate::board::moves::MoveKind;
-use crate::board::types::{File, Role, Square};
-use crate::notation::san::{CastlingSide, San};
+use crate::board::types::{File, Role};
+use crate::notation::san::{CastlingSide, San, SanString};
 use crate::notation::uci::UciMove;
 use crate::rules::outcome::GameResult;
-use crate::rules::variant::Variant;
 use crate::rules::variant::position::{VariantMove, VariantPosition};
 
 /// Why text does not name a legal move of a variant position.
@@ -28,16 +27,6 @@ pub enum ParseVariantMoveError {
     Ambiguous,
 }
 
-/// A drop as SAN or UCI writes it: `N@f3`, `P@e4` or `@e4`.
-pub(super) fn read_drop(text: &str) -> Option<(Role, Square)> {
-    let (role, square) = match *text.as_bytes() {
-        [b'@', f, r] => (Role::Pawn, (f, r)),
-        [p, b'@', f, r] => (Role::from_char(char::from(p)).filter(|&r| r != Role::King)?, (f, r)),
-        _ => return None,
-    };
-    Some((role, Square::from_name(square.0, square.1)?))
-}
-
 impl VariantPosition {
     /// The SAN of the legal move `m`, with `+` for a check and `#` for a
     /// mate or a move that decides the game by the variant's rule.
@@ -48,78 +37,63 @@ impl VariantPosition {
     ///     Variant::Crazyhouse, Default::default()).unwrap();
     /// assert_eq!(pos.san(VariantMove::Drop { role: Role::Knight, to: Square::F6 }), "N@f6+");
     /// ```
-    pub fn san(&self, m: VariantMove) -> String {
-        let mut san = self.san_without_suffix(m, &self.legal_moves());
+    pub fn san(&self, m: VariantMove) -> SanString {
+        let san = self.san_without_mark(m, &self.legal_moves());
         let after = self.play(m);
         let decided = after.variant_end().is_some_and(|(result, _)| result != GameResult::Draw);
         let check = after.is_check();
-        if decided || (check && after.legal_moves().is_empty()) {
-            san.push('#');
-        } else if check {
-            san.push('+');
-        }
-        san
+        let mark = if decided || (check && after.legal_moves().is_empty()) {
+            Some('#')
+        } else {
+            check.then_some('+')
+        };
+        san.written(mark)
     }
 
     /// The SAN of `m` without the check mark, disambiguated among `legal`.
-    fn san_without_suffix(&self, m: VariantMove, legal: &[VariantMove]) -> String {
+    fn san_without_mark(&self, m: VariantMove, legal: &[VariantMove]) -> San {
         let mv = match m {
-            VariantMove::Drop { role: Role::Pawn, to } => return format!("@{to}"),
-            VariantMove::Drop { role, to } => return format!("{}@{to}", role.upper_char()),
+            VariantMove::Drop { role, to } => return San::Put { role, to },
             VariantMove::Board(mv) => mv,
         };
         let (from, to) = (mv.from(), mv.to());
         if mv.is_castle() {
-            return if to > from { "O-O" } else { "O-O-O" }.to_owned();
+            let side = if to > from { CastlingSide::KingSide } else { CastlingSide::QueenSide };
+            return San::Castle(side);
         }
         let role = self.board.role_at(from).unwrap_or(Role::Pawn);
         let capture = mv.kind() == MoveKind::EnPassant || self.board.occupied().contains(to);
-        let mut san = String::with_capacity(8);
+        let (mut file, mut rank) = (None, None);
         if role == Role::Pawn {
-            if capture {
-                san.push(from.file().char());
-            }
+            file = capture.then_some(from.file());
         } else {
-            san.push(role.upper_char());
-            let rivals: Vec<_> = legal
-                .iter()
-                .filter_map(|&other| match other {
-                    VariantMove::Board(o)
-                        if !o.is_castle()
-                            && o.to() == to
-                            && o.from() != from
-                            && self.board.role_at(o.from()) == Some(role) =>
-                    {
-                        Some(o.from())
-                    }
-                    _ => None,
-                })
-                .collect();
-            if !rivals.is_empty() {
-                let same_file = rivals.iter().any(|sq| sq.file() == from.file());
-                let same_rank = rivals.iter().any(|sq| sq.rank() == from.rank());
-                if !same_file {
-                    san.push(from.file().char());
-                } else if !same_rank {
-                    san.push(from.rank().char());
-                } else {
-                    san.push_str(&from.to_string());
+            let rivals = legal.iter().filter_map(|&other| match other {
+                VariantMove::Board(o)
+                    if !o.is_castle()
+                        && o.to() == to
+                        && o.from() != from
+                        && self.board.role_at(o.from()) == Some(role) =>
+                {
+                    Some(o.from())
                 }
+                _ => None,
+            });
+            let (mut any, mut same_file, mut same_rank) = (false, false, false);
+            for sq in rivals {
+                any = true;
+                same_file |= sq.file() == from.file();
+                same_rank |= sq.rank() == from.rank();
+            }
+            if any {
+                file = (!same_file || same_rank).then_some(from.file());
+                rank = same_file.then_some(from.rank());
             }
         }
-        if capture {
-            san.push('x');
-        }
-        san.push_str(&to.to_string());
-        if let Some(promotion) = mv.promotion() {
-            san.push('=');
-            san.push(promotion.upper_char());
-        }
-        san
+        San::Normal { role, file, rank, capture, to, promotion: mv.promotion() }
     }
 
     /// The UCI of the legal move `m` under the position's castling mode.
-    pub fn uci(&self, m: VariantMove) -> String {
+    pub fn uci(&self, m: VariantMove) -> UciMove {
         m.uci(self.castling_mode())
     }
 
@@ -136,46 +110,44 @@ impl VariantPosition {
     /// let pos = VariantPosition::from_fen("8/4P3/8/8/8/8/8/k7 w - - 0 1",
     ///     Variant::Antichess, Default::default()).unwrap();
     /// let m = pos.parse_san("e8=K").unwrap();
-    /// assert_eq!(pos.uci(m), "e7e8k");
+    /// assert_eq!(pos.uci(m).to_string(), "e7e8k");
     /// ```
     pub fn parse_san(&self, text: &str) -> Result<VariantMove, ParseVariantMoveError> {
-        let body = text.trim_end_matches(['+', '#', '!', '?']);
-        if let Some((role, to)) = read_drop(body) {
+        let san = San::from_str(text).map_err(|_| ParseVariantMoveError::Syntax)?;
+        self.find_san(&san)
+    }
+
+    /// The legal move that `san` names.
+    pub(super) fn find_san(&self, san: &San) -> Result<VariantMove, ParseVariantMoveError> {
+        if let San::Put { role, to } = *san {
             let m = VariantMove::Drop { role, to };
             return if self.is_legal(m) { Ok(m) } else { Err(ParseVariantMoveError::Illegal) };
         }
-        // Standard SAN has no promotion to a king: read antichess's as a
-        // queen's and put the king back.
-        let king_promotion = self.variant == Variant::Antichess && body.ends_with("=K");
-        let san = if king_promotion {
-            San::from_str(&format!("{}=Q", &body[..body.len() - 2]))
-        } else {
-            San::from_str(body)
-        }
-        .map_err(|_| ParseVariantMoveError::Syntax)?;
         let legal = self.legal_moves();
-        let fits = |m: &&VariantMove| {
-            let VariantMove::Board(mv) = **m else { return false };
-            match san {
-                San::Castle(side) => {
-                    mv.is_castle() && (side == CastlingSide::KingSide) == (mv.to() > mv.from())
-                }
-                San::Normal { role, file, rank, to, promotion, .. } => {
-                    let promotion = if king_promotion { Some(Role::King) } else { promotion };
-                    !mv.is_castle()
-                        && mv.to() == to
-                        && self.board.role_at(mv.from()) == Some(role)
-                        && file.is_none_or(|f: File| mv.from().file() == f)
-                        && rank.is_none_or(|r| mv.from().rank() == r)
-                        && mv.promotion() == promotion
-                }
-            }
-        };
-        let mut found = legal.iter().filter(fits);
+        let mut found = legal.iter().filter(|&&m| self.fits(san, m));
         match (found.next(), found.next()) {
             (Some(&m), None) => Ok(m),
             (Some(_), Some(_)) => Err(ParseVariantMoveError::Ambiguous),
             (None, _) => Err(ParseVariantMoveError::Illegal),
+        }
+    }
+
+    /// Whether the move `m` is one that `san` may name.
+    pub(super) fn fits(&self, san: &San, m: VariantMove) -> bool {
+        let VariantMove::Board(mv) = m else { return false };
+        match *san {
+            San::Castle(side) => {
+                mv.is_castle() && (side == CastlingSide::KingSide) == (mv.to() > mv.from())
+            }
+            San::Normal { role, file, rank, to, promotion, .. } => {
+                !mv.is_castle()
+                    && mv.to() == to
+                    && self.board.role_at(mv.from()) == Some(role)
+                    && file.is_none_or(|f: File| mv.from().file() == f)
+                    && rank.is_none_or(|r| mv.from().rank() == r)
+                    && mv.promotion() == promotion
+            }
+            San::Put { .. } => false,
         }
     }
 
@@ -193,18 +165,15 @@ impl VariantPosition {
     /// assert_eq!(pos.san(pos.parse_uci("P@e4").unwrap()), "@e4");
     /// ```
     pub fn parse_uci(&self, text: &str) -> Result<VariantMove, ParseVariantMoveError> {
-        if let Some((role, to)) = read_drop(text).filter(|_| !text.starts_with('@')) {
+        let uci = UciMove::from_str(text).map_err(|_| ParseVariantMoveError::Syntax)?;
+        if let UciMove::Put { role, to } = uci {
             let m = VariantMove::Drop { role, to };
             return if self.is_legal(m) { Ok(m) } else { Err(ParseVariantMoveError::Illegal) };
         }
-        let uci = UciMove::from_str(text).map_err(|_| ParseVariantMoveError::Syntax)?;
         let mode = self.castling_mode();
         self.legal_moves()
             .into_iter()
-            .find(|m| match *m {
-                VariantMove::Board(mv) => UciMove::from_move_in(mv, mode) == uci,
-                VariantMove::Drop { .. } => false,
-            })
+            .find(|m| m.uci(mode) == uci)
             .ok_or(ParseVariantMoveError::Illegal)
     }
 
@@ -225,6 +194,7 @@ impl VariantPosition {
 mod tests {
     use super::*;
     use crate::board::position::CastlingMode;
+    use crate::rules::variant::Variant;
 
     fn pos(fen: &str, variant: Variant) -> VariantPosition {
         VariantPosition::from_fen(fen, variant, CastlingMode::Standard).unwrap()
@@ -247,8 +217,9 @@ mod tests {
             assert!(!legal.is_empty(), "{fen}");
             for m in legal {
                 assert_eq!(p.parse_san(&p.san(m)), Ok(m), "{} in {fen}", p.san(m));
-                assert_eq!(p.parse_uci(&p.uci(m)), Ok(m), "{} in {fen}", p.uci(m));
-                assert_eq!(p.parse_move(&p.uci(m)), Ok(m));
+                let uci = p.uci(m).to_string();
+                assert_eq!(p.parse_uci(&uci), Ok(m), "{uci} in {fen}");
+                assert_eq!(p.parse_move(&uci), Ok(m));
             }
         }
     }

@@ -97,10 +97,10 @@ impl VariantMove {
 
     /// UCI as lichess writes it under `mode`'s castling convention: `e2e4`,
     /// `e7e8q`, `N@f3`, `P@e4`.
-    pub fn uci(self, mode: CastlingMode) -> String {
+    pub fn uci(self, mode: CastlingMode) -> UciMove {
         match self {
-            VariantMove::Board(m) => UciMove::from_move_in(m, mode).to_string(),
-            VariantMove::Drop { role, to } => format!("{}@{to}", role.upper_char()),
+            VariantMove::Board(m) => UciMove::from_move_in(m, mode),
+            VariantMove::Drop { role, to } => UciMove::Put { role, to },
         }
     }
 }
@@ -108,7 +108,7 @@ impl VariantMove {
 impl fmt::Display for VariantMove {
     /// UCI, castling as the king's two-square step.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.uci(CastlingMode::Standard))
+        fmt::Display::fmt(&self.uci(CastlingMode::Standard), f)
     }
 }
 
@@ -653,13 +653,9 @@ impl std::hash::Hash for Standing {
     }
 }
 
-/// The number of legal move sequences of length `depth` from `pos`.
-///
-/// ```
-/// use arbiter_chess::{Variant, VariantPosition, variant_perft};
-/// assert_eq!(variant_perft(&VariantPosition::new(Variant::Antichess), 2), 400);
-/// ```
-pub fn variant_perft(pos: &VariantPosition, depth: u32) -> u64 {
+/// The number of legal move sequences of length `depth` from `pos`
+/// ([`GamePosition::perft`](crate::GamePosition::perft) for every rule set).
+pub(crate) fn variant_perft(pos: &VariantPosition, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => pos.legal_moves().len() as u64,
@@ -670,14 +666,7 @@ pub fn variant_perft(pos: &VariantPosition, depth: u32) -> u64 {
 /// The count below each legal move of `pos` at `depth`, as
 /// [`divide_until`](crate::divide_until) gives chess's: `None` as soon as
 /// `stop` says so, which it asks before each subtree deeper than two plies.
-///
-/// ```
-/// use arbiter_chess::{Variant, VariantPosition, variant_divide_until};
-/// let split = variant_divide_until(&VariantPosition::new(Variant::Horde), 3, &|| false).unwrap();
-/// assert_eq!(split.len(), 8);
-/// assert!(variant_divide_until(&VariantPosition::new(Variant::Horde), 5, &|| true).is_none());
-/// ```
-pub fn variant_divide_until(
+pub(crate) fn variant_divide_until(
     pos: &VariantPosition,
     depth: u32,
     stop: &dyn Fn() -> bool,
