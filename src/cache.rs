@@ -57,7 +57,7 @@ use crate::telemetry::prometheus::{
     CACHE_BYTES, CACHE_ENTRIES, CACHE_EVICTIONS, CACHE_HITS, CACHE_MISSES, CACHE_NOT_KEPT,
 };
 use arbiter_chess::{
-    Bitboard, LegalMove, Notation, Position, Replay, ReplayOptions, ReplayTail, Replayer,
+    GamePosition, LegalMove, Notation, Replay, ReplayOptions, ReplayTail, Replayer,
 };
 
 /// Legal prefixes shorter than this are not kept: they replay in about the
@@ -202,8 +202,13 @@ impl ReplayCache {
 
     /// Replays `moves` from `start` as [`arbiter_chess::replay`] does,
     /// resuming from the longest cached prefix when there is one.
-    pub fn replay(&self, start: Position, moves: MoveTexts, options: &ReplayOptions) -> Replay {
-        let prefix = self.resume(start, &moves, options);
+    pub fn replay(
+        &self,
+        start: impl Into<GamePosition>,
+        moves: MoveTexts,
+        options: &ReplayOptions,
+    ) -> Replay {
+        let prefix = self.resume(start.into(), &moves, options);
         self.finish(prefix, moves, options)
     }
 
@@ -216,7 +221,7 @@ impl ReplayCache {
     /// it.
     pub fn resume(
         &self,
-        start: Position,
+        start: GamePosition,
         moves: &MoveTexts,
         options: &ReplayOptions,
     ) -> CachedPrefix {
@@ -301,7 +306,7 @@ impl ReplayCache {
             ),
         };
         let Entry { mut replayer, legal_moves } = entry;
-        let done = replayer.plies().len();
+        let done = replayer.len();
         let tail = replayer.extend(&moves.tail(done), options);
         PlayedList(Resumed::Extended(Box::new(Extended {
             start,
@@ -326,17 +331,17 @@ impl ReplayCache {
         // The final look's finding stays with the entry: a repeat answers
         // from it, the next move from the helpmate carried over.
         replayer.look_at_end();
-        let len = replayer.plies().len();
+        let len = replayer.len();
         // The final position's legal moves stay with the entry once a request
         // has repeated its list (a retry, a second client of the same game),
         // so that the next repeat does not list them again. Most lists are
         // sent once: those keep nothing, and pay no copy.
         let repeated = len == done;
         let mut legal_moves = legal_moves.filter(|_| repeated);
-        let answer = replayer.answer_with(tail, options, |game| match &legal_moves {
+        let answer = replayer.answer_with(tail, options, |replayer| match &legal_moves {
             Some(kept) => kept.clone(),
             None => {
-                let listed = game.legal_moves(Bitboard::FULL);
+                let listed = replayer.legal_moves(None);
                 if repeated {
                     legal_moves = Some(listed.clone());
                 }
@@ -392,9 +397,9 @@ impl ReplayCache {
     /// keeps them with a copy of the entry, under `key`.
     fn answer_repeat(&self, entry: &Entry, key: Key, options: &ReplayOptions) -> Replay {
         let mut listed = None;
-        let answer = entry.replayer.answer_with(ReplayTail::default(), options, |game| {
+        let answer = entry.replayer.answer_with(ReplayTail::default(), options, |replayer| {
             entry.legal_moves.clone().unwrap_or_else(|| {
-                let legal_moves = game.legal_moves(Bitboard::FULL);
+                let legal_moves = replayer.legal_moves(None);
                 listed = Some(legal_moves.clone());
                 legal_moves
             })
@@ -501,7 +506,7 @@ impl Entry {
 /// prefixes probed, to be finished by [`ReplayCache::finish`].
 #[derive(Debug)]
 pub struct CachedPrefix {
-    start: Position,
+    start: GamePosition,
     found: Found,
     /// The prefix lengths `resume` looked up, with their hashes.
     hashes: PrefixHashes,
@@ -511,8 +516,8 @@ impl CachedPrefix {
     /// How many moves are already played.
     pub fn plies_done(&self) -> usize {
         match &self.found {
-            Found::Shared(entry) => entry.replayer.plies().len(),
-            Found::Taken(entry, _) => entry.replayer.plies().len(),
+            Found::Shared(entry) => entry.replayer.len(),
+            Found::Taken(entry, _) => entry.replayer.len(),
             Found::Fresh => 0,
         }
     }
@@ -549,7 +554,7 @@ enum Resumed {
 /// A list whose moves were played past what the cache held.
 #[derive(Debug)]
 struct Extended {
-    start: Position,
+    start: GamePosition,
     hashes: PrefixHashes,
     /// The key of the entry the replay resumed from, if any.
     key: Option<Key>,
@@ -579,21 +584,23 @@ type PrefixHashes = arrayvec::ArrayVec<(usize, u64), PROBES>;
 /// What, besides the move texts, decides the state a replay reaches.
 #[derive(Clone, Copy)]
 struct GameId<'a> {
-    start: &'a Position,
+    start: &'a GamePosition,
     notation: Notation,
     strict: bool,
 }
 
 impl Hash for GameId<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        // The FEN fields that matter are all in the Zobrist key but the
-        // clocks; equal keys are still compared in full.
+        // The FEN fields that matter are all in the Zobrist key (a
+        // variant's pockets and checks too) but the clocks; equal keys are
+        // still compared in full.
         state.write_u64(self.start.zobrist());
         state.write_u32(self.start.halfmove_clock());
         state.write_u32(self.start.fullmove_number());
-        // Standard and Chess960 games from one placement answer differently
-        // (castling in UCI): the variant is part of the key.
-        self.start.castling_mode().hash(state);
+        // Games under other rules from one placement answer differently
+        // (castling in UCI, the variant's own rules): the rules are part of
+        // the key.
+        self.start.rules().hash(state);
         self.notation.hash(state);
         self.strict.hash(state);
     }
@@ -604,7 +611,7 @@ impl Hash for GameId<'_> {
 #[derive(Debug, PartialEq, Eq)]
 struct Key {
     hash: u64,
-    start: Position,
+    start: GamePosition,
     notation: Notation,
     strict: bool,
     moves: MoveTexts,
@@ -614,7 +621,7 @@ impl Key {
     /// The key of the first `len` of `moves`, which it keeps.
     fn new(
         hash: u64,
-        start: Position,
+        start: GamePosition,
         options: &ReplayOptions,
         mut moves: MoveTexts,
         len: usize,
@@ -701,7 +708,7 @@ impl Lifecycle<Key, Arc<Entry>> for CountEvictions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_chess::replay;
+    use arbiter_chess::{Position, replay};
 
     fn texts(moves: &[&str]) -> MoveTexts {
         moves.iter().collect()
@@ -756,8 +763,8 @@ mod tests {
         for _ in 0..2 {
             cache.replay(Position::default(), texts(GAME), &options);
         }
-        let first = cache.resume(Position::default(), &texts(GAME), &options);
-        let second = cache.resume(Position::default(), &texts(GAME), &options);
+        let first = cache.resume(Position::default().into(), &texts(GAME), &options);
+        let second = cache.resume(Position::default().into(), &texts(GAME), &options);
         assert_eq!((first.plies_done(), second.plies_done()), (GAME.len(), GAME.len()));
         for prefix in [first, second] {
             let answer = cache.finish(prefix, texts(GAME), &options);
@@ -775,7 +782,11 @@ mod tests {
         for _ in 0..2 {
             cache.replay(Position::default(), moves.clone(), &options);
         }
-        let id = GameId { start: &Position::default(), notation: Notation::Auto, strict: false };
+        let id = GameId {
+            start: &GamePosition::from(Position::default()),
+            notation: Notation::Auto,
+            strict: false,
+        };
         let mut other = GAME[..10].to_vec();
         other[3] = "Nf6";
         let other = texts(&other);
@@ -788,7 +799,11 @@ mod tests {
     #[test]
     fn a_prefix_hashes_alike_whatever_is_probed_with_it() {
         let cache = ReplayCache::new(1 << 20).unwrap();
-        let id = GameId { start: &Position::default(), notation: Notation::San, strict: true };
+        let id = GameId {
+            start: &GamePosition::from(Position::default()),
+            notation: Notation::San,
+            strict: true,
+        };
         let moves: MoveTexts = GAME.iter().cycle().take(2 * BLOCKS[0] + 3).collect();
         let alone: Vec<u64> =
             (0..=moves.len()).map(|len| cache.prefix_hashes(id, &moves, len..=len)[0].1).collect();

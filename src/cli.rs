@@ -9,13 +9,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::answer::json::write_game_from;
+use crate::answer::json::write_game;
 use crate::config::{AnalysisArgs, ServeConfig};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
     ClockRecord, Color, GamePosition, Notation, Position, ReplayOptions, Rules, SearchBudget,
-    TimeControl, UciMove, Winnability, analyse, divide, echo, perft, seconds_ms,
-    variant_divide_until, variant_perft,
+    TimeControl, Winnability, analyse, echo, seconds_ms,
 };
 
 mod batch;
@@ -285,39 +284,19 @@ fn run_perft(args: &PerftArgs, out: &mut impl Write) -> ExitCode {
         Ok(start) => start,
         Err(code) => return code,
     };
-    let (split, total) = match (&start, args.divide) {
-        (GamePosition::Chess(pos), false) => (Vec::new(), perft(pos, args.depth)),
-        (GamePosition::Variant(pos), false) => (Vec::new(), variant_perft(pos, args.depth)),
-        (GamePosition::Chess(pos), true) => {
-            let split = divide(pos, args.depth);
-            let mode = pos.castling_mode();
-            split_total(
-                split.into_iter().map(|(m, n)| (UciMove::from_move_in(m, mode).to_string(), n)),
-                args.depth,
-            )
-        }
-        (GamePosition::Variant(pos), true) => {
-            // Never stopped: the command line has no deadline.
-            let split = variant_divide_until(pos, args.depth, &|| false).unwrap_or_default();
-            split_total(split.into_iter().map(|(m, n)| (pos.uci(m), n)), args.depth)
-        }
+    let (split, total) = if args.divide {
+        // Never stopped: the command line has no deadline.
+        let split = start.divide_until(args.depth, &|| false).unwrap_or_default();
+        let total = if args.depth == 0 { 1 } else { split.iter().map(|(_, n)| n).sum() };
+        (split, total)
+    } else {
+        (Vec::new(), start.perft(args.depth))
     };
     let lines = split.iter().try_for_each(|(uci, nodes)| writeln!(out, "{uci}: {nodes}"));
     match lines.and_then(|()| writeln!(out, "{total}")) {
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::FAILURE,
     }
-}
-
-/// The count below each move, in UCI, and the total: the sum, or the one
-/// node of depth 0.
-fn split_total(
-    split: impl Iterator<Item = (String, u64)>,
-    depth: u32,
-) -> (Vec<(String, u64)>, u64) {
-    let split: Vec<(String, u64)> = split.collect();
-    let total = if depth == 0 { 1 } else { split.iter().map(|(_, n)| n).sum() };
-    (split, total)
 }
 
 impl ValidateArgs {
@@ -440,7 +419,7 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
                 None => None,
             };
             let mut json = Vec::new();
-            write_game_from(&mut json, start, &args.moves, &options, clock.as_ref())
+            write_game(&mut json, start, &args.moves, &options, clock.as_ref())
                 .and_then(|()| out.write_all(&json))
         }
         Some(path) => {
@@ -548,7 +527,7 @@ fn answer_line(
         Some(Ok(record)) => Some(record),
         None => None,
     };
-    write_game_from(out, start, &moves, options, clock.as_ref())
+    write_game(out, start, &moves, options, clock.as_ref())
 }
 
 /// The tokens of ASCII `text` between ASCII whitespace, as

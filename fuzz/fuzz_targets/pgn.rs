@@ -17,8 +17,8 @@ use std::collections::VecDeque;
 
 use arbiter_chess::{MAX_PERIODS, TimeControl};
 use arbiter_pgn::{
-    CheckOptions, GameReader, ReaderOptions, Splitter, check_game, check_game_with, parse_game, read_in_chunks,
-    write_canonical,
+    CheckOptions, GameReader, ReaderOptions, Splitter, check_game, check_game_with, parse_game,
+    read_in_chunks, write_canonical,
 };
 use libfuzzer_sys::fuzz_target;
 

@@ -10,8 +10,8 @@
 #![no_main]
 
 use arbiter_chess::{
-    Analysis, Color, Game, Notation, Position, ReplayOptions, San, SearchBudget, UciMove,
-    Winnability, perft, replay,
+    Analysis, Color, Game, GamePosition, Notation, Position, ReplayOptions, San, SearchBudget,
+    UciMove, Winnability, perft, replay,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -63,7 +63,7 @@ fn replay_text(flags: u8, text: &str) {
     // Every helpmate reported replays to that colour's mate.
     for (color, verdict) in Color::ALL.into_iter().zip(r.winnability.iter().flatten()) {
         if let Winnability::Winnable(line) = verdict {
-            let mut pos = r.position.clone();
+            let GamePosition::Chess(mut pos) = r.position.clone() else { panic!("a chess game") };
             for &m in line {
                 assert!(pos.is_legal(m), "{line:?}");
                 pos.play_unchecked(m);
@@ -122,7 +122,7 @@ fn walk(start: &Position, choices: &[u8]) {
         let options = ReplayOptions { notation, strict: true, ..ReplayOptions::default() };
         let r = replay(start.clone(), moves, &options);
         assert!(r.illegal_move.is_none(), "{start} {moves:?}: {:?}", r.illegal_move);
-        assert_eq!(&r.position, game.position());
+        assert_eq!(r.position, GamePosition::Chess(game.position().clone()));
         assert_eq!(r.outcome, game.outcome());
         let listed = if game.is_over() { 0 } else { game.position().legal_moves().len() };
         assert_eq!(r.legal_moves.len(), listed);

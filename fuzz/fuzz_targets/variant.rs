@@ -22,12 +22,13 @@ fuzz_target!(|data: &[u8]| {
     let Ok(mut pos) = VariantPosition::from_fen(fen, variant, mode) else { return };
     for text in lines.flat_map(str::split_ascii_whitespace).take(256) {
         let printed = pos.fen();
-        let again = VariantPosition::from_fen(&printed, variant, mode).expect("a printed FEN reads back");
+        let again =
+            VariantPosition::from_fen(&printed, variant, mode).expect("a printed FEN reads back");
         assert_eq!(again, pos, "{printed}");
         let legal = pos.legal_moves();
         for &m in legal.iter().take(CHECKED_MOVES) {
             assert_eq!(pos.parse_san(&pos.san(m)), Ok(m), "{printed}");
-            assert_eq!(pos.parse_uci(&pos.uci(m)), Ok(m), "{printed}");
+            assert_eq!(pos.parse_uci(&pos.uci(m).to_string()), Ok(m), "{printed}");
         }
         let _ = pos.variant_end();
         let Ok(m) = pos.parse_move(text) else { return };

@@ -20,7 +20,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use arbiter::answer::json::write_game_from;
+use arbiter::answer::json::write_game;
 use arbiter::answer::pgn_json;
 use arbiter::pgn_files::{self, Check, Games, OnError};
 use arbiter_chess::{
@@ -109,7 +109,7 @@ fn validate_json<'py>(
         None => None,
     };
     let mut json = Vec::new();
-    py.detach(|| write_game_from(&mut json, start, &moves, &options, clock.as_ref()))?;
+    py.detach(|| write_game(&mut json, start, &moves, &options, clock.as_ref()))?;
     Ok(PyBytes::new(py, &json))
 }
 

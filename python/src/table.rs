@@ -81,7 +81,7 @@ impl Check for Rows {
                     .flatten();
                 row.result_tag.clone_from(&verdict.result_tag);
                 row.result_consistent = Some(verdict.result_consistent);
-                row.final_fen = Some(verdict.position.fen());
+                row.final_fen = Some(verdict.position.fen().to_string());
                 if let Some(illegal) = &verdict.illegal_move {
                     row.illegal_move_index = Some(u32::try_from(illegal.index).unwrap_or(u32::MAX));
                     row.illegal_move = Some(illegal.text.clone());

@@ -20,12 +20,11 @@ use std::mem::MaybeUninit;
 use serde::Serialize;
 
 use crate::answer::millis::{duration, push_duration_json};
-use crate::answer::{final_position_listing, push_decimal, variant_final_position};
+use crate::answer::{final_position_listing, push_decimal};
 use crate::proto;
 use arbiter_chess::{
-    CastlingMode, ClockRecord, Fen, GamePosition, LegalMove, Played, PlyRecord, Position, Replay,
-    ReplayOptions, Replayer, SanString, UciMove, VariantPly, VariantPosition, VariantReplay,
-    replay_clocked, variant_replay, variant_replay_clocked,
+    ClockRecord, Fen, GamePosition, LegalMove, PlyRecord, Replay, ReplayOptions, Replayer,
+    SanString, UciMove, replay_clocked,
 };
 
 /// A `ValidateGameResponse` as proto3 JSON, written by
@@ -63,8 +62,8 @@ struct PositionJson<'a> {
     clocks: Option<RemainingTimesJson<'a>>,
 }
 
-/// A position's listed legal moves: a chess replay's own (dozens a
-/// position, each written straight from its move), or a message's.
+/// A position's listed legal moves: a replay's own (dozens a position,
+/// each written straight from its move), or a message's.
 #[derive(Debug)]
 enum LegalMovesJson<'a> {
     Replay(&'a [LegalMove]),
@@ -107,10 +106,9 @@ struct OutcomeJson<'a> {
 #[derive(Debug)]
 enum Plies<'a> {
     Records(&'a [PlyRecord]),
-    /// The replay's own plies, and the FENs after them when asked for.
-    Played(&'a [Played], CastlingMode, &'a [Fen]),
-    /// A variant game's.
-    Variant(&'a [VariantPly]),
+    /// The replayer's own plies from the first index on, and the FENs
+    /// after them when asked for.
+    Played(&'a Replayer, usize, &'a [Fen]),
 }
 
 /// The enum value's name, or `UNKNOWN` for a value this build does not know
@@ -129,16 +127,6 @@ pub struct Messages {
 }
 
 impl Messages {
-    /// The messages of the variant game `replay`'s answer, as the service
-    /// sends them.
-    pub fn variant(replay: &VariantReplay) -> Messages {
-        Messages {
-            illegal_move: replay.illegal_move.as_ref().map(proto::IllegalMove::from),
-            position: variant_final_position(replay),
-            outcome: proto::Outcome::from(&replay.outcome),
-        }
-    }
-
     /// The messages of `replay`'s answer, as the service sends them.
     pub fn new(replay: &Replay) -> Messages {
         Messages {
@@ -170,32 +158,14 @@ impl<'a> GameJson<'a> {
         }
     }
 
-    /// The answer for the variant game `replay`, whose other messages are
-    /// `messages` ([`Messages::variant`]).
-    pub fn variant(replay: &'a VariantReplay, messages: &'a Messages) -> GameJson<'a> {
-        let Messages { illegal_move, position, outcome } = messages;
-        GameJson {
-            plies: Plies::Variant(&replay.plies),
-            clocks: replay.clocks.as_ref().map(|clocks| clocks.plies_ms.as_slice()),
-            illegal_move: illegal_move.as_ref().map(IllegalMoveJson::from),
-            position: Some(PositionJson::from(position)),
-            outcome: Some(OutcomeJson::from(outcome)),
-        }
-    }
-
-    /// The answer with `played` as its plies instead of `replay`'s (which
-    /// has none: asked for from past the last ply), their UCI written in
-    /// `mode`'s convention: the replay's moves go into the JSON without a
-    /// [`PlyRecord`] each in between.
-    pub fn with_plies(
-        self,
-        played: &'a [Played],
-        mode: CastlingMode,
-        fens: &'a [Fen],
-    ) -> GameJson<'a> {
+    /// The answer with `replayer`'s plies from `from` on as its plies
+    /// instead of `replay`'s (which has none: asked for from past the last
+    /// ply): the replay's moves go into the JSON without a [`PlyRecord`]
+    /// each in between.
+    pub fn with_plies(self, replayer: &'a Replayer, from: usize, fens: &'a [Fen]) -> GameJson<'a> {
         debug_assert!(matches!(self.plies, Plies::Records([])));
-        debug_assert!(fens.is_empty() || fens.len() == played.len());
-        GameJson { plies: Plies::Played(played, mode, fens), ..self }
+        debug_assert!(fens.is_empty() || fens.len() == replayer.len().saturating_sub(from));
+        GameJson { plies: Plies::Played(replayer, from, fens), ..self }
     }
 
     /// Writes the JSON object, on one line without its end: fields in the
@@ -221,27 +191,14 @@ impl<'a> GameJson<'a> {
                 out,
                 records.iter().map(|ply| (ply.san, ply.uci, ply.canonical_input)),
             ),
-            Plies::Played(played, mode, []) => write_plain_plies(
+            Plies::Played(replayer, from, []) => write_plain_plies(
                 out,
-                played
-                    .iter()
-                    .map(|ply| (ply.san, UciMove::from_move_in(ply.mv, mode), ply.canonical_input)),
+                replayer.plies(from).map(|ply| (ply.san, ply.uci, ply.canonical_input)),
             ),
-            Plies::Played(played, mode, fens) => {
-                for (i, (ply, fen)) in played.iter().zip(fens).enumerate() {
-                    let parts = PlyParts {
-                        san: ply.san,
-                        uci: UciMove::from_move_in(ply.mv, mode),
-                        fen_after: Some(fen),
-                        canonical_input: ply.canonical_input,
-                        clock_ms: None,
-                    };
+            Plies::Played(replayer, from, fens) => {
+                for (i, (ply, fen)) in replayer.plies(from).zip(fens).enumerate() {
+                    let parts = PlyParts { fen_after: Some(fen), ..PlyParts::of(&ply, None) };
                     write_ply(out, parts, i > 0);
-                }
-            }
-            Plies::Variant(plies) => {
-                for (i, ply) in plies.iter().enumerate() {
-                    write_variant_ply(out, ply, clocks.and_then(|ms| ms.get(i).copied()), i > 0);
                 }
             }
         }
@@ -266,7 +223,7 @@ impl<'a> GameJson<'a> {
 /// What serializing the answer fails with.
 pub fn write_game<S: AsRef<str>>(
     out: &mut Vec<u8>,
-    start: Position,
+    start: GamePosition,
     moves: &[S],
     options: &ReplayOptions,
     clock: Option<&ClockRecord>,
@@ -286,46 +243,9 @@ pub fn write_game<S: AsRef<str>>(
     let fens = tail.take_fens();
     let rest = replayer.answer(tail, &ReplayOptions { plies_from: usize::MAX, ..*options });
     let messages = Messages::new(&rest);
-    let mode = replayer.game().position().castling_mode();
-    let played = replayer.plies().get(options.plies_from..).unwrap_or_default();
-    GameJson::new(&rest, &messages).with_plies(played, mode, &fens).write_json(out)?;
-    out.push(b'\n');
-    Ok(())
-}
-
-/// [`write_game`] from a start position of any rules: chess's, or a
-/// lichess variant's.
-///
-/// # Errors
-///
-/// What serializing the answer fails with.
-pub fn write_game_from<S: AsRef<str>>(
-    out: &mut Vec<u8>,
-    start: GamePosition,
-    moves: &[S],
-    options: &ReplayOptions,
-    clock: Option<&ClockRecord>,
-) -> io::Result<()> {
-    match start {
-        GamePosition::Chess(start) => write_game(out, start, moves, options, clock),
-        GamePosition::Variant(start) => write_variant_game(out, start, moves, options, clock),
-    }
-}
-
-/// [`write_game`] for a variant game.
-fn write_variant_game<S: AsRef<str>>(
-    out: &mut Vec<u8>,
-    start: VariantPosition,
-    moves: &[S],
-    options: &ReplayOptions,
-    clock: Option<&ClockRecord>,
-) -> io::Result<()> {
-    let replay = match clock {
-        None => variant_replay(start, moves, options),
-        Some(record) => variant_replay_clocked(start, moves, options, record),
-    };
-    let messages = Messages::variant(&replay);
-    GameJson::variant(&replay, &messages).write_json(out)?;
+    GameJson::new(&rest, &messages)
+        .with_plies(&replayer, options.plies_from, &fens)
+        .write_json(out)?;
     out.push(b'\n');
     Ok(())
 }
@@ -474,8 +394,8 @@ fn write_ply(out: &mut Vec<u8>, ply: PlyParts<'_>, comma: bool) {
     out.push(b'}');
 }
 
-/// A chess ply's fields as [`write_ply`] writes them: from a
-/// [`PlyRecord`], or from the replay's own plies and FENs.
+/// A ply's fields as [`write_ply`] writes them: from a [`PlyRecord`],
+/// with a FEN from the replay's tail or its own.
 #[derive(Clone, Copy)]
 struct PlyParts<'a> {
     san: SanString,
@@ -497,32 +417,6 @@ impl<'a> PlyParts<'a> {
             clock_ms,
         }
     }
-}
-
-/// A variant game's ply, in the shape [`write_ply`] writes a chess ply.
-fn write_variant_ply(out: &mut Vec<u8>, ply: &VariantPly, clock_ms: Option<u64>, comma: bool) {
-    let VariantPly { san, uci, fen_after, canonical_input } = ply;
-    if comma {
-        out.push(b',');
-    }
-    for part in [&b"{\"san\":\""[..], san.as_bytes(), b"\",\"uci\":\"", uci.as_bytes(), b"\""] {
-        out.extend_from_slice(part);
-    }
-    if let Some(fen) = fen_after {
-        for part in [&b",\"fenAfter\":\""[..], fen.as_bytes(), b"\""] {
-            out.extend_from_slice(part);
-        }
-    }
-    out.extend_from_slice(if *canonical_input {
-        b",\"canonicalInput\":true"
-    } else {
-        b",\"canonicalInput\":false"
-    });
-    if let Some(ms) = clock_ms {
-        out.extend_from_slice(b",\"clock\":");
-        push_duration_json(out, &duration(ms));
-    }
-    out.push(b'}');
 }
 
 impl<'a> From<&'a proto::IllegalMove> for IllegalMoveJson<'a> {
@@ -713,7 +607,7 @@ mod tests {
     use rand::{RngCore as _, SeedableRng as _};
 
     use super::*;
-    use arbiter_chess::{Game, replay, replay_clocked};
+    use arbiter_chess::{Game, Position, replay, replay_clocked};
 
     fn json_of(moves: &[&str], options: &ReplayOptions) -> String {
         let replay = replay(Position::default(), moves, options);
@@ -906,7 +800,7 @@ mod tests {
                 GameJson::new(&full, &messages).write_json(&mut expected).unwrap();
                 expected.push(b'\n');
                 let mut written = Vec::new();
-                write_game(&mut written, start.clone(), &moves, &options, None).unwrap();
+                write_game(&mut written, start.clone().into(), &moves, &options, None).unwrap();
                 let text = String::from_utf8(written).unwrap();
                 assert_eq!(text, String::from_utf8(expected).unwrap(), "{options:?} {moves:?}");
 

@@ -28,9 +28,8 @@ pub mod pgn_json;
 use crate::answer::millis::duration;
 use crate::proto;
 use arbiter_chess::{
-    CastlingMode, ClaimableDraw, Color, DrawClaims, GameResult, IllegalMove, IllegalReason,
-    LegalMove, Outcome, PlyRecord, Position, Replay, Rules, Termination, UciMove, Variant,
-    VariantLegalMove, VariantPly, VariantPosition, VariantReplay, Winnability,
+    CastlingMode, ClaimableDraw, Color, GamePosition, GameResult, IllegalMove, IllegalReason,
+    LegalMove, Outcome, PlyRecord, Replay, Rules, Termination, UciMove, Variant, Winnability,
 };
 use arbiter_pgn::{ClockFinding, ClockFindingKind, ClockReport, VariationReason};
 
@@ -232,89 +231,32 @@ pub fn variation_reason_name(reason: VariationReason) -> &'static str {
 }
 
 /// The `Position` message of a position and its listed legal moves, its
-/// FEN with Shredder-FEN castling letters if `shredder_fen`, without the
+/// FEN (a variant's with its pockets or checks, as python-chess writes it)
+/// with Shredder-FEN castling letters if `shredder_fen`, without the
 /// verdicts (set apart when asked for).
 pub fn position_message(
-    position: &Position,
+    position: &GamePosition,
     legal_moves: &[LegalMove],
     shredder_fen: bool,
 ) -> proto::Position {
-    let fen = if shredder_fen { position.shredder_fen() } else { position.fen() };
     proto::Position {
-        fen: fen.as_str().to_owned(),
+        fen: position.fen_in(shredder_fen).as_str().to_owned(),
         turn: color(position.turn()) as i32,
         in_check: position.is_check(),
         halfmove_clock: position.halfmove_clock(),
         fullmove_number: position.fullmove_number(),
-        legal_moves: legal_moves
-            .iter()
-            .map(|m| legal_move(m.uci.to_array_string().as_str(), m.san.as_str(), m.claims))
-            .collect(),
+        legal_moves: legal_moves.iter().map(legal_move).collect(),
         winnability: None,
         clocks: None,
     }
 }
 
-fn legal_move(uci: &str, san: &str, claims: DrawClaims) -> proto::LegalMove {
+fn legal_move(legal: &LegalMove) -> proto::LegalMove {
+    let LegalMove { uci, san, claims } = legal;
     proto::LegalMove {
-        uci: uci.to_owned(),
-        san: san.to_owned(),
+        uci: uci.to_array_string().as_str().to_owned(),
+        san: san.as_str().to_owned(),
         claimable_draws: claims.iter().map(|d| proto::ClaimableDraw::from(d) as i32).collect(),
-    }
-}
-
-/// The `Position` message of a variant position and its listed legal
-/// moves (the FEN with its pockets or checks, as python-chess writes it).
-pub fn variant_position_message(
-    position: &VariantPosition,
-    legal_moves: &[VariantLegalMove],
-) -> proto::Position {
-    proto::Position {
-        fen: position.fen(),
-        turn: color(position.turn()) as i32,
-        in_check: position.is_check(),
-        halfmove_clock: position.halfmove_clock(),
-        fullmove_number: position.fullmove_number(),
-        legal_moves: legal_moves.iter().map(|m| legal_move(&m.uci, &m.san, m.claims)).collect(),
-        winnability: None,
-        clocks: None,
-    }
-}
-
-/// The `Position` message of a variant replay's final position: its listed
-/// legal moves, and both clocks when the game had a clock record.
-pub fn variant_final_position(replay: &VariantReplay) -> proto::Position {
-    let mut message = variant_position_message(&replay.position, &replay.legal_moves);
-    message.clocks = replay.clocks.as_ref().map(|clocks| remaining_times(clocks.remaining_ms));
-    message
-}
-
-impl From<&VariantReplay> for proto::ValidateGameResponse {
-    fn from(replay: &VariantReplay) -> proto::ValidateGameResponse {
-        // The final position's fields go to `variant_final_position`.
-        let VariantReplay { plies, illegal_move, position: _, legal_moves: _, outcome, clocks } =
-            replay;
-        let times = clocks.as_ref().map(|clocks| clocks.plies_ms.as_slice());
-        let plies = plies
-            .iter()
-            .enumerate()
-            .map(|(i, ply)| {
-                let VariantPly { san, uci, fen_after, canonical_input } = ply;
-                proto::Ply {
-                    san: san.clone(),
-                    uci: uci.clone(),
-                    fen_after: fen_after.clone().unwrap_or_default(),
-                    canonical_input: *canonical_input,
-                    clock: times.and_then(|ms| ms.get(i)).map(|&ms| duration(ms)),
-                }
-            })
-            .collect();
-        proto::ValidateGameResponse {
-            plies,
-            illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
-            position: Some(variant_final_position(replay)),
-            outcome: Some(proto::Outcome::from(outcome)),
-        }
     }
 }
 

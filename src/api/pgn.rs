@@ -4,10 +4,9 @@
 
 use tonic::Code;
 
-use crate::answer::{position_message, variant_position_message};
+use crate::answer::position_message;
 use crate::proto;
 use crate::status::code_name;
-use arbiter_chess::GamePosition;
 use arbiter_pgn::{GameError, GameReport, VariationError, Verdict};
 
 /// The code, reason and tag of a game that cannot be read.
@@ -60,10 +59,7 @@ fn verdict(verdict: &Verdict) -> proto::PgnVerdict {
         plies: u32::try_from(*plies).unwrap_or(u32::MAX),
         illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
         variation_errors: variation_errors.iter().map(variation_error).collect(),
-        position: Some(match position {
-            GamePosition::Chess(position) => position_message(position, &[], false),
-            GamePosition::Variant(position) => variant_position_message(position, &[]),
-        }),
+        position: Some(position_message(position, &[], false)),
         outcome: Some(proto::Outcome::from(outcome)),
         result_tag: result_tag.clone(),
         result_consistent: *result_consistent,

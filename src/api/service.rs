@@ -17,17 +17,14 @@ use crate::move_texts::MoveTexts;
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameSummary;
 use crate::telemetry::prometheus::{self, StreamGame};
-use arbiter_chess::{
-    CastlingMode, GamePosition, Position, Replay, ReplayOptions, ReplayTail, Replayer, UciMove,
-    VariantReplay, divide_until, variant_divide_until, variant_replay, worth_a_full_look,
-};
+use arbiter_chess::{GamePosition, Replay, ReplayOptions, ReplayTail, Replayer, worth_a_full_look};
 use arbiter_pgn::{
     RawGame, ReaderOptions, Splitter, check_game_with, may_analyse_fully, play_read_game,
 };
 
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery};
 use super::{Limits, RequestError, wire};
-use crate::answer::{position_message, variant_position_message};
+use crate::answer::position_message;
 
 /// The service, with its limits and the replay cache. Calls in flight are
 /// bounded outside it, by [`crate::admission`].
@@ -63,25 +60,17 @@ async fn run<T: Send + 'static>(
     }
 }
 
-/// A replayed game: chess, or one of lichess's variants.
-#[derive(Debug)]
-enum Replayed {
-    Chess(Replay),
-    Variant(VariantReplay),
-}
-
 /// Replays `game` with `options`, through the cache when there is one,
 /// counts it in the domain metrics and makes the answer with `respond`. The
 /// cache lookup is cheap and done here; the moves left to play after it,
 /// and whether the full unwinnability analysis will run, decide whether
-/// the rest runs on the blocking pool. A variant game is replayed on the
-/// blocking pool, without the cache.
+/// the rest runs on the blocking pool, for every rule set alike.
 async fn replay_then<T: Send + 'static>(
     game: GameRequest,
     options: ReplayOptions,
     cache: Option<Arc<ReplayCache>>,
     limits: &Limits,
-    respond: impl FnOnce(Replayed) -> T + Send + 'static,
+    respond: impl FnOnce(Replay) -> T + Send + 'static,
 ) -> Result<(T, GameSummary), Status> {
     let GameRequest { start, mut moves, options: _, clock } = game;
     let sent = moves.len();
@@ -98,48 +87,33 @@ async fn replay_then<T: Send + 'static>(
             moves.truncate(played);
         }
     }
-    let start = match start {
-        GamePosition::Chess(start) => start,
-        GamePosition::Variant(start) => {
-            return run(true, move || {
-                let mut replay = variant_replay(start, &moves.tail(0), &options);
-                if let Some(run) = clock {
-                    replay.complete(&run, sent, late.as_deref(), &options);
-                    prometheus::count_clocked_game();
-                }
-                let variant = proto::Variant::from(replay.position.variant());
-                let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
-                let report = GameSummary::new(options.notation, variant, sent, illegal, outcome);
-                report.count();
-                (respond(Replayed::Variant(replay)), report)
-            })
-            .await;
-        }
-    };
     let prefix = cache.as_ref().map(|cache| cache.resume(start.clone(), &moves, &options));
     let remaining = moves.len() - prefix.as_ref().map_or(0, CachedPrefix::plies_done);
     // A flag fall, reported verdicts and a start position past the wide
     // gate get the full unwinnability analysis, up to about a second (any
     // replay may take longer with budgets above the defaults): not on an
     // async worker.
-    let analysis = options.flagged.is_some()
-        || options.winnability
-        || worth_a_full_look(&start)
-        || limits.raised_analysis();
+    let analysis = match &start {
+        GamePosition::Chess(start) => {
+            options.flagged.is_some()
+                || options.winnability
+                || worth_a_full_look(start)
+                || limits.raised_analysis()
+        }
+        // A variant's dead positions are its insufficient material.
+        GamePosition::Variant(_) => false,
+    };
     let answer = move |played: PlayedMoves| {
         let mut replay = played.answer(&options);
         if let Some(run) = clock {
             replay.complete(&run, sent, late.as_deref(), &options);
             prometheus::count_clocked_game();
         }
-        let variant = match replay.position.castling_mode() {
-            CastlingMode::Standard => proto::Variant::Standard,
-            CastlingMode::Chess960 => proto::Variant::Chess960,
-        };
+        let variant = proto::Variant::from(replay.position.rules());
         let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
         let report = GameSummary::new(options.notation, variant, sent, illegal, outcome);
         report.count();
-        (respond(Replayed::Chess(replay)), report)
+        (respond(replay), report)
     };
     let play = move || PlayedMoves::play(cache, prefix, start, moves, &options);
     if remaining > limits.blocking_moves || analysis {
@@ -151,8 +125,11 @@ async fn replay_then<T: Send + 'static>(
     run(played.final_look_pending(), move || answer(played)).await
 }
 
-/// A chess game's moves played, through the cache or not, before the
-/// final position's look and the answer.
+/// A game's moves played, through the cache or not, before the final
+/// position's look and the answer.
+// Held for one call; boxing the cache's list would cost an allocation per
+// cached call.
+#[allow(clippy::large_enum_variant)]
 enum PlayedMoves {
     Cached(Arc<ReplayCache>, cache::PlayedList),
     Fresh(Box<(Replayer, ReplayTail)>),
@@ -163,7 +140,7 @@ impl PlayedMoves {
     fn play(
         cache: Option<Arc<ReplayCache>>,
         prefix: Option<CachedPrefix>,
-        start: Position,
+        start: GamePosition,
         moves: MoveTexts,
         options: &ReplayOptions,
     ) -> PlayedMoves {
@@ -210,13 +187,8 @@ fn pgn_answer(report: &arbiter_pgn::GameReport) -> proto::ValidatePgnResponse {
     super::pgn::response(report)
 }
 
-fn validate_response(replay: Replayed) -> wire::GameAnswer {
-    match replay {
-        Replayed::Chess(replay) => wire::GameAnswer::from(replay),
-        Replayed::Variant(replay) => {
-            wire::GameAnswer::from(&proto::ValidateGameResponse::from(&replay))
-        }
-    }
+fn validate_response(replay: Replay) -> wire::GameAnswer {
+    wire::GameAnswer::from(replay)
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
@@ -425,17 +397,12 @@ impl RulesService for Handlers {
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
         let options = game.options;
         let (response, report) =
-            replay_then(game, options, self.cache.clone(), &self.limits, |r| match r {
-                Replayed::Chess(r) => proto::LegalMovesResponse {
+            replay_then(game, options, self.cache.clone(), &self.limits, |r| {
+                proto::LegalMovesResponse {
                     position: Some(position_message(&r.position, &r.legal_moves, r.shredder_fen)),
                     outcome: Some(proto::Outcome::from(&r.outcome)),
                     illegal_move: r.illegal_move.as_ref().map(proto::IllegalMove::from),
-                },
-                Replayed::Variant(r) => proto::LegalMovesResponse {
-                    position: Some(variant_position_message(&r.position, &r.legal_moves)),
-                    outcome: Some(proto::Outcome::from(&r.outcome)),
-                    illegal_move: r.illegal_move.as_ref().map(proto::IllegalMove::from),
-                },
+                }
             })
             .await?;
         report.annotate(&tracing::Span::current());
@@ -462,18 +429,9 @@ impl RulesService for Handlers {
         // Each first move with its UCI and count.
         let work = run(true, move || {
             let stop = || cancelled.load(Ordering::Relaxed) || Instant::now() >= stop_at;
-            let split: Option<Vec<(String, u64)>> = match &start {
-                GamePosition::Chess(start) => {
-                    let mode = start.castling_mode();
-                    divide_until(start, depth, &stop).map(|split| {
-                        let uci = |m| UciMove::from_move_in(m, mode).to_string();
-                        split.into_iter().map(|(m, n)| (uci(m), n)).collect()
-                    })
-                }
-                GamePosition::Variant(start) => variant_divide_until(start, depth, &stop)
-                    .map(|split| split.into_iter().map(|(m, n)| (start.uci(m), n)).collect()),
-            };
-            split
+            start
+                .divide_until(depth, &stop)
+                .map(|split| split.into_iter().map(|(m, n)| (m.to_string(), n)).collect::<Vec<_>>())
         });
         // The worker stops itself in time, but its answer still has to come
         // back from the blocking pool: a timer here answers in time even for

@@ -171,7 +171,7 @@ pub fn plan(raw: RawGame, checking: CheckOptions) -> Result<Job, Box<GameReport>
             GamePosition::Variant(pos) => *pos == VariantPosition::new(pos.variant()),
         };
         let base = proto::ValidateGameRequest {
-            fen: if at_start { String::new() } else { start.fen() },
+            fen: if at_start { String::new() } else { start.fen().to_string() },
             variant: proto::Variant::from(start.rules()) as i32,
             skip_legal_moves: true,
             ..Default::default()

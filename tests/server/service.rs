@@ -718,8 +718,11 @@ async fn a_long_stream_answers_every_game_as_the_rules_core_does() {
     for (i, (response, game)) in responses.iter().zip(&games).enumerate() {
         assert_eq!(response.id, i.to_string());
         let options = ReplayOptions { include_fens: game.include_fens, ..Default::default() };
-        let expected =
-            proto::ValidateGameResponse::from(&replay(Position::default(), &game.moves, &options));
+        let expected = proto::ValidateGameResponse::from(&replay(
+            arbiter_chess::Position::default(),
+            &game.moves,
+            &options,
+        ));
         match response.result.as_ref().unwrap() {
             validate_games_response::Result::Game(answer) => {
                 assert_eq!(answer, &expected, "game {i}");

@@ -99,8 +99,7 @@ impl From<Replay> for GameAnswer {
             out.with_vec(|bytes| message::encode(2, &proto::IllegalMove::from(bad), bytes));
         }
         out.nested(3, |out| {
-            let fen = if *shredder_fen { position.shredder_fen() } else { position.fen() };
-            put_text_in(1, &fen, out);
+            put_text_in(1, &position.fen_in(*shredder_fen), out);
             let turn = match position.turn() {
                 Color::White => proto::Color::White,
                 Color::Black => proto::Color::Black,
@@ -277,17 +276,19 @@ fn put_text(tag: u32, text: &str, buf: &mut impl BufMut) {
 // Plies and legal moves are most of an answer: hundreds of small messages
 // of short fields. They are written with few copies, all of fixed width
 // but the FENs (which compile to plain stores), and no varint loops: their
-// fields have tags below 16 and every length in them stays under 128 (SAN
-// is at most 7 bytes, UCI 5, a FEN 103), so each key and each length is
-// one byte.
+// fields have tags below 16 and every length in them but a FEN's stays
+// under 128 (SAN is at most 7 bytes, UCI 5), so each key and each length is
+// one byte. A ply with a FEN (up to `MAX_FEN_LEN` bytes, a crazyhouse
+// pocket's included) is written field by field, its lengths as varints.
 
-/// The longest ply's content: SAN, UCI, the FEN after it and the flag.
-const MAX_PLY_LEN: usize =
-    short_len(SanString::CAPACITY) + short_len(UciMove::MAX_LEN) + short_len(MAX_FEN_LEN) + 2;
+/// The longest ply's content without a FEN: SAN, UCI and the flag.
+const MAX_PLY_LEN: usize = short_len(SanString::CAPACITY) + short_len(UciMove::MAX_LEN) + 2;
 
-// Every length in a ply, and the ply's own, is written as one byte
-// (`as u8`): a one-byte varint holds less than 128.
+// Every length in a ply without a FEN, and the ply's own, is written as one
+// byte (`as u8`): a one-byte varint holds less than 128.
 const _: () = assert!(MAX_PLY_LEN < 128, "a ply's length must be a one-byte varint");
+// A FEN's length is at most two bytes of varint.
+const _: () = assert!(MAX_FEN_LEN < 1 << 14);
 // A legal move also carries at most two claims, packed: four bytes.
 const MAX_LEGAL_MOVE_LEN: usize = short_len(UciMove::MAX_LEN) + short_len(SanString::CAPACITY) + 4;
 const _: () = assert!(MAX_LEGAL_MOVE_LEN < 128, "a legal move's length must be a one-byte varint");
@@ -361,7 +362,7 @@ fn put_ply_in_full(ply: &PlyRecord, clock_ms: Option<u64>, out: &mut Writer) {
     let clock = clock_ms.map(duration_content);
     let len = short_len(san.len())
         + short_len(uci.text_len())
-        + if fen.is_empty() { 0 } else { short_len(fen.len()) }
+        + if fen.is_empty() { 0 } else { 1 + varint(fen.len() as u64).1 + fen.len() }
         + 2 * usize::from(*canonical_input)
         + clock.map_or(0, |(_, len)| short_len(len));
     // With a FEN and a clock, a ply may pass 127 bytes: a longer length.
@@ -373,7 +374,9 @@ fn put_ply_in_full(ply: &PlyRecord, clock_ms: Option<u64>, out: &mut Writer) {
     out.push_prefix(san.padded(), san.len());
     out.push_prefix(uci_field(2, *uci), short_len(uci.text_len()));
     if !fen.is_empty() {
-        out.push(&[key(3, WireType::LengthDelimited), fen.len() as u8]);
+        let (length, width) = varint(fen.len() as u64);
+        out.push(&[key(3, WireType::LengthDelimited)]);
+        out.push_prefix(length, width);
         out.push(fen.as_bytes());
     }
     out.push_prefix([key(4, WireType::Varint), 1], 2 * usize::from(*canonical_input));

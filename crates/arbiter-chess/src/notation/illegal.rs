@@ -203,8 +203,7 @@ pub fn diagnose_uci(pos: &Position, uci: &UciMove) -> Illegal {
             }
         };
         if back && attempt {
-            let side =
-                if to > from { CastlingSide::KingSide } else { CastlingSide::QueenSide };
+            let side = if to > from { CastlingSide::KingSide } else { CastlingSide::QueenSide };
             return diagnose_castling(pos, side);
         }
     }

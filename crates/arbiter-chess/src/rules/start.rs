@@ -228,6 +228,15 @@ impl GamePosition {
         }
     }
 
+    /// Its Zobrist key: placement, side to move, castling rights, the
+    /// en-passant square, and a variant's pockets and remaining checks.
+    pub fn zobrist(&self) -> u64 {
+        match self {
+            GamePosition::Chess(pos) => pos.zobrist(),
+            GamePosition::Variant(pos) => pos.zobrist(),
+        }
+    }
+
     /// How castling is written: Chess960's way only in Chess960.
     pub fn castling_mode(&self) -> CastlingMode {
         match self {
@@ -336,7 +345,10 @@ mod tests {
         let standard = GamePosition::start(None, None, None).unwrap();
         assert_eq!(standard, GamePosition::Chess(Position::default()));
         let numbered = GamePosition::start(None, None, Some(0)).unwrap();
-        assert_eq!(numbered.fen().as_str(), "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1");
+        assert_eq!(
+            numbered.fen().as_str(),
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1"
+        );
         assert_eq!(numbered.rules(), Rules::Chess960);
     }
 

@@ -394,7 +394,11 @@ fn cutechess_fischer_random_games_replay() -> TestResult {
             castles += usize::from(m.is_castle());
             theirs.play_unchecked(m);
         }
-        assert_eq!(comparable_fen(common::chess(&r.position)), their_comparable_fen(&theirs), "{label}");
+        assert_eq!(
+            comparable_fen(common::chess(&r.position)),
+            their_comparable_fen(&theirs),
+            "{label}"
+        );
     }
     assert!(castles >= 4, "only {castles} castling moves in {file}");
     Ok(())

@@ -68,7 +68,11 @@ fn scalachess_variant_perft() -> TestResult {
                     skipped.push(format!("{id} perft {depth}"));
                     continue;
                 }
-                assert_eq!(GamePosition::Variant(pos.clone()).perft(depth), expected, "{file} {id} perft {depth}");
+                assert_eq!(
+                    GamePosition::Variant(pos.clone()).perft(depth),
+                    expected,
+                    "{file} {id} perft {depth}"
+                );
                 checked += 1;
                 nodes += expected;
                 let deepest = deepest.entry(variant).or_default();

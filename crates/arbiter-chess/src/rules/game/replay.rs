@@ -193,7 +193,7 @@ impl ReplayTail {
 
     /// Takes out the FENs the options asked for (after the plies from
     /// `max(plies_from, first new ply)` on, in order): for a caller that
-    /// writes them beside [`Replayer::ply`] rather than through a
+    /// writes them beside [`Replayer::plies`] rather than through a
     /// [`PlyRecord`] each, which boxes its FEN. An answer from the tail
     /// afterwards must return no ply.
     pub fn take_fens(&mut self) -> Vec<Fen> {
@@ -231,17 +231,26 @@ impl Replayer {
         self.len() == 0
     }
 
-    /// The accepted move `index` (from 0), without its FEN, if there is
-    /// one.
-    pub fn ply(&self, index: usize) -> Option<PlyRecord> {
+    /// The accepted moves from index `from` on (none past the last),
+    /// without their FENs.
+    pub fn plies(&self, from: usize) -> impl ExactSizeIterator<Item = PlyRecord> + '_ {
+        (from.min(self.len())..self.len()).map(|index| self.ply(index))
+    }
+
+    /// The accepted move `index`, which is below [`Replayer::len`].
+    #[inline]
+    fn ply(&self, index: usize) -> PlyRecord {
         match &self.line {
-            Line::Chess { game, plies, .. } => plies.get(index).map(|played| PlyRecord {
-                san: played.san,
-                uci: UciMove::from_move_in(played.mv, game.position.castling_mode()),
-                fen_after: None,
-                canonical_input: played.canonical_input,
-            }),
-            Line::Variant { plies, .. } => plies.get(index).cloned(),
+            Line::Chess { game, plies, .. } => {
+                let played = plies[index];
+                PlyRecord {
+                    san: played.san,
+                    uci: UciMove::from_move_in(played.mv, game.position.castling_mode()),
+                    fen_after: None,
+                    canonical_input: played.canonical_input,
+                }
+            }
+            Line::Variant { plies, .. } => plies[index].clone(),
         }
     }
 
@@ -436,7 +445,9 @@ impl Replayer {
     /// player could claim by stating it ([`Game::legal_moves`]).
     pub fn legal_moves(&self, from: Option<Square>) -> Vec<LegalMove> {
         match &self.line {
-            Line::Chess { game, .. } => game.legal_moves(from.map_or(Bitboard::FULL, Bitboard::from)),
+            Line::Chess { game, .. } => {
+                game.legal_moves(from.map_or(Bitboard::FULL, Bitboard::from))
+            }
             Line::Variant { game, .. } => game.legal_moves(from),
         }
     }
@@ -452,8 +463,8 @@ impl Replayer {
     ) -> Replay {
         let ReplayTail { illegal_move, fens } = tail;
         let mut fens = fens.into_iter();
-        let plies = (options.plies_from..self.len())
-            .filter_map(|index| self.ply(index))
+        let plies = self
+            .plies(options.plies_from)
             .map(|ply| PlyRecord {
                 fen_after: options
                     .include_fens

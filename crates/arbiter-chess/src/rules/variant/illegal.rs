@@ -160,12 +160,7 @@ impl VariantPosition {
             );
         }
         let san = body.parse::<San>().ok()?;
-        Some(
-            unfiltered
-                .into_iter()
-                .filter(|&m| self.fits(&san, VariantMove::Board(m)))
-                .collect(),
-        )
+        Some(unfiltered.into_iter().filter(|&m| self.fits(&san, VariantMove::Board(m))).collect())
     }
 
     /// Why the variant refuses `m`, a move its pieces can make.

@@ -43,8 +43,11 @@ impl VariantGame {
         };
         let m = read.map_err(|error| pos.diagnose(text, error))?;
         let (san, uci) = (pos.san(m), pos.uci(m));
-        let canonical_input =
-            if as_uci { text.as_bytes() == &uci.ascii()[..uci.text_len()] } else { san.is(text.as_bytes()) };
+        let canonical_input = if as_uci {
+            text.as_bytes() == &uci.ascii()[..uci.text_len()]
+        } else {
+            san.is(text.as_bytes())
+        };
         if strict && !canonical_input {
             let canonical = if as_uci { uci.to_string() } else { san.to_string() };
             return Err(Illegal::new(
