@@ -8,7 +8,8 @@
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
-use arbiter::proto::{ValidateGameRequest, ValidateGameResponse};
+use arbiter::proto::{self, ValidateGameRequest, ValidateGameResponse};
+use arbiter_chess::Rules;
 use bytes::Bytes;
 use prost::Message;
 use rand::SeedableRng;
@@ -69,6 +70,8 @@ pub struct Live<'a> {
     pub retries: u32,
     pub seed: u64,
     pub verify: bool,
+    /// The rules the games are played by.
+    pub rules: Rules,
 }
 
 /// One worker's game; call `seq` sends its first `seq + 1` moves.
@@ -118,7 +121,11 @@ impl LiveRequests {
     ///
     /// When the two encodings differ.
     fn new(game: &GameText) -> Result<LiveRequests, Error> {
-        let head = ValidateGameRequest { fen: game.fen.clone(), ..ValidateGameRequest::default() };
+        let head = ValidateGameRequest {
+            fen: game.fen.clone(),
+            variant: proto::Variant::from(game.rules).into(),
+            ..ValidateGameRequest::default()
+        };
         let mut fields = head.encode_to_vec();
         let mut ends = vec![fields.len()];
         for text in &game.moves {
@@ -139,7 +146,7 @@ impl LiveRequests {
     fn encoded(&self, len: usize, plies_from: usize) -> Bytes {
         // The fields after the moves: those of a request with no FEN and
         // no moves.
-        let empty = GameText { fen: String::new(), moves: Vec::new() };
+        let empty = GameText { fen: String::new(), moves: Vec::new(), rules: Rules::Standard };
         let tail = workload::validate_request(&empty, 0, plies_from);
         let mut bytes = Vec::with_capacity(self.ends[len] + tail.encoded_len());
         bytes.extend_from_slice(&self.fields[..self.ends[len]]);
@@ -209,8 +216,8 @@ impl Live<'_> {
         let mut callers = Vec::with_capacity(self.workers);
         let mut checks = Vec::new();
         for worker in 0..self.workers {
-            let moves = workload::random_game(&mut rng, LIVE_PLIES)?;
-            let game = GameText { fen: String::new(), moves };
+            let moves = workload::random_game(&mut rng, LIVE_PLIES, self.rules)?;
+            let game = GameText { fen: String::new(), moves, rules: self.rules };
             if verify {
                 // The answers are worked out on the blocking pool, on every
                 // core, before the pass starts.

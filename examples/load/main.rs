@@ -31,6 +31,7 @@ use rand::{Rng, SeedableRng};
 use tonic::Code;
 
 use arbiter::status::{code_name, parse_code};
+use arbiter_chess::Rules;
 use drive::{
     Caller, Connections, HealthCaller, LegalCaller, Loop, StreamCaller, Tally, ValidateCaller,
 };
@@ -133,6 +134,10 @@ struct Flags {
     /// makes the exit status non-zero.
     #[arg(long)]
     verify: bool,
+    /// The rules of the `live` scenario's games: standard, chess960 or a
+    /// lichess variant (crazyhouse, three-check, ...).
+    #[arg(long, default_value = "standard", value_parser = str::parse::<Rules>)]
+    live_rules: Rules,
     /// The games of `validate` and `stream` carry a clock record (5 min +
     /// 2 s, each move up to 5 s: no flag falls), to measure its cost.
     #[arg(long)]
@@ -363,6 +368,7 @@ async fn measure(
                     retries: flags.retries,
                     seed: flags.seed,
                     verify: flags.verify,
+                    rules: flags.live_rules,
                 };
                 let result = live.run(flags.warmup, flags.duration).await?;
                 print_problems(scenario, &result.tally);

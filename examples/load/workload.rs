@@ -9,8 +9,10 @@ use arbiter::api::Limits;
 use arbiter::api::convert::GameRequest;
 use arbiter::proto::{LegalMovesRequest, LegalMovesResponse, ValidateGameRequest};
 use arbiter::proto::{Notation, ValidateGameResponse};
-use arbiter_chess::GamePosition;
-use arbiter_chess::{Game, Position, Replay, replay, replay_clocked};
+use arbiter_chess::{
+    Analysis, GamePosition, Notation as Written, Replay, ReplayOptions, ReplayTail, Replayer,
+    Rules, replay, replay_clocked,
+};
 use prost::Message;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -27,12 +29,13 @@ pub const LIVE_PLIES: usize = 300;
 /// means something is wrong with the generator, not bad luck.
 const MAX_ATTEMPTS: usize = 1_000;
 
-/// A game to send: its start (empty FEN: the standard start) and its moves
-/// in SAN.
+/// A game to send: its rules, its start (empty FEN: the rules' start) and
+/// its moves in SAN.
 #[derive(Clone, Debug)]
 pub struct GameText {
     pub fen: String,
     pub moves: Vec<String>,
+    pub rules: Rules,
 }
 
 /// The games of `validate`, `stream` and `legal`, and where they came from.
@@ -62,7 +65,8 @@ impl Games {
                 .into());
             }
             let fen = game.tag("FEN").unwrap_or_default().to_owned();
-            games.push(GameText { fen, moves: game.moves[..GAME_PLIES].to_vec() });
+            let moves = game.moves[..GAME_PLIES].to_vec();
+            games.push(GameText { fen, moves, rules: Rules::Standard });
         }
         if games.is_empty() {
             return Err(format!("{}: no game of {GAME_PLIES} plies or more", path.display()).into());
@@ -79,37 +83,49 @@ impl Games {
     pub fn random(seed: u64, count: usize) -> Result<Games, Error> {
         let mut rng = SmallRng::seed_from_u64(seed);
         let games = (0..count)
-            .map(|_| Ok(GameText { fen: String::new(), moves: random_game(&mut rng, GAME_PLIES)? }))
+            .map(|_| {
+                let moves = random_game(&mut rng, GAME_PLIES, Rules::Standard)?;
+                Ok(GameText { fen: String::new(), moves, rules: Rules::Standard })
+            })
             .collect::<Result<_, Error>>()?;
         let source = format!("{count} seeded random games (seed {seed})");
         Ok(Games { source, games })
     }
 }
 
-/// A random legal game from the standard start that has not ended after
+/// A random legal game from the start of `rules` that has not ended after
 /// `plies` plies. Moves that would end the game are avoided, and a game that
 /// cannot go on (say, only moves that reach the 75-move rule) is started again.
 ///
 /// # Errors
 ///
 /// After [`MAX_ATTEMPTS`] games that ended early.
-pub fn random_game(rng: &mut SmallRng, plies: usize) -> Result<Vec<String>, Error> {
+pub fn random_game(rng: &mut SmallRng, plies: usize, rules: Rules) -> Result<Vec<String>, Error> {
     'attempt: for _ in 0..MAX_ATTEMPTS {
-        let mut game = Game::new(Position::default());
-        let mut moves = Vec::with_capacity(plies);
+        let mut game = Replayer::new(GamePosition::new(rules), Analysis::DEFAULT);
+        let mut moves: Vec<String> = Vec::with_capacity(plies);
+        let options = ReplayOptions { notation: Written::San, ..ReplayOptions::default() };
         while moves.len() < plies {
-            let legal = game.position().legal_moves();
+            let legal = game.legal_moves(None);
+            if legal.is_empty() {
+                continue 'attempt;
+            }
             // Try the moves from a random one on, so that the choice stays
             // uniform among the moves that keep the game going.
             let first = rng.random_range(0..legal.len());
             let next = (0..legal.len()).find_map(|i| {
                 let mut after = game.clone();
-                let san = after.play(legal[(first + i) % legal.len()]);
-                (!after.outcome().is_over()).then_some((after, san))
+                let san = legal[(first + i) % legal.len()].san.to_string();
+                after.extend(&[&san], &options);
+                let over = after.answer(
+                    ReplayTail::default(),
+                    &ReplayOptions { skip_legal_moves: true, plies_from: usize::MAX, ..options },
+                );
+                (!over.outcome.is_over()).then_some((after, san))
             });
             let Some((after, san)) = next else { continue 'attempt };
             game = after;
-            moves.push(san.to_string());
+            moves.push(san);
         }
         return Ok(moves);
     }
@@ -178,6 +194,7 @@ pub fn clock_record(plies: usize) -> arbiter::proto::GameClock {
 pub fn validate_request(game: &GameText, len: usize, plies_from: usize) -> ValidateGameRequest {
     ValidateGameRequest {
         fen: game.fen.clone(),
+        variant: arbiter::proto::Variant::from(game.rules).into(),
         moves: game.moves[..len].to_vec(),
         notation: Notation::San.into(),
         skip_legal_moves: false,
@@ -195,12 +212,9 @@ fn answer(request: &ValidateGameRequest) -> Result<ValidateGameResponse, Error> 
 }
 
 /// A checked request replayed as the server replays it on a cache miss,
-/// on its clock record when it has one. The workload plays standard chess.
+/// on its clock record when it has one.
 fn replay_game(game: &GameRequest) -> Result<Replay, Error> {
     let GameRequest { start, moves, options, clock } = game;
-    let GamePosition::Chess(start) = start else {
-        return Err("a variant game in the workload, which plays standard chess".into());
-    };
     Ok(match clock {
         Some(record) => replay_clocked(start.clone(), &moves.tail(0), options, record),
         None => replay(start.clone(), &moves.tail(0), options),
