@@ -111,9 +111,23 @@ impl VariantGame {
         if !self.position.is_legal(m) {
             return Err(ParseVariantMoveError::Illegal.into());
         }
+        self.play_legal(m);
+        Ok(())
+    }
+
+    /// Plays `m`, known to be legal in a game that goes on.
+    pub(crate) fn play_legal(&mut self, m: VariantMove) {
         self.position.play_unchecked(m);
         self.record();
-        Ok(())
+    }
+
+    /// Whether a move may let its player claim a draw
+    /// ([`VariantGame::claims_with`]): the 50-move count is one move short,
+    /// or a position has stood on the board twice (a position that stands
+    /// for the third time has).
+    pub(crate) fn may_claim(&self) -> bool {
+        self.position.halfmove_clock() + 1 >= FIFTY_MOVES
+            || self.seen.values().any(|&count| count >= 2)
     }
 
     /// Plays the move `text` names, in UCI or SAN.

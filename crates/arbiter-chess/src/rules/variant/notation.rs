@@ -10,7 +10,6 @@ use crate::board::moves::MoveKind;
 use crate::board::types::{File, Role};
 use crate::notation::san::{CastlingSide, San, SanString};
 use crate::notation::uci::UciMove;
-use crate::rules::outcome::GameResult;
 use crate::rules::variant::position::{VariantMove, VariantPosition};
 
 /// Why text does not name a legal move of a variant position.
@@ -38,16 +37,12 @@ impl VariantPosition {
     /// assert_eq!(pos.san(VariantMove::Drop { role: Role::Knight, to: Square::F6 }), "N@f6+");
     /// ```
     pub fn san(&self, m: VariantMove) -> SanString {
-        let san = self.san_without_mark(m, &self.legal_moves());
-        let after = self.play(m);
-        let decided = after.variant_end().is_some_and(|(result, _)| result != GameResult::Draw);
-        let check = after.is_check();
-        let mark = if decided || (check && after.legal_moves().is_empty()) {
-            Some('#')
-        } else {
-            check.then_some('+')
-        };
-        san.written(mark)
+        self.san_among(m, &self.legal_moves())
+    }
+
+    /// [`VariantPosition::san`] of `m`, one of `legal`, the legal moves.
+    pub(crate) fn san_among(&self, m: VariantMove, legal: &[VariantMove]) -> SanString {
+        self.san_without_mark(m, legal).written(self.play(m).san_mark())
     }
 
     /// The SAN of `m` without the check mark, disambiguated among `legal`.
@@ -113,18 +108,21 @@ impl VariantPosition {
     /// assert_eq!(pos.uci(m).to_string(), "e7e8k");
     /// ```
     pub fn parse_san(&self, text: &str) -> Result<VariantMove, ParseVariantMoveError> {
-        let san = San::from_str(text).map_err(|_| ParseVariantMoveError::Syntax)?;
-        self.find_san(&san)
+        self.parse_san_among(text, &self.legal_moves())
     }
 
-    /// The legal move that `san` names.
-    pub(super) fn find_san(&self, san: &San) -> Result<VariantMove, ParseVariantMoveError> {
-        if let San::Put { role, to } = *san {
+    /// [`VariantPosition::parse_san`], given `legal`, the legal moves.
+    pub(crate) fn parse_san_among(
+        &self,
+        text: &str,
+        legal: &[VariantMove],
+    ) -> Result<VariantMove, ParseVariantMoveError> {
+        let san = San::from_str(text).map_err(|_| ParseVariantMoveError::Syntax)?;
+        if let San::Put { role, to } = san {
             let m = VariantMove::Drop { role, to };
-            return if self.is_legal(m) { Ok(m) } else { Err(ParseVariantMoveError::Illegal) };
+            return if legal.contains(&m) { Ok(m) } else { Err(ParseVariantMoveError::Illegal) };
         }
-        let legal = self.legal_moves();
-        let mut found = legal.iter().filter(|&&m| self.fits(san, m));
+        let mut found = legal.iter().filter(|&&m| self.fits(&san, m));
         match (found.next(), found.next()) {
             (Some(&m), None) => Ok(m),
             (Some(_), Some(_)) => Err(ParseVariantMoveError::Ambiguous),
@@ -165,16 +163,18 @@ impl VariantPosition {
     /// assert_eq!(pos.san(pos.parse_uci("P@e4").unwrap()), "@e4");
     /// ```
     pub fn parse_uci(&self, text: &str) -> Result<VariantMove, ParseVariantMoveError> {
+        self.parse_uci_among(text, &self.legal_moves())
+    }
+
+    /// [`VariantPosition::parse_uci`], given `legal`, the legal moves.
+    pub(crate) fn parse_uci_among(
+        &self,
+        text: &str,
+        legal: &[VariantMove],
+    ) -> Result<VariantMove, ParseVariantMoveError> {
         let uci = UciMove::from_str(text).map_err(|_| ParseVariantMoveError::Syntax)?;
-        if let UciMove::Put { role, to } = uci {
-            let m = VariantMove::Drop { role, to };
-            return if self.is_legal(m) { Ok(m) } else { Err(ParseVariantMoveError::Illegal) };
-        }
         let mode = self.castling_mode();
-        self.legal_moves()
-            .into_iter()
-            .find(|m| m.uci(mode) == uci)
-            .ok_or(ParseVariantMoveError::Illegal)
+        legal.iter().copied().find(|m| m.uci(mode) == uci).ok_or(ParseVariantMoveError::Illegal)
     }
 
     /// The legal move that `text` names in UCI or, failing that, in SAN.

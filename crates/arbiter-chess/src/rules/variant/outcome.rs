@@ -123,56 +123,15 @@ impl VariantPosition {
     /// assert_eq!(pos.variant_end(), Some((GameResult::WhiteWins, VariantEnd::KingOfTheHill)));
     /// ```
     pub fn variant_end(&self) -> Option<(GameResult, VariantEnd)> {
-        let pos = &self.board;
-        let us = pos.turn;
-        let winner = |color: Color| win_for(!color);
-        match self.variant {
-            Variant::Atomic => {
-                if let Some(c) = Color::ALL.into_iter().find(|&c| self.king_of(c).is_none()) {
-                    return Some((win_for(c), VariantEnd::Explosion));
-                }
-            }
-            Variant::Antichess => {
-                if pos.by_color(us).is_empty() || self.legal_moves().is_empty() {
-                    return Some((winner(us), VariantEnd::VariantWin));
-                }
-            }
-            Variant::KingOfTheHill => {
-                if let Some(c) = Color::ALL.into_iter().find(|&c| (self.kings(c) & HILL).any()) {
-                    return Some((winner(c), VariantEnd::KingOfTheHill));
-                }
-            }
-            Variant::ThreeCheck => {
-                if let Some(c) =
-                    Color::ALL.into_iter().find(|c| self.remaining_checks[c.index()] == 0)
-                {
-                    return Some((winner(c), VariantEnd::ThirdCheck));
-                }
-            }
-            Variant::Horde => {
-                let gone = |c: Color| pos.by_color(c).is_empty();
-                match (gone(Color::White), gone(Color::Black)) {
-                    (true, true) => return Some((GameResult::Draw, VariantEnd::VariantWin)),
-                    (true, false) => return Some((GameResult::BlackWins, VariantEnd::VariantWin)),
-                    (false, true) => return Some((GameResult::WhiteWins, VariantEnd::VariantWin)),
-                    (false, false) => {}
-                }
-            }
-            Variant::RacingKings => {
-                if self.is_variant_end() {
-                    let home = |c: Color| (self.kings(c) & Bitboard::from_rank(Rank::Eighth)).any();
-                    let result = match (home(Color::White), home(Color::Black)) {
-                        (true, true) => GameResult::Draw,
-                        (true, false) => GameResult::WhiteWins,
-                        _ => GameResult::BlackWins,
-                    };
-                    return Some((result, VariantEnd::Race));
-                }
-            }
-            Variant::Crazyhouse => {}
+        if let Some(end) = self.rule_end() {
+            return Some(end);
         }
+        let us = self.board.turn;
         if self.legal_moves().is_empty() {
-            return Some(if self.is_check() {
+            return Some(if self.variant == Variant::Antichess {
+                // A side without a move wins.
+                (win_for(!us), VariantEnd::VariantWin)
+            } else if self.is_check() {
                 (win_for(us), VariantEnd::Checkmate)
             } else {
                 (GameResult::Draw, VariantEnd::Stalemate)
@@ -180,6 +139,69 @@ impl VariantPosition {
         }
         let dead = Color::ALL.into_iter().all(|c| self.has_insufficient_material(c));
         dead.then_some((GameResult::Draw, VariantEnd::InsufficientMaterial))
+    }
+
+    /// The variant's own end, found without generating a move: all of
+    /// [`VariantPosition::variant_end`]'s but antichess's side without a
+    /// move, checkmate, stalemate and insufficient material.
+    fn rule_end(&self) -> Option<(GameResult, VariantEnd)> {
+        let pos = &self.board;
+        let us = pos.turn;
+        let winner = |color: Color| win_for(!color);
+        match self.variant {
+            Variant::Atomic => Color::ALL
+                .into_iter()
+                .find(|&c| self.king_of(c).is_none())
+                .map(|c| (win_for(c), VariantEnd::Explosion)),
+            Variant::Antichess => {
+                pos.by_color(us).is_empty().then(|| (winner(us), VariantEnd::VariantWin))
+            }
+            Variant::KingOfTheHill => Color::ALL
+                .into_iter()
+                .find(|&c| (self.kings(c) & HILL).any())
+                .map(|c| (winner(c), VariantEnd::KingOfTheHill)),
+            Variant::ThreeCheck => Color::ALL
+                .into_iter()
+                .find(|c| self.remaining_checks[c.index()] == 0)
+                .map(|c| (winner(c), VariantEnd::ThirdCheck)),
+            Variant::Horde => {
+                let gone = |c: Color| pos.by_color(c).is_empty();
+                match (gone(Color::White), gone(Color::Black)) {
+                    (true, true) => Some((GameResult::Draw, VariantEnd::VariantWin)),
+                    (true, false) => Some((GameResult::BlackWins, VariantEnd::VariantWin)),
+                    (false, true) => Some((GameResult::WhiteWins, VariantEnd::VariantWin)),
+                    (false, false) => None,
+                }
+            }
+            Variant::RacingKings => self.is_variant_end().then(|| {
+                let home = |c: Color| (self.kings(c) & Bitboard::from_rank(Rank::Eighth)).any();
+                let result = match (home(Color::White), home(Color::Black)) {
+                    (true, true) => GameResult::Draw,
+                    (true, false) => GameResult::WhiteWins,
+                    _ => GameResult::BlackWins,
+                };
+                (result, VariantEnd::Race)
+            }),
+            Variant::Crazyhouse => None,
+        }
+    }
+
+    /// The mark SAN gives the move that reached this position: `#` for a
+    /// mate or a win or loss by the variant's rule, `+` for a check. Moves
+    /// are generated only when the side to move is in check (or plays
+    /// antichess, where a side without a move wins).
+    pub(crate) fn san_mark(&self) -> Option<char> {
+        if self.rule_end().is_some_and(|(result, _)| result != GameResult::Draw) {
+            return Some('#');
+        }
+        if self.variant == Variant::Antichess {
+            // No checks; a side without a move (or a piece) wins.
+            return self.legal_moves().is_empty().then_some('#');
+        }
+        if !self.is_check() {
+            return None;
+        }
+        Some(if self.legal_moves().is_empty() { '#' } else { '+' })
     }
 
     /// `color`'s kings.

@@ -469,7 +469,7 @@ impl VariantPosition {
     /// let pos: VariantPosition = VariantPosition::from_fen(
     ///     "4k3/8/8/8/8/8/8/4K3[N] w - - 0 1", Variant::Crazyhouse, Default::default()).unwrap();
     /// let after = pos.play(VariantMove::Drop { role: Role::Knight, to: Square::F3 });
-    /// assert_eq!(after.fen(), "4k3/8/8/8/8/5N2/8/4K3[] b - - 1 1");
+    /// assert_eq!(after.fen().as_str(), "4k3/8/8/8/8/5N2/8/4K3[] b - - 1 1");
     /// ```
     #[must_use]
     pub fn play(&self, m: VariantMove) -> VariantPosition {

@@ -8,10 +8,9 @@ use crate::board::types::{Color, Square};
 use crate::notation::echo::Quoted;
 use crate::notation::illegal::{Illegal, IllegalReason};
 use crate::rules::game::{LegalMove, Notation, PlyRecord};
-use crate::rules::outcome::{GameResult, Outcome, Termination, win_for};
+use crate::rules::outcome::{DrawClaims, GameResult, Outcome, Termination, win_for};
 use crate::rules::variant::game::VariantGame;
 use crate::rules::variant::notation::ParseVariantMoveError;
-use crate::rules::variant::position::VariantMove;
 
 impl VariantGame {
     /// Reads the move `text` in `notation` (strictly when `strict`),
@@ -33,16 +32,18 @@ impl VariantGame {
             return Err(Illegal::new(IllegalReason::GameOver, termination.game_over_message()));
         }
         let pos = self.position();
+        // One list of the legal moves reads the text and writes the SAN.
+        let legal = pos.legal_moves();
         let (read, as_uci) = match notation {
-            Notation::Uci => (pos.parse_uci(text), true),
-            Notation::San => (pos.parse_san(text), false),
-            Notation::Auto => match pos.parse_uci(text) {
-                Err(ParseVariantMoveError::Syntax) => (pos.parse_san(text), false),
+            Notation::Uci => (pos.parse_uci_among(text, &legal), true),
+            Notation::San => (pos.parse_san_among(text, &legal), false),
+            Notation::Auto => match pos.parse_uci_among(text, &legal) {
+                Err(ParseVariantMoveError::Syntax) => (pos.parse_san_among(text, &legal), false),
                 read => (read, true),
             },
         };
         let m = read.map_err(|error| pos.diagnose(text, error))?;
-        let (san, uci) = (pos.san(m), pos.uci(m));
+        let (san, uci) = (pos.san_among(m, &legal), pos.uci(m));
         let canonical_input = if as_uci {
             text.as_bytes() == &uci.ascii()[..uci.text_len()]
         } else {
@@ -55,7 +56,7 @@ impl VariantGame {
                 format!("{} is not canonical: write {canonical}", Quoted(text)),
             ));
         }
-        self.play(m).map_err(|_| unreachable_illegal(text))?;
+        self.play_legal(m);
         Ok(PlyRecord { san, uci, fen_after: None, canonical_input })
     }
 
@@ -86,19 +87,18 @@ impl VariantGame {
     /// it.
     pub fn legal_moves(&self, from: Option<Square>) -> Vec<LegalMove> {
         let pos = self.position();
-        pos.legal_moves()
-            .into_iter()
-            .filter(|m: &VariantMove| from.is_none_or(|from| m.from() == Some(from)))
-            .map(|m| LegalMove { uci: pos.uci(m), san: pos.san(m), claims: self.claims_with(m) })
+        let legal = pos.legal_moves();
+        let may_claim = self.may_claim();
+        legal
+            .iter()
+            .filter(|m| from.is_none_or(|from| m.from() == Some(from)))
+            .map(|&m| LegalMove {
+                uci: pos.uci(m),
+                san: pos.san_among(m, &legal),
+                claims: if may_claim { self.claims_with(m) } else { DrawClaims::NONE },
+            })
             .collect()
     }
-}
-
-/// A move read as legal that the game refused: cannot happen, but named
-/// rather than panicking.
-#[cold]
-fn unreachable_illegal(text: &str) -> Illegal {
-    Illegal::new(IllegalReason::CannotMoveThatWay, format!("{} cannot be played", Quoted(text)))
 }
 
 #[cfg(test)]
