@@ -8,7 +8,7 @@
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
-use arbiter::proto::{self, ValidateGameRequest, ValidateGameResponse};
+use arbiter::proto::{ValidateGameRequest, ValidateGameResponse};
 use arbiter_chess::Rules;
 use bytes::Bytes;
 use prost::Message;
@@ -107,10 +107,13 @@ impl Caller for LiveCaller {
 /// one encoding of its moves: the message's fields in order, the FEN, the
 /// first `len` moves, then the notation and `plies_from`.
 struct LiveRequests {
-    /// The FEN field, then every move's field.
+    /// The FEN field, then every move's field (the fields after them are
+    /// written with each request).
     fields: Vec<u8>,
     /// Where the FEN field ends, then where each move's field ends.
     ends: Vec<usize>,
+    /// The game's rules, a field after the moves.
+    rules: Rules,
 }
 
 impl LiveRequests {
@@ -121,18 +124,14 @@ impl LiveRequests {
     ///
     /// When the two encodings differ.
     fn new(game: &GameText) -> Result<LiveRequests, Error> {
-        let head = ValidateGameRequest {
-            fen: game.fen.clone(),
-            variant: proto::Variant::from(game.rules).into(),
-            ..ValidateGameRequest::default()
-        };
+        let head = ValidateGameRequest { fen: game.fen.clone(), ..ValidateGameRequest::default() };
         let mut fields = head.encode_to_vec();
         let mut ends = vec![fields.len()];
         for text in &game.moves {
             prost::encoding::string::encode(2, text, &mut fields);
             ends.push(fields.len());
         }
-        let requests = LiveRequests { fields, ends };
+        let requests = LiveRequests { fields, ends, rules: game.rules };
         let len = game.moves.len();
         let generated = workload::validate_request(game, len, len - 1).encode_to_vec();
         if requests.encoded(len, len - 1) != generated {
@@ -146,7 +145,7 @@ impl LiveRequests {
     fn encoded(&self, len: usize, plies_from: usize) -> Bytes {
         // The fields after the moves: those of a request with no FEN and
         // no moves.
-        let empty = GameText { fen: String::new(), moves: Vec::new(), rules: Rules::Standard };
+        let empty = GameText { fen: String::new(), moves: Vec::new(), rules: self.rules };
         let tail = workload::validate_request(&empty, 0, plies_from);
         let mut bytes = Vec::with_capacity(self.ends[len] + tail.encoded_len());
         bytes.extend_from_slice(&self.fields[..self.ends[len]]);

@@ -127,7 +127,7 @@ impl VariantPosition {
             return Some(end);
         }
         let us = self.board.turn;
-        if self.legal_moves().is_empty() {
+        if !self.has_legal_moves() {
             return Some(if self.variant == Variant::Antichess {
                 // A side without a move wins.
                 (win_for(!us), VariantEnd::VariantWin)
@@ -196,12 +196,12 @@ impl VariantPosition {
         }
         if self.variant == Variant::Antichess {
             // No checks; a side without a move (or a piece) wins.
-            return self.legal_moves().is_empty().then_some('#');
+            return (!self.has_legal_moves()).then_some('#');
         }
         if !self.is_check() {
             return None;
         }
-        Some(if self.legal_moves().is_empty() { '#' } else { '+' })
+        Some(if self.has_legal_moves() { '+' } else { '#' })
     }
 
     /// `color`'s kings.

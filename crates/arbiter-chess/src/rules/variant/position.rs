@@ -340,6 +340,27 @@ impl VariantPosition {
         list
     }
 
+    /// Whether the side to move has a legal move: where the variant's
+    /// board moves are chess's, found without listing them all.
+    pub fn has_legal_moves(&self) -> bool {
+        if self.is_variant_end() {
+            return false;
+        }
+        let us = self.turn();
+        match self.variant {
+            Variant::KingOfTheHill | Variant::ThreeCheck => self.board.has_legal_moves(),
+            Variant::Horde if self.king_of(us).is_some() => self.board.has_legal_moves(),
+            Variant::Crazyhouse => {
+                self.board.has_legal_moves() || {
+                    let mut drops = Vec::new();
+                    self.push_drops(&mut drops);
+                    !drops.is_empty()
+                }
+            }
+            _ => !self.legal_moves().is_empty(),
+        }
+    }
+
     /// Whether `m` is legal here.
     pub fn is_legal(&self, m: VariantMove) -> bool {
         self.legal_moves().contains(&m)
