@@ -10,7 +10,9 @@
 //! - **live**: 8 random games of 300 plies, each sent as its prefixes
 //!   1..=300 with `plies_from` = the newest ply, the pattern of a platform
 //!   validating live games; the time per request is reported for prefixes
-//!   of 10–30 and 280–300 plies.
+//!   of 10–30 and 280–300 plies. Played once in standard chess, once in
+//!   crazyhouse and once in three-check (the variants whose late positions
+//!   cost the most: pockets full of drops, checks counted).
 //!
 //! Every cached response is checked byte for byte against the uncached one
 //! once, before timing.
@@ -31,7 +33,9 @@ use arbiter::api::codec::{Decode, Encode};
 use arbiter::api::service::Handlers;
 use arbiter::cache::ReplayCache;
 use arbiter::proto::{self, rules_service_server::RulesService};
-use arbiter_chess::{Game, Position};
+use arbiter_chess::{
+    Analysis, GamePosition, Notation, ReplayOptions, ReplayTail, Replayer, Rules, Variant,
+};
 use common::Plan;
 use prost::Message;
 use rand::rngs::SmallRng;
@@ -54,20 +58,27 @@ impl Plan {
     }
 }
 
-/// A random game of exactly `plies` plies in SAN, drawn again until no rule
-/// ends it early.
-fn random_game(rng: &mut SmallRng, plies: usize) -> Vec<String> {
+/// The rule sets the live workload is played in.
+const LIVE_RULES: [Rules; 3] =
+    [Rules::Standard, Rules::Variant(Variant::Crazyhouse), Rules::Variant(Variant::ThreeCheck)];
+
+/// A random game of exactly `plies` plies in SAN under `rules`, drawn again
+/// until no rule ends it early.
+fn random_game(rng: &mut SmallRng, plies: usize, rules: Rules) -> Vec<String> {
+    let options = ReplayOptions { notation: Notation::San, ..ReplayOptions::default() };
+    let look = ReplayOptions { skip_legal_moves: true, plies_from: usize::MAX, ..options };
     'draw: loop {
-        let mut game = Game::new(Position::default());
+        let mut game = Replayer::new(GamePosition::new(rules), Analysis::DEFAULT);
         let mut san = Vec::with_capacity(plies);
         while san.len() < plies {
-            let moves = game.position().legal_moves();
-            if moves.is_empty() || game.is_over() {
+            let moves = game.legal_moves(None);
+            if moves.is_empty() || game.answer(ReplayTail::default(), &look).outcome.is_over() {
                 continue 'draw;
             }
-            san.push(game.play(moves[rng.random_range(0..moves.len())]).to_string());
+            san.push(moves[rng.random_range(0..moves.len())].san.to_string());
+            game.extend(&san[san.len() - 1..], &options);
         }
-        if !game.is_over() {
+        if !game.answer(ReplayTail::default(), &look).outcome.is_over() {
             return san;
         }
     }
@@ -90,26 +101,30 @@ struct Call {
     plies: usize,
 }
 
-fn call(moves: &[String], plies_from: usize) -> Call {
+fn call(moves: &[String], plies_from: usize, rules: Rules) -> Call {
     let request = proto::ValidateGameRequest {
         moves: moves.to_vec(),
         notation: proto::Notation::San as i32,
         plies_from: u32::try_from(plies_from).expect("a short game"),
+        variant: proto::Variant::from(rules) as i32,
         ..Default::default()
     };
     Call { request: request.encode_to_vec(), plies: moves.len() }
 }
 
 fn miss_calls(games: &[Vec<String>]) -> Vec<Call> {
-    games.iter().map(|g| call(g, 0)).collect()
+    games.iter().map(|g| call(g, 0, Rules::Standard)).collect()
 }
 
-fn live_calls(games: &[Vec<String>]) -> Vec<Call> {
+fn live_calls(games: &[Vec<String>], rules: Rules) -> Vec<Call> {
     // Games advance together, as live games on a platform do.
     let plies = games.iter().map(Vec::len).max().unwrap_or(0);
     (1..=plies)
         .flat_map(|len| {
-            games.iter().filter(move |g| g.len() >= len).map(move |g| call(&g[..len], len - 1))
+            games
+                .iter()
+                .filter(move |g| g.len() >= len)
+                .map(move |g| call(&g[..len], len - 1, rules))
         })
         .collect()
 }
@@ -151,9 +166,13 @@ fn main() {
     let load_before = common::load_average();
     let mut rng = SmallRng::seed_from_u64(SEED);
     let (misses, lives) = plan.games();
-    let miss_games: Vec<_> = (0..misses).map(|_| random_game(&mut rng, 80)).collect();
-    let live_games: Vec<_> = (0..lives).map(|_| random_game(&mut rng, 300)).collect();
-    let workloads = [("miss", miss_calls(&miss_games)), ("live", live_calls(&live_games))];
+    let miss_games: Vec<_> =
+        (0..misses).map(|_| random_game(&mut rng, 80, Rules::Standard)).collect();
+    let mut workloads = vec![("miss".to_owned(), miss_calls(&miss_games))];
+    for rules in LIVE_RULES {
+        let games: Vec<_> = (0..lives).map(|_| random_game(&mut rng, 300, rules)).collect();
+        workloads.push((format!("live {}", rules.cli_name()), live_calls(&games, rules)));
+    }
 
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
@@ -170,7 +189,8 @@ fn main() {
         return;
     }
 
-    let jobs: Vec<(usize, bool)> = (0..2).flat_map(|w| [(w, false), (w, true)]).collect();
+    let jobs: Vec<(usize, bool)> =
+        (0..workloads.len()).flat_map(|w| [(w, false), (w, true)]).collect();
     for &(w, cached) in &jobs {
         pass(&workloads[w].1, cached, &runtime);
     }
@@ -189,7 +209,6 @@ fn main() {
         writeln!(out, "{} samples, medians; load average before: {load_before}.\n", plan.samples());
     out.push_str("| workload | calls | cache off µs/call | cache on µs/call | on/off |\n");
     out.push_str("|---|---|---|---|---|\n");
-    let mut medians = Vec::new();
     for (w, (name, calls)) in workloads.iter().enumerate() {
         let off = median(totals[2 * w].clone());
         let on = median(totals[2 * w + 1].clone());
@@ -201,19 +220,21 @@ fn main() {
             per_call(on, calls.len()),
             on.as_secs_f64() / off.as_secs_f64()
         );
-        medians.push((off, on));
     }
-    let calls_in = |range: &std::ops::RangeInclusive<usize>| {
-        workloads[1].1.iter().filter(|c| range.contains(&c.plies)).count()
-    };
-    let (early_calls, late_calls) = (calls_in(&EARLY), calls_in(&LATE));
     let _ = writeln!(out, "\nLive games, µs per call by prefix length:\n");
-    out.push_str("| cache | 10–30 plies | 280–300 plies | late/early |\n|---|---|---|---|\n");
-    for (i, label) in [(2, "off"), (3, "on")] {
-        let early = median(samples[i].iter().map(|s| s.0).collect());
-        let late = median(samples[i].iter().map(|s| s.1).collect());
-        let (e, l) = (per_call(early, early_calls), per_call(late, late_calls));
-        let _ = writeln!(out, "| {label} | {e:.2} | {l:.2} | {:.2} |", l / e);
+    out.push_str("| workload | cache | 10–30 plies | 280–300 plies | late/early |\n");
+    out.push_str("|---|---|---|---|---|\n");
+    for (w, (name, calls)) in workloads.iter().enumerate().skip(1) {
+        let calls_in = |range: &std::ops::RangeInclusive<usize>| {
+            calls.iter().filter(|c| range.contains(&c.plies)).count()
+        };
+        let (early_calls, late_calls) = (calls_in(&EARLY), calls_in(&LATE));
+        for (i, label) in [(2 * w, "off"), (2 * w + 1, "on")] {
+            let early = median(samples[i].iter().map(|s| s.0).collect());
+            let late = median(samples[i].iter().map(|s| s.1).collect());
+            let (e, l) = (per_call(early, early_calls), per_call(late, late_calls));
+            let _ = writeln!(out, "| {name} | {label} | {e:.2} | {l:.2} | {:.2} |", l / e);
+        }
     }
     print!("{out}");
     println!("Load average after: {}.", common::load_average());

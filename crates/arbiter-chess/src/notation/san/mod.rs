@@ -113,35 +113,54 @@ impl SanMove {
     }
 }
 
+impl San {
+    /// Each character of the SAN in its normalised form (upper-case piece
+    /// letters, `x` for captures, `=` before a promotion), keeping the
+    /// disambiguation that was read: what `Display` writes, given to `put`
+    /// one by one so that a [`SanString`] is built without formatting.
+    pub(crate) fn each_char(&self, mut put: impl FnMut(char)) {
+        fn square(sq: Square, put: &mut impl FnMut(char)) {
+            put(sq.file().char());
+            put(sq.rank().char());
+        }
+        match *self {
+            San::Castle(side) => {
+                let text = if side == CastlingSide::KingSide { "O-O" } else { "O-O-O" };
+                text.chars().for_each(put);
+            }
+            San::Put { role, to } => {
+                if role != Role::Pawn {
+                    put(role.upper_char());
+                }
+                put('@');
+                square(to, &mut put);
+            }
+            San::Normal { role, file, rank, capture, to, promotion } => {
+                if role != Role::Pawn {
+                    put(role.upper_char());
+                }
+                file.into_iter().for_each(|file| put(file.char()));
+                rank.into_iter().for_each(|rank| put(rank.char()));
+                if capture {
+                    put('x');
+                }
+                square(to, &mut put);
+                if let Some(p) = promotion {
+                    put('=');
+                    put(p.upper_char());
+                }
+            }
+        }
+    }
+}
+
 impl fmt::Display for San {
     /// Writes the SAN back in its normalised form (upper-case piece letters,
     /// `x` for captures, `=` before a promotion), keeping the
     /// disambiguation that was read.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            San::Castle(CastlingSide::KingSide) => f.write_str("O-O"),
-            San::Castle(CastlingSide::QueenSide) => f.write_str("O-O-O"),
-            San::Put { role: Role::Pawn, to } => write!(f, "@{to}"),
-            San::Put { role, to } => write!(f, "{}@{to}", role.upper_char()),
-            San::Normal { role, file, rank, capture, to, promotion } => {
-                if role != Role::Pawn {
-                    write!(f, "{}", role.upper_char())?;
-                }
-                if let Some(file) = file {
-                    write!(f, "{}", file.char())?;
-                }
-                if let Some(rank) = rank {
-                    write!(f, "{}", rank.char())?;
-                }
-                if capture {
-                    f.write_str("x")?;
-                }
-                write!(f, "{to}")?;
-                if let Some(p) = promotion {
-                    write!(f, "={}", p.upper_char())?;
-                }
-                Ok(())
-            }
-        }
+        let mut result = Ok(());
+        self.each_char(|c| result = result.and_then(|()| fmt::Write::write_char(f, c)));
+        result
     }
 }

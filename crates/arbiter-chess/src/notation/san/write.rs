@@ -208,21 +208,13 @@ impl SanWriter {
     }
 }
 
-impl fmt::Write for SanWriter {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        s.chars().for_each(|c| self.push(c));
-        Ok(())
-    }
-}
-
 impl San {
-    /// This SAN, as written by its `Display`, with the check or mate
+    /// This SAN, as its `Display` writes it, with the check or mate
     /// `mark` (`+`, `#`) if any: for a move whose SAN is chosen elsewhere
     /// (a variant's, disambiguated among the variant's legal moves).
     pub(crate) fn written(&self, mark: Option<char>) -> SanString {
         let mut writer = SanWriter::new();
-        // Writing to a `SanWriter` cannot fail.
-        let _ = fmt::Write::write_fmt(&mut writer, format_args!("{self}"));
+        self.each_char(|c| writer.push(c));
         mark.into_iter().for_each(|c| writer.push(c));
         writer.finish()
     }

@@ -6,10 +6,13 @@
 
 use std::str::FromStr;
 
+use crate::board::attacks;
+use crate::board::bitboard::Bitboard;
 use crate::board::moves::MoveKind;
 use crate::board::types::{File, Role};
 use crate::notation::san::{CastlingSide, San, SanString};
 use crate::notation::uci::UciMove;
+use crate::rules::variant::Variant;
 use crate::rules::variant::position::{VariantMove, VariantPosition};
 
 /// Why text does not name a legal move of a variant position.
@@ -40,9 +43,46 @@ impl VariantPosition {
         self.san_among(m, &self.legal_moves())
     }
 
-    /// [`VariantPosition::san`] of `m`, one of `legal`, the legal moves.
+    /// [`VariantPosition::san`] of `m`, disambiguated among `legal`: the
+    /// legal moves, or only their board moves (a drop is nobody's rival).
     pub(crate) fn san_among(&self, m: VariantMove, legal: &[VariantMove]) -> SanString {
-        self.san_without_mark(m, legal).written(self.play(m).san_mark())
+        self.san_without_mark(m, legal).written(self.mark_of(m))
+    }
+
+    /// The mark the legal move `m` earns in its SAN. The move is played only
+    /// where it may earn one: in crazyhouse and three-check a move that gives
+    /// no check earns none, nor on the hill one that also moves no king.
+    fn mark_of(&self, m: VariantMove) -> Option<char> {
+        let quiet = match self.variant {
+            Variant::Crazyhouse | Variant::ThreeCheck => !self.gives_check(m),
+            Variant::KingOfTheHill => {
+                !self.gives_check(m)
+                    && m.from().is_none_or(|from| self.board.role_at(from) != Some(Role::King))
+            }
+            _ => false,
+        };
+        if quiet { None } else { self.play(m).san_mark() }
+    }
+
+    /// Whether the legal move `m` checks the other king, by the standard rule
+    /// (the variants with one king each that attacks as in chess).
+    fn gives_check(&self, m: VariantMove) -> bool {
+        match m {
+            VariantMove::Board(mv) => self.board.gives_check(mv),
+            VariantMove::Drop { role, to } => {
+                // A drop only blocks lines: it checks directly or not at all.
+                let occupied = self.board.occupied().with(to);
+                let reach = match role {
+                    Role::Pawn => attacks::pawn_attacks(self.turn(), to),
+                    Role::Knight => attacks::knight_attacks(to),
+                    Role::Bishop => attacks::bishop_attacks(to, occupied),
+                    Role::Rook => attacks::rook_attacks(to, occupied),
+                    Role::Queen => attacks::queen_attacks(to, occupied),
+                    Role::King => Bitboard::EMPTY,
+                };
+                reach.contains(self.board.king_of(!self.turn()))
+            }
+        }
     }
 
     /// The SAN of `m` without the check mark, disambiguated among `legal`.

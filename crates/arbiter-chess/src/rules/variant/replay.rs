@@ -11,6 +11,7 @@ use crate::rules::game::{LegalMove, Notation, PlyRecord};
 use crate::rules::outcome::{DrawClaims, GameResult, Outcome, Termination, win_for};
 use crate::rules::variant::game::VariantGame;
 use crate::rules::variant::notation::ParseVariantMoveError;
+use crate::rules::variant::position::VariantMove;
 
 impl VariantGame {
     /// Reads the move `text` in `notation` (strictly when `strict`),
@@ -88,13 +89,17 @@ impl VariantGame {
     pub fn legal_moves(&self, from: Option<Square>) -> Vec<LegalMove> {
         let pos = self.position();
         let legal = pos.legal_moves();
+        // Only a board move can make another's SAN name its square: drops,
+        // a crazyhouse position's most moves, need no scan.
+        let rivals: Vec<VariantMove> =
+            legal.iter().copied().filter(|m| m.from().is_some()).collect();
         let may_claim = self.may_claim();
         legal
             .iter()
             .filter(|m| from.is_none_or(|from| m.from() == Some(from)))
             .map(|&m| LegalMove {
                 uci: pos.uci(m),
-                san: pos.san_among(m, &legal),
+                san: pos.san_among(m, &rivals),
                 claims: if may_claim { self.claims_with(m) } else { DrawClaims::NONE },
             })
             .collect()
