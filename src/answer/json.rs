@@ -505,8 +505,8 @@ impl PositionJson<'_> {
                 for (i, m) in moves.iter().enumerate() {
                     let LegalMove { uci, san, claims } = m;
                     let names = claims.iter().map(|d| proto::ClaimableDraw::from(d).as_str_name());
-                    let uci = uci.to_array_string();
-                    write_legal_move(out, i > 0, uci.as_bytes(), san.as_bytes(), names);
+                    let uci = &uci.ascii()[..uci.text_len()];
+                    write_legal_move(out, i > 0, uci, san.as_bytes(), names);
                 }
             }
             LegalMovesJson::Messages(moves) => {

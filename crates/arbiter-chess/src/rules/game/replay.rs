@@ -5,6 +5,7 @@
 use super::{Game, Notation, Played, flag_fall};
 use crate::board::bitboard::Bitboard;
 use crate::board::fen::Fen;
+use crate::board::position::CastlingMode;
 use crate::board::types::{Color, Square};
 use crate::notation::echo::echo;
 use crate::notation::illegal::{Illegal, IllegalReason};
@@ -175,6 +176,39 @@ enum Line {
     },
 }
 
+/// The records of a line's plies, the rules matched once for them all.
+enum PlyRecords<'a> {
+    Chess { plies: std::slice::Iter<'a, Played>, mode: CastlingMode },
+    Variant(std::slice::Iter<'a, PlyRecord>),
+}
+
+impl Iterator for PlyRecords<'_> {
+    type Item = PlyRecord;
+
+    #[inline]
+    fn next(&mut self) -> Option<PlyRecord> {
+        match self {
+            PlyRecords::Chess { plies, mode } => plies.next().map(|played| PlyRecord {
+                san: played.san,
+                uci: UciMove::from_move_in(played.mv, *mode),
+                fen_after: None,
+                canonical_input: played.canonical_input,
+            }),
+            PlyRecords::Variant(plies) => plies.next().cloned(),
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            PlyRecords::Chess { plies, .. } => plies.size_hint(),
+            PlyRecords::Variant(plies) => plies.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for PlyRecords<'_> {}
+
 /// What [`Replayer::extend`] found beyond the moves already played: the
 /// first illegal move, and the FENs the options ask for.
 #[derive(Clone, Debug, Default)]
@@ -234,23 +268,14 @@ impl Replayer {
     /// The accepted moves from index `from` on (none past the last),
     /// without their FENs.
     pub fn plies(&self, from: usize) -> impl ExactSizeIterator<Item = PlyRecord> + '_ {
-        (from.min(self.len())..self.len()).map(|index| self.ply(index))
-    }
-
-    /// The accepted move `index`, which is below [`Replayer::len`].
-    #[inline]
-    fn ply(&self, index: usize) -> PlyRecord {
         match &self.line {
-            Line::Chess { game, plies, .. } => {
-                let played = plies[index];
-                PlyRecord {
-                    san: played.san,
-                    uci: UciMove::from_move_in(played.mv, game.position.castling_mode()),
-                    fen_after: None,
-                    canonical_input: played.canonical_input,
-                }
+            Line::Chess { game, plies, .. } => PlyRecords::Chess {
+                plies: plies[from.min(plies.len())..].iter(),
+                mode: game.position.castling_mode(),
+            },
+            Line::Variant { plies, .. } => {
+                PlyRecords::Variant(plies[from.min(plies.len())..].iter())
             }
-            Line::Variant { plies, .. } => plies[index].clone(),
         }
     }
 
