@@ -281,6 +281,10 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         bytes.clone(),
         Arc::new(|path, err| eprintln!("arbiter: cannot read {}: {err}", path.display())),
     );
+    // A summary prints no game's lines, comments or tags but those the
+    // checks read: they are not kept. (A server is sent whole games.)
+    let summary = !args.json && args.canonical.is_none() && args.remote.is_none();
+    let games = if summary { games.for_summary() } else { games };
     let jobs = pgn_files::jobs(args.jobs.map(|jobs| jobs as usize));
     let started = Instant::now();
     let mut progress = Progress::new(args.quiet, total_bytes);

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use super::tokens::{
     NAME_END, PLAIN, Plain, TAG_BYTES, Token, VALUE_END, classify, plain_tokens, token_end,
 };
-use super::{Line, MoveNode, Parsed, Span, Spare, keep};
+use super::{Keep, KnownTags, Line, MoveNode, Parsed, Span, Spare, keep};
 use crate::terms::{
     MAX_VARIATION_DEPTH, ResultToken, VariationError, VariationReason, is_delimiter, is_result,
     skims, starts_token,
@@ -33,6 +33,8 @@ pub(super) struct Parser<'a, const BUILD: bool> {
     many: Option<HashSet<&'a [u8]>>,
     /// A vector for the mainline's moves (see [`Spare`]).
     moves: Vec<MoveNode>,
+    /// Whether comments are kept.
+    comments: bool,
 }
 
 /// The tag names searched one by one (every real game has fewer).
@@ -41,10 +43,25 @@ const FEW_NAMES: usize = 32;
 impl<'a, const BUILD: bool> Parser<'a, BUILD> {
     /// A parser of `text` that takes its vectors from `spare` (see
     /// [`Parser::give_back`]).
-    pub(super) fn new(text: &'a [u8], cutting: bool, spare: &mut Spare) -> Parser<'a, BUILD> {
+    pub(super) fn new(
+        text: &'a [u8],
+        cutting: bool,
+        keep: Keep,
+        spare: &mut Spare,
+    ) -> Parser<'a, BUILD> {
         let names = std::mem::take(&mut spare.names);
         let moves = std::mem::take(&mut spare.moves);
-        Parser { text, pos: 0, errors: Vec::new(), cutting, stop: None, names, many: None, moves }
+        Parser {
+            text,
+            pos: 0,
+            errors: Vec::new(),
+            cutting,
+            stop: None,
+            names,
+            many: None,
+            moves,
+            comments: keep.comments,
+        }
     }
 
     /// Puts the vectors it took back in `spare`, emptied.
@@ -270,7 +287,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
                         let end =
                             memchr::memchr(b'}', &text[start..]).map_or(text.len(), |k| start + k);
                         self.pos = (end + 1).min(text.len());
-                        if BUILD {
+                        if BUILD && self.comments {
                             attach_comment(&mut line, Span::new(start, end));
                         }
                     }
@@ -278,7 +295,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
                         let start = self.pos + 1;
                         let end = self.skip_line();
                         let end = if end > start && text[end - 1] == b'\r' { end - 1 } else { end };
-                        if BUILD {
+                        if BUILD && self.comments {
                             attach_comment(&mut line, Span::new(start, end));
                         }
                     }
@@ -435,15 +452,18 @@ fn attach_comment(line: &mut Line, span: Span) {
 
 pub(super) fn read(parser: &mut Parser<'_, true>) -> Parsed {
     let mut tags = Vec::new();
-    while let Some(tag) = parser.tag(tags.is_empty()) {
-        tags.push(tag);
+    let mut known = KnownTags::default();
+    while let Some((name, value)) = parser.tag(tags.is_empty()) {
+        known.note(name.bytes(parser.text), value);
+        tags.push((name, value));
     }
-    read_after_tags(parser, tags)
+    read_after_tags(parser, tags, known)
 }
 
 pub(super) fn read_after_tags<const BUILD: bool>(
     parser: &mut Parser<'_, BUILD>,
     tags: Vec<(Span, Span)>,
+    known: KnownTags,
 ) -> Parsed {
     let (mainline, result_token) = if parser.stop.is_some() {
         (Line::default(), None)
@@ -451,5 +471,5 @@ pub(super) fn read_after_tags<const BUILD: bool>(
         parser.line(0, &mut Vec::new())
     };
     let syntax_errors = std::mem::take(&mut parser.errors);
-    Parsed { tags, mainline, result_token, syntax_errors }
+    Parsed { tags, known, mainline, result_token, syntax_errors }
 }
