@@ -17,7 +17,8 @@ use super::remote;
 use crate::config::{AnalysisArgs, ClockArgs};
 use crate::pgn_files::{self, Check, Games};
 use arbiter_pgn::{
-    CheckOptions, GameReport, RawGame, ReaderOptions, check_game_with, write_canonical,
+    CheckOptions, GameReport, RawGame, ReaderOptions, check_game_for_counts, check_game_with,
+    write_canonical,
 };
 
 /// Arguments of `arbiter pgn`.
@@ -128,6 +129,10 @@ impl Check for Mode {
     type Answer = GameOutput;
 
     fn check(&self, raw: RawGame) -> GameReport {
+        if !self.json && !self.canonical {
+            // Only counted: a flag fall is proven only where that counts.
+            return check_game_for_counts(raw, self.checking);
+        }
         // Only the canonical export writes the mainline's moves.
         check_game_with(raw, self.canonical, self.checking)
     }
