@@ -129,6 +129,17 @@ pub struct Line {
     pub moves: Vec<MoveNode>,
 }
 
+impl Line {
+    /// Puts a comment after the line's last move, or before its first.
+    #[inline]
+    fn attach_comment(&mut self, span: Span) {
+        match self.moves.last_mut() {
+            Some(last) => last.add_comment(span),
+            None => self.comments.push(span),
+        }
+    }
+}
+
 /// What a reader keeps of each game beyond what checking it needs (its
 /// moves, its result token, the [`KNOWN_TAGS`]): every game's line number,
 /// comments and tags, unless its output is a summary, which prints none of

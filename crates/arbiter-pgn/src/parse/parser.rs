@@ -264,7 +264,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
             // space, then by table the first byte of a token (a move, a
             // move number, a result ...).
             if BUILD && PLAIN[usize::from(b)] != Plain::Other {
-                let end = plain_tokens(text, self.pos, &mut line);
+                let end = plain_tokens(text, self.pos, &mut line, self.comments);
                 if end > self.pos {
                     self.pos = end;
                     continue;
@@ -288,7 +288,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
                             memchr::memchr(b'}', &text[start..]).map_or(text.len(), |k| start + k);
                         self.pos = (end + 1).min(text.len());
                         if BUILD && self.comments {
-                            attach_comment(&mut line, Span::new(start, end));
+                            line.attach_comment(Span::new(start, end));
                         }
                     }
                     b';' => {
@@ -296,7 +296,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
                         let end = self.skip_line();
                         let end = if end > start && text[end - 1] == b'\r' { end - 1 } else { end };
                         if BUILD && self.comments {
-                            attach_comment(&mut line, Span::new(start, end));
+                            line.attach_comment(Span::new(start, end));
                         }
                     }
                     b'%' if self.at_line_start() => {
@@ -438,15 +438,6 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
             message: reason.message(),
             reason,
         });
-    }
-}
-
-/// Puts a comment after the line's last move, or before its first.
-#[inline]
-fn attach_comment(line: &mut Line, span: Span) {
-    match line.moves.last_mut() {
-        Some(last) => last.add_comment(span),
-        None => line.comments.push(span),
     }
 }
 
