@@ -92,6 +92,9 @@ pub struct Games {
     on_error: OnError,
     /// Whether some input could not be read.
     failed: bool,
+    /// Whether the games are read for a summary only (see
+    /// [`GameReader::for_summary`]).
+    summary: bool,
 }
 
 impl std::fmt::Debug for Games {
@@ -110,7 +113,24 @@ impl Games {
         bytes: Arc<AtomicU64>,
         on_error: OnError,
     ) -> Games {
-        Games { paths, next_path: 0, current: None, options, bytes, on_error, failed: false }
+        Games {
+            paths,
+            next_path: 0,
+            current: None,
+            options,
+            bytes,
+            on_error,
+            failed: false,
+            summary: false,
+        }
+    }
+
+    /// These games, read for an output that is a summary of their checks:
+    /// no line numbers, comments or tags the checks do not read (see
+    /// [`GameReader::for_summary`]).
+    pub fn for_summary(mut self) -> Games {
+        self.summary = true;
+        self
     }
 
     /// The next game, from this input or the next; `None` once every input
@@ -153,7 +173,11 @@ impl Games {
             let path = self.paths.get(self.next_path)?.clone();
             self.next_path += 1;
             match open(&path, &self.bytes) {
-                Ok(input) => self.current = Some((path, GameReader::new(input, self.options))),
+                Ok(input) => {
+                    let reader = GameReader::new(input, self.options);
+                    let reader = if self.summary { reader.for_summary() } else { reader };
+                    self.current = Some((path, reader));
+                }
                 Err(err) => {
                     (self.on_error)(&path, &err);
                     self.failed = true;

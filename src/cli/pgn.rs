@@ -17,7 +17,8 @@ use super::remote;
 use crate::config::{AnalysisArgs, ClockArgs};
 use crate::pgn_files::{self, Check, Games};
 use arbiter_pgn::{
-    CheckOptions, GameReport, RawGame, ReaderOptions, check_game_with, write_canonical,
+    CheckOptions, GameReport, RawGame, ReaderOptions, check_game_for_counts, check_game_with,
+    write_canonical,
 };
 
 /// Arguments of `arbiter pgn`.
@@ -128,6 +129,10 @@ impl Check for Mode {
     type Answer = GameOutput;
 
     fn check(&self, raw: RawGame) -> GameReport {
+        if !self.json && !self.canonical {
+            // Only counted: a flag fall is proven only where that counts.
+            return check_game_for_counts(raw, self.checking);
+        }
         // Only the canonical export writes the mainline's moves.
         check_game_with(raw, self.canonical, self.checking)
     }
@@ -281,6 +286,10 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         bytes.clone(),
         Arc::new(|path, err| eprintln!("arbiter: cannot read {}: {err}", path.display())),
     );
+    // A summary prints no game's lines, comments or tags but those the
+    // checks read: they are not kept. (A server is sent whole games.)
+    let summary = !args.json && args.canonical.is_none() && args.remote.is_none();
+    let games = if summary { games.for_summary() } else { games };
     let jobs = pgn_files::jobs(args.jobs.map(|jobs| jobs as usize));
     let started = Instant::now();
     let mut progress = Progress::new(args.quiet, total_bytes);

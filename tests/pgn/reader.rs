@@ -16,8 +16,8 @@ use std::process::{Command, Stdio};
 
 use arbiter_chess::{IllegalReason, Move, Position, san};
 use arbiter_pgn::{
-    CheckOptions, GameReader, GameReport, Line, ReaderOptions, check_game, check_game_with,
-    read_in_chunks, write_canonical,
+    CheckOptions, GameReader, GameReport, Line, ReaderOptions, check_game, check_game_for_counts,
+    check_game_with, read_in_chunks, write_canonical,
 };
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
@@ -38,9 +38,36 @@ fn reports(text: &[u8]) -> Vec<GameReport> {
 
 /// Checks that the fast paths of `arbiter pgn` give what [`reports`] gives:
 /// games read in pieces (of 4 KiB here: `--jobs N` reads pieces on N
-/// threads) and joined are the same games, and checking without writing the
-/// mainline's SAN gives the same verdicts.
+/// threads) and joined are the same games, checking without writing the
+/// mainline's SAN gives the same verdicts, and the summary's reading and
+/// checking (no lines, comments or tags but the checks', a flag fall proven
+/// only where the stated result turns on it) counts each game as they do.
 fn assert_fast_paths_agree(text: &[u8], label: &str) {
+    let summary: Vec<_> = GameReader::new(text, ReaderOptions::default()).for_summary().collect();
+    let full = reports(text);
+    assert_eq!(full.len(), summary.len(), "{label}");
+    for (full, raw) in full.iter().zip(summary) {
+        let counted = check_game_for_counts(
+            raw.unwrap(),
+            CheckOptions { read_clocks: false, ..CheckOptions::DEFAULT },
+        );
+        let counts = |report: &GameReport| {
+            report
+                .verdict
+                .as_ref()
+                .map(|v| {
+                    (
+                        v.plies,
+                        v.is_valid(),
+                        v.result_consistent,
+                        v.illegal_move.clone(),
+                        v.variation_errors.clone(),
+                    )
+                })
+                .map_err(ToString::to_string)
+        };
+        assert_eq!(counts(full), counts(&counted), "{label}: game {}", full.index);
+    }
     let whole: Vec<_> =
         GameReader::new(text, ReaderOptions::default()).map(Result::unwrap).collect();
     let only = read_in_chunks(text, ReaderOptions::default(), 4 << 10).unwrap();

@@ -13,8 +13,8 @@ use super::reader::RawGame;
 use super::start::{GameError, set_up};
 pub use super::terms::{ResultToken, VariationError, VariationReason};
 use arbiter_chess::{
-    Analysis, Color, Game, GamePosition, Illegal, IllegalMove, Notation, Outcome, Position,
-    SanString, VariantGame, echo, worth_a_full_look,
+    Analysis, Color, Game, GamePosition, GameResult, Illegal, IllegalMove, Notation, Outcome,
+    Position, SanString, Termination, VariantGame, echo, worth_a_full_look,
 };
 
 /// The game from the standard start, as most games begin: set up once
@@ -215,12 +215,48 @@ pub fn check_game(raw: RawGame) -> GameReport {
 /// [`check_game`], with the mainline's canonical SAN written into the game
 /// only when `sans`, and `options` (see [`check_parsed_with`]).
 pub fn check_game_with(raw: RawGame, sans: bool, options: CheckOptions) -> GameReport {
+    check_raw(raw, sans, options, Proofs::Kept)
+}
+
+/// [`check_game_with`] for an output that counts the verdicts and carries
+/// no outcome (a summary): a flag fall is analysed only where the game's
+/// stated result turns on it, that is where it states the opponent's win
+/// (which a proven draw would contradict) or a draw (which only a proven
+/// draw bears out). Elsewhere the flagged side loses, marked unproven:
+/// never a draw that was not proven. [`Verdict::is_valid`] and
+/// [`Verdict::result_consistent`] are as [`check_game_with`] gives them.
+///
+/// ```
+/// use arbiter_pgn::{CheckOptions, GameReader, ReaderOptions, check_game_for_counts};
+/// // White, with a bare king, cannot mate: a draw only if proven, and here
+/// // the stated result (Black's win) does not turn on it.
+/// let text = "[SetUp \"1\"]\n[FEN \"8/8/4k3/8/8/4K3/5p2/8 b - - 0 60\"]\n\
+///             [Termination \"Time forfeit\"]\n\n0-1\n";
+/// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default());
+/// let report = check_game_for_counts(reader.next_game().unwrap().unwrap(), CheckOptions::DEFAULT);
+/// let verdict = report.verdict.unwrap();
+/// assert!(!verdict.result_consistent && verdict.outcome.unproven);
+/// ```
+pub fn check_game_for_counts(raw: RawGame, options: CheckOptions) -> GameReport {
+    check_raw(raw, false, options, Proofs::WhereCounted)
+}
+
+/// Whether a flag fall's outcome is proven for the output, or only where
+/// the counts of a summary turn on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Proofs {
+    Kept,
+    WhereCounted,
+}
+
+fn check_raw(raw: RawGame, sans: bool, options: CheckOptions, proofs: Proofs) -> GameReport {
     // Not through `play_read_game`: the game is checked where it lies, not
     // moved through the steps' structs (half a percent of `arbiter pgn`).
     let (index, line, game) = raw.into_game();
     match game {
         Ok(mut game) => {
-            let verdict = check_parsed_with(&mut game, sans, options);
+            let verdict = play_parsed(&mut game, sans, options)
+                .map(|played| played.verdict(&game, options, proofs));
             GameReport { index, line, game: Some(game), verdict }
         }
         Err(bytes) => GameReport::too_large(index, line, bytes),
@@ -270,7 +306,7 @@ impl PlayedReport {
         let PlayedReport { index, line, game, options } = self;
         match game {
             Ok((game, played)) => {
-                let verdict = played.map(|played| played.verdict(&game, options));
+                let verdict = played.map(|played| played.verdict(&game, options, Proofs::Kept));
                 GameReport { index, line, game: Some(game), verdict }
             }
             Err(bytes) => GameReport::too_large(index, line, bytes),
@@ -303,7 +339,7 @@ pub fn check_parsed_with(
     sans: bool,
     options: CheckOptions,
 ) -> Result<Verdict, GameError> {
-    play_parsed(game, sans, options).map(|played| played.verdict(game, options))
+    play_parsed(game, sans, options).map(|played| played.verdict(game, options, Proofs::Kept))
 }
 
 /// A game's mainline played under its rules, before the final position's
@@ -359,14 +395,20 @@ impl PlayedGame {
     }
 
     /// The verdict on `game`, whose mainline this is.
-    fn verdict(self, game: &PgnGame, options: CheckOptions) -> Verdict {
+    fn verdict(self, game: &PgnGame, options: CheckOptions, proofs: Proofs) -> Verdict {
         let PlayedGame { mainline, turn, flagged, played } = self;
         let (position, outcome) = match played {
             Started::Chess(played) => {
                 // The final position gets the full dead-position analysis.
                 let moved = mainline.plies > 0;
                 let outcome = match flagged {
-                    Some(flagged) => played.final_outcome_after_flag_fall(moved, flagged),
+                    Some(flagged) if proofs == Proofs::Kept || flag_fall_counts(game, flagged) => {
+                        played.final_outcome_after_flag_fall(moved, flagged)
+                    }
+                    Some(flagged) => {
+                        let outcome = played.final_outcome(moved);
+                        if outcome.is_over() { outcome } else { unproven_loss(flagged) }
+                    }
                     None => played.final_outcome(moved),
                 };
                 (GamePosition::Chess(played.position().clone()), outcome)
@@ -397,6 +439,29 @@ impl PlayedGame {
             clock,
         }
     }
+}
+
+/// Whether `game`'s stated result (its `Result` tag, else its result
+/// token) turns on whether `flagged`'s opponent can mate: it states that
+/// opponent's win or a draw. Against any other (none, `flagged`'s win,
+/// `*`) a flag fall's outcome is inconsistent, or never looked at,
+/// whatever the analysis would say.
+fn flag_fall_counts(game: &PgnGame, flagged: Color) -> bool {
+    let tag = game.tag("Result");
+    let stated = match tag.as_deref().map(ResultToken::parse) {
+        // An unreadable tag is inconsistent with any outcome.
+        Some(None) => return false,
+        Some(Some(tag)) => Some(tag),
+        None => game.result_token,
+    };
+    let opponent_wins = flagged.fold(ResultToken::BlackWins, ResultToken::WhiteWins);
+    matches!(stated, Some(stated) if stated == opponent_wins || stated == ResultToken::Draw)
+}
+
+/// A flag fall's outcome without the analysis: `flagged` loses, unproven.
+fn unproven_loss(flagged: Color) -> Outcome {
+    let winner = flagged.fold(GameResult::BlackWins, GameResult::WhiteWins);
+    Outcome { unproven: true, ..Outcome::ended(winner, Termination::Timeout) }
 }
 
 /// What replaying a game's mainline found.

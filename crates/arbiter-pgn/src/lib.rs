@@ -27,8 +27,8 @@ mod terms;
 
 pub use check::{
     CheckOptions, GameReport, PlayedReport, ResultToken, VariationError, VariationReason, Verdict,
-    check_game, check_game_with, check_parsed, check_parsed_with, flagged_side, may_analyse_fully,
-    play_read_game, result_consistent,
+    check_game, check_game_for_counts, check_game_with, check_parsed, check_parsed_with,
+    flagged_side, may_analyse_fully, play_read_game, result_consistent,
 };
 pub use chunks::{Chunk, ChunkGames, ChunkReader, Ending, Joiner, Split, read_in_chunks};
 pub use clock::{ClockFinding, ClockFindingKind, ClockReport, clock_report};

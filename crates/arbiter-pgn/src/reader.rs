@@ -13,10 +13,14 @@
 //! on from there.
 
 use std::collections::{HashSet, VecDeque};
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
-use super::parse::{Cut, Parsed, PgnGame, Spare, cut_game, parse_game};
+use super::parse::{Cut, Keep, Parsed, PgnGame, Spare, cut_game, parse_game};
 use super::terms::{is_delimiter, is_result};
+
+/// The most bytes [`GameReader`] reads from its input at a time, straight
+/// into its buffer.
+const READ_BYTES: usize = 64 << 10;
 
 /// Limits of the reader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,8 +241,12 @@ pub(super) enum Next {
 #[derive(Clone, Debug)]
 pub(super) struct Cutter {
     options: ReaderOptions,
-    /// Text taken and not yet handed out, from `pos`.
+    /// Text taken and not yet handed out, from `pos` to `len`. The bytes
+    /// past `len` mean nothing: they stay so that a read from the input
+    /// goes straight into the buffer, with no copy and no zeroing first.
     buf: Vec<u8>,
+    /// Where the text taken ends in `buf`.
+    len: usize,
     /// Where `buf` starts in the stream (a byte-order mark counted).
     offset: u64,
     /// Where the unread text starts in `buf`: the start of a line, unless
@@ -262,6 +270,8 @@ pub(super) struct Cutter {
     escape: bool,
     /// Whether games are parsed as they are cut (else only cut).
     parse: bool,
+    /// What of a game is kept beyond what its check needs.
+    keep: Keep,
     /// Vectors of games handed back, to read the next ones into.
     spare: Spare,
 }
@@ -271,6 +281,7 @@ impl Cutter {
         Cutter {
             options,
             buf: Vec::new(),
+            len: 0,
             offset: 0,
             pos: 0,
             ended: false,
@@ -282,6 +293,7 @@ impl Cutter {
             skipping: None,
             escape: false,
             parse: true,
+            keep: Keep::ALL,
             spare: Spare::default(),
         }
     }
@@ -294,24 +306,64 @@ impl Cutter {
 
     /// Takes the next piece of text; an empty one ends the stream.
     pub(super) fn feed(&mut self, data: &[u8]) {
+        self.compact();
+        self.buf.truncate(self.len);
+        self.buf.extend_from_slice(data);
+        self.took(data.len());
+    }
+
+    /// Reads the next piece of text from `input` straight into the buffer
+    /// (at most [`READ_BYTES`]); `Ok(0)` ends the stream.
+    fn read_from(&mut self, input: &mut impl Read) -> io::Result<usize> {
+        self.compact();
+        if self.buf.len() < self.len + READ_BYTES {
+            // Zeroed once, when the buffer grows; then reused as it is.
+            self.buf.resize(self.len + READ_BYTES, 0);
+        }
+        let n = loop {
+            match input.read(&mut self.buf[self.len..self.len + READ_BYTES]) {
+                Ok(n) => break n,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(err),
+            }
+        };
+        self.took(n);
+        Ok(n)
+    }
+
+    /// Moves the text not yet handed out to the start of the buffer.
+    fn compact(&mut self) {
         if self.pos > 0 {
-            self.buf.drain(..self.pos);
+            self.buf.copy_within(self.pos..self.len, 0);
+            self.len -= self.pos;
             self.offset += self.pos as u64;
             self.pos = 0;
         }
-        self.buf.extend_from_slice(data);
-        self.bytes_read += data.len() as u64;
-        self.ended |= data.is_empty();
-        if !self.started && (self.buf.len() >= 3 || self.ended) {
+    }
+
+    /// Counts `n` bytes just put past the text (none: the stream ends), and
+    /// drops a byte-order mark at the start of the stream.
+    fn took(&mut self, n: usize) {
+        self.len += n;
+        self.bytes_read += n as u64;
+        self.ended |= n == 0;
+        if !self.started && (self.len >= 3 || self.ended) {
             self.started = true;
-            if self.buf.starts_with(b"\xEF\xBB\xBF") {
-                self.buf.drain(..3);
+            if self.buf[..self.len].starts_with(b"\xEF\xBB\xBF") {
+                self.buf.copy_within(3..self.len, 0);
+                self.len -= 3;
                 self.offset += 3;
             }
         }
     }
 
+    /// The text taken, handed out or not.
+    fn text(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
     fn emit(&mut self, line: usize, start: u64, text: TextRange, parsed: Option<Parsed>) -> Next {
+        let line = if self.keep.lines { line } else { 0 };
         let index = self.next_index;
         self.next_index += 1;
         Next::Game(CutGame { index, line, start, text, parsed })
@@ -323,7 +375,7 @@ impl Cutter {
         let CutGame { index, line, text, parsed, .. } = game;
         let text = text.map(|range| {
             let mut copy = std::mem::take(&mut self.spare.text);
-            copy.extend_from_slice(&self.buf[range]);
+            copy.extend_from_slice(&self.text()[range]);
             copy
         });
         RawGame { index, line, text, parsed }
@@ -338,14 +390,15 @@ impl Cutter {
     /// the game read on the way if `parse`.
     fn cut(
         parse: bool,
+        keep: Keep,
         spare: &mut Spare,
         text: &[u8],
         at_end: bool,
     ) -> Option<(usize, Option<Parsed>)> {
         let cut = if parse {
-            cut_game::<true>(text, at_end, spare)
+            cut_game::<true>(text, at_end, keep, spare)
         } else {
-            cut_game::<false>(text, at_end, spare)
+            cut_game::<false>(text, at_end, keep, spare)
         };
         match cut {
             Cut::Game(parsed, end) => Some((end, parse.then_some(parsed))),
@@ -358,7 +411,9 @@ impl Cutter {
     fn take(&mut self, len: usize, parsed: Option<Parsed>) -> Next {
         let text = self.pos..self.pos + len;
         let (line, start) = (self.line, self.offset + self.pos as u64);
-        self.line += newlines(&self.buf[text.clone()]);
+        if self.keep.lines {
+            self.line += newlines(&self.text()[text.clone()]);
+        }
         self.pos += len;
         self.need = 0;
         self.emit(line, start, Ok(text), parsed)
@@ -370,8 +425,10 @@ impl Cutter {
     fn skip(&mut self) {
         let start = self.pos + self.options.max_game_bytes + 1;
         let (line, offset) = (self.line, self.offset + self.pos as u64);
-        self.line += newlines(&self.buf[self.pos..start]);
-        let at_line_start = self.buf[start - 1] == b'\n';
+        if self.keep.lines {
+            self.line += newlines(&self.text()[self.pos..start]);
+        }
+        let at_line_start = self.text()[start - 1] == b'\n';
         self.skipping = Some((line, offset, (start - self.pos) as u64, at_line_start));
         self.pos = start;
     }
@@ -379,17 +436,17 @@ impl Cutter {
     pub(super) fn next(&mut self) -> Next {
         let max = self.options.max_game_bytes;
         if let Some((line, start, mut bytes, mut at_line_start)) = self.skipping.take() {
-            while self.pos < self.buf.len() && !(at_line_start && self.buf[self.pos] == b'[') {
-                let (n, end) = match memchr::memchr(b'\n', &self.buf[self.pos..]) {
+            while self.pos < self.len && !(at_line_start && self.buf[self.pos] == b'[') {
+                let (n, end) = match memchr::memchr(b'\n', &self.text()[self.pos..]) {
                     Some(k) => (k + 1, true),
-                    None => (self.buf.len() - self.pos, false),
+                    None => (self.len - self.pos, false),
                 };
                 self.pos += n;
                 bytes += n as u64;
                 self.line += usize::from(end);
                 at_line_start = end;
             }
-            if self.pos == self.buf.len() && !self.ended {
+            if self.pos == self.len && !self.ended {
                 self.skipping = Some((line, start, bytes, at_line_start));
                 return Next::More;
             }
@@ -397,14 +454,14 @@ impl Cutter {
             return self.emit(line, start, Err(bytes), None);
         }
         if self.escape {
-            match memchr::memchr(b'\n', &self.buf[self.pos..]) {
+            match memchr::memchr(b'\n', &self.text()[self.pos..]) {
                 Some(k) => {
                     self.pos += k + 1;
                     self.line += 1;
                     self.escape = false;
                 }
                 None => {
-                    self.pos = self.buf.len();
+                    self.pos = self.len;
                     return if self.ended { Next::Done } else { Next::More };
                 }
             }
@@ -414,9 +471,9 @@ impl Cutter {
         }
         // Whole lines only, but for the last of the stream.
         let avail = if self.ended {
-            self.buf.len()
+            self.len
         } else {
-            memchr::memrchr(b'\n', &self.buf[self.pos..]).map_or(self.pos, |k| self.pos + k + 1)
+            memchr::memrchr(b'\n', &self.text()[self.pos..]).map_or(self.pos, |k| self.pos + k + 1)
         };
         // Blank or escape lines before a game are not part of it.
         while self.pos < avail {
@@ -430,11 +487,11 @@ impl Cutter {
             self.pos = end;
             self.need = 0;
         }
-        if self.buf.len() - self.pos > max {
+        if self.len - self.pos > max {
             // More than the limit is here: the game ends within it or is
             // over it. A line in part that may begin the next game (a tag
             // line) is looked at up to the limit.
-            let partial = &self.buf[avail..];
+            let partial = &self.text()[avail..];
             if avail == self.pos && partial.first() == Some(&b'%') {
                 // An escape line before a game, longer than a game may be:
                 // not kept, whatever its length.
@@ -455,9 +512,15 @@ impl Cutter {
                 let mut text = self.buf[self.pos..avail].to_vec();
                 text.extend_from_slice(&partial[..partial.len().min(max + 1)]);
                 text.push(b'\n');
-                Cutter::cut(self.parse, &mut self.spare, &text, false)
+                Cutter::cut(self.parse, self.keep, &mut self.spare, &text, false)
             } else {
-                Cutter::cut(self.parse, &mut self.spare, &self.buf[self.pos..avail], false)
+                Cutter::cut(
+                    self.parse,
+                    self.keep,
+                    &mut self.spare,
+                    &self.buf[self.pos..avail],
+                    false,
+                )
             };
             return match end {
                 Some((end, parsed)) if end <= (avail - self.pos).min(max) => self.take(end, parsed),
@@ -469,7 +532,7 @@ impl Cutter {
         }
         if self.pos < avail && (avail - self.pos >= self.need || self.ended) {
             let text = &self.buf[self.pos..avail];
-            let end = Cutter::cut(self.parse, &mut self.spare, text, self.ended);
+            let end = Cutter::cut(self.parse, self.keep, &mut self.spare, text, self.ended);
             match end {
                 Some((end, _)) if end > max => {
                     self.skip();
@@ -492,7 +555,7 @@ impl Cutter {
     /// whole stream gives from its start to the chunk's end iff it starts
     /// and ends at boundaries.
     pub(super) fn ends_before(&self, next: &[u8]) -> bool {
-        let boundary = self.offset + self.buf.len() as u64;
+        let boundary = self.offset + self.len as u64;
         let mut ahead = self.clone();
         ahead.parse = false;
         ahead.feed(next);
@@ -626,6 +689,28 @@ impl<R: BufRead> GameReader<R> {
         self.cutter.bytes_read
     }
 
+    /// This reader, keeping of each game only what a summary of the checks
+    /// needs: no line numbers (every [`RawGame::line`] is 0), no comments
+    /// (so no clock comments either), and of the tags only those the
+    /// checks read (`Result`, `Termination`, `SetUp`, `FEN`, `Variant`).
+    /// The verdicts are the same when the clocks are not read; the games'
+    /// JSON and canonical PGN would not be.
+    ///
+    /// ```
+    /// use arbiter_pgn::{GameReader, ReaderOptions};
+    /// let text = "[Event \"a\"]\n[Result \"*\"]\n\n1. e4 {best} *\n";
+    /// let mut reader = GameReader::new(text.as_bytes(), ReaderOptions::default()).for_summary();
+    /// let (_, line, game) = reader.next_game().unwrap().unwrap().into_game();
+    /// let game = game.unwrap();
+    /// assert_eq!((line, game.tags().count()), (0, 0));
+    /// assert_eq!(game.tag("Result").unwrap(), "*");
+    /// assert_eq!(game.mainline.moves[0].comments().count(), 0);
+    /// ```
+    pub fn for_summary(mut self) -> GameReader<R> {
+        self.cutter.keep = Keep::SUMMARY;
+        self
+    }
+
     /// The next game, or `None` at the end of the input.
     ///
     /// # Errors
@@ -662,16 +747,7 @@ impl<R: BufRead> GameReader<R> {
                 Next::Done => return Ok(None),
                 Next::More => {}
             }
-            let chunk = loop {
-                match self.input.fill_buf() {
-                    Ok(chunk) => break chunk,
-                    Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                    Err(err) => return Err(err),
-                }
-            };
-            let n = chunk.len();
-            self.cutter.feed(chunk);
-            self.input.consume(n);
+            self.cutter.read_from(&mut self.input)?;
         }
     }
 }

@@ -22,6 +22,8 @@ pub(crate) struct Checks {
     /// The mover's pieces that alone stand between one of its sliders and
     /// the king: moving one off that line uncovers a check.
     discoverers: Bitboard,
+    /// The squares a piece of any role would check the king from.
+    targets: Bitboard,
 }
 
 impl Checks {
@@ -50,7 +52,20 @@ impl Checks {
             }
             discoverers |= blockers & ours;
         }
-        Checks { king, squares, discoverers }
+        let targets = squares[Role::Pawn.index()]
+            | squares[Role::Knight.index()]
+            | squares[Role::Queen.index()];
+        Checks { king, squares, discoverers, targets }
+    }
+
+    /// Whether the legal move `m` may check, told without the role of its
+    /// piece: `false` means [`Checks::given_by`] is `false`. Most moves are
+    /// told so by two bit tests.
+    #[inline]
+    pub(crate) fn may_be_given_by(&self, m: Move) -> bool {
+        m.kind() != MoveKind::Normal
+            || self.targets.contains(m.to())
+            || self.discoverers.contains(m.from())
     }
 
     /// Whether the legal move `m` checks: as [`Position::gives_check`].
@@ -59,11 +74,17 @@ impl Checks {
     /// that moves away from the king along it was checking already). The
     /// rest (castling, en passant, promotion) ask the position.
     pub(crate) fn given_by(&self, pos: &Position, m: Move) -> bool {
+        self.given_by_role(pos, m, pos.role_at(m.from()).unwrap_or(Role::King))
+    }
+
+    /// [`Checks::given_by`] for a move of a piece of `role`, known already
+    /// (as [`Position::with_roles`] gives it).
+    #[inline]
+    pub(crate) fn given_by_role(&self, pos: &Position, m: Move, role: Role) -> bool {
         if m.kind() != MoveKind::Normal {
             return pos.gives_check(m);
         }
         let (from, to) = (m.from(), m.to());
-        let role = pos.role_at(from).unwrap_or(Role::King);
         self.squares[role.index()].contains(to)
             || (self.discoverers.contains(from) && !attacks::aligned(from, to, self.king))
     }
@@ -77,13 +98,19 @@ impl Checks {
     /// playing them. Moves other than plain ones are not
     /// judged (false).
     pub(crate) fn king_escapes(&self, pos: &Position, m: Move) -> bool {
+        self.king_escapes_role(pos, m, pos.role_at(m.from()).unwrap_or(Role::King))
+    }
+
+    /// [`Checks::king_escapes`] for a move of a piece of `role`, known
+    /// already.
+    pub(crate) fn king_escapes_role(&self, pos: &Position, m: Move, role: Role) -> bool {
         if m.kind() != MoveKind::Normal {
             return false;
         }
         let us = pos.turn();
         let (from, to) = (m.from(), m.to());
         let occupied = pos.occupied().without(from).without(self.king);
-        let mover = match pos.role_at(from).unwrap_or(Role::King) {
+        let mover = match role {
             Role::Pawn => attacks::pawn_attacks(us, to),
             Role::Knight => attacks::knight_attacks(to),
             Role::Bishop => attacks::bishop_attacks(to, occupied),

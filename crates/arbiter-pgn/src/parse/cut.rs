@@ -2,7 +2,7 @@
 //! its first game and find where that game ends, in one pass.
 
 use super::parser::{Parser, read_after_tags};
-use super::{Parsed, Spare, keep};
+use super::{Keep, KnownTags, Parsed, Spare, keep};
 
 /// Where the game at the start of a stream's text ends.
 pub(crate) enum Cut {
@@ -23,9 +23,16 @@ pub(crate) enum Cut {
 /// line, or the end of the stream.
 ///
 /// `BUILD` off, the game is not kept (its [`Parsed`] is empty): the end is
-/// found the same way, for a caller that reads the game elsewhere.
-pub(crate) fn cut_game<const BUILD: bool>(text: &[u8], at_end: bool, spare: &mut Spare) -> Cut {
-    let mut parser = Parser::<BUILD>::new(text, true, spare);
+/// found the same way, for a caller that reads the game elsewhere. `kept`
+/// says what of the game is kept beyond what its check needs.
+pub(crate) fn cut_game<const BUILD: bool>(
+    text: &[u8],
+    at_end: bool,
+    kept: Keep,
+    spare: &mut Spare,
+) -> Cut {
+    let mut parser = Parser::<BUILD>::new(text, true, kept, spare);
+    let mut known = KnownTags::default();
     let mut tags = Vec::new();
     if BUILD {
         tags = std::mem::take(&mut spare.tags);
@@ -34,10 +41,13 @@ pub(crate) fn cut_game<const BUILD: bool>(text: &[u8], at_end: bool, spare: &mut
         tags.reserve(24);
     }
     let mut first = true;
-    while let Some(tag) = parser.tag(first) {
+    while let Some((name, value)) = parser.tag(first) {
         first = false;
         if BUILD {
-            tags.push(tag);
+            known.note(name.bytes(text), value);
+            if kept.tags {
+                tags.push((name, value));
+            }
         }
     }
     if parser.stop.is_none()
@@ -48,7 +58,7 @@ pub(crate) fn cut_game<const BUILD: bool>(text: &[u8], at_end: bool, spare: &mut
         keep(&mut spare.tags, tags);
         return Cut::ByLines;
     }
-    let parts = read_after_tags(&mut parser, tags);
+    let parts = read_after_tags(&mut parser, tags, known);
     let end = match (parser.stop, parts.result_token) {
         (Some(stop), _) => Some(stop),
         (None, Some(_)) => match memchr::memchr(b'\n', &text[parser.pos..]) {
@@ -80,7 +90,8 @@ mod tests {
     #[test]
     fn a_form_feed_before_the_next_tag_line_is_whitespace() {
         let text = b"[Event \"a\"]\n\n1. f3 e5\n\x0c[Event \"b\"]\n\n1. e4 *\n";
-        let Cut::Game(parsed, end) = cut_game::<true>(text, true, &mut Spare::default()) else {
+        let Cut::Game(parsed, end) = cut_game::<true>(text, true, Keep::ALL, &mut Spare::default())
+        else {
             panic!("a game")
         };
         assert_eq!(&text[end..end + 2], b"\x0c[");

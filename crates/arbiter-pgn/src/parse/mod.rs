@@ -129,13 +129,96 @@ pub struct Line {
     pub moves: Vec<MoveNode>,
 }
 
+impl Line {
+    /// Puts a comment after the line's last move, or before its first.
+    #[inline]
+    fn attach_comment(&mut self, span: Span) {
+        match self.moves.last_mut() {
+            Some(last) => last.add_comment(span),
+            None => self.comments.push(span),
+        }
+    }
+}
+
+/// What a reader keeps of each game beyond what checking it needs (its
+/// moves, its result token, the [`KNOWN_TAGS`]): every game's line number,
+/// comments and tags, unless its output is a summary, which prints none of
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Keep {
+    /// The line each game starts on (else 0).
+    pub(crate) lines: bool,
+    /// The comments (else none: no clocks either).
+    pub(crate) comments: bool,
+    /// Every tag (else only the known ones).
+    pub(crate) tags: bool,
+}
+
+impl Keep {
+    pub(crate) const ALL: Keep = Keep { lines: true, comments: true, tags: true };
+    pub(crate) const SUMMARY: Keep = Keep { lines: false, comments: false, tags: false };
+}
+
+/// The tags the checks of a game read: their values are found as it is
+/// read, so that looking one up costs no search.
+const KNOWN_TAGS: usize = 5;
+
+/// The place of a tag called `name` among the known ones, if it is one.
+#[inline]
+fn known_tag(name: &[u8]) -> Option<usize> {
+    Some(match name {
+        b"Result" => 0,
+        b"Termination" => 1,
+        b"SetUp" => 2,
+        b"FEN" => 3,
+        b"Variant" => 4,
+        _ => return None,
+    })
+}
+
+/// The raw value of the first tag of each known name a game has (a span
+/// that starts at [`KnownTags::NONE`]: no such tag), kept small: the game
+/// read is handed on by value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KnownTags([Span; KNOWN_TAGS]);
+
+impl Default for KnownTags {
+    fn default() -> KnownTags {
+        KnownTags([Span { start: KnownTags::NONE, len: 0 }; KNOWN_TAGS])
+    }
+}
+
+impl KnownTags {
+    /// Where a missing tag's span starts: past any game's text.
+    const NONE: u32 = u32::MAX;
+
+    /// Notes the tag `name` with the value `value`, if its name is known
+    /// and it is the first of that name.
+    #[inline]
+    pub(crate) fn note(&mut self, name: &[u8], value: Span) {
+        if let Some(k) = known_tag(name)
+            && self.0[k].start == KnownTags::NONE
+        {
+            self.0[k] = value;
+        }
+    }
+
+    /// The value of the known tag at `k`, if the game has it.
+    fn get(&self, k: usize) -> Option<Span> {
+        Some(self.0[k]).filter(|span| span.start != KnownTags::NONE)
+    }
+}
+
 /// One game read from PGN.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PgnGame {
     /// The game's text, which the spans point into.
     pub text: Vec<u8>,
-    /// Tag names and raw values (escapes kept), in order.
+    /// Tag names and raw values (escapes kept), in order (a reader for a
+    /// summary keeps none: only the known ones, in `known`).
     tags: Vec<(Span, Span)>,
+    /// The known tags' values.
+    known: KnownTags,
     pub mainline: Line,
     /// The result token closing the movetext, if any.
     pub result_token: Option<ResultToken>,
@@ -162,6 +245,9 @@ impl PgnGame {
 
     /// The value of the first tag called `name`.
     pub fn tag(&self, name: &str) -> Option<Cow<'_, str>> {
+        if let Some(k) = known_tag(name.as_bytes()) {
+            return self.known.get(k).map(|value| unescape(value.bytes(&self.text)));
+        }
         self.tags
             .iter()
             .find(|(n, _)| n.bytes(&self.text) == name.as_bytes())
@@ -300,7 +386,7 @@ fn read_time(rest: &[u8]) -> Option<ClockTime> {
 /// assert_eq!(game.mainline.moves.len(), 2);
 /// ```
 pub fn parse_game(text: Vec<u8>) -> PgnGame {
-    let parts = read(&mut Parser::<true>::new(&text, false, &mut Spare::default()));
+    let parts = read(&mut Parser::<true>::new(&text, false, Keep::ALL, &mut Spare::default()));
     parts.with_text(text)
 }
 
@@ -355,6 +441,7 @@ fn keep<T>(place: &mut Vec<T>, mut vector: Vec<T>) {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Parsed {
     tags: Vec<(Span, Span)>,
+    known: KnownTags,
     mainline: Line,
     result_token: Option<ResultToken>,
     syntax_errors: Vec<VariationError>,
@@ -363,8 +450,8 @@ pub struct Parsed {
 impl Parsed {
     /// The game, with the text its spans point into.
     pub(super) fn with_text(self, text: Vec<u8>) -> PgnGame {
-        let Parsed { tags, mainline, result_token, syntax_errors } = self;
-        PgnGame { text, tags, mainline, result_token, syntax_errors }
+        let Parsed { tags, known, mainline, result_token, syntax_errors } = self;
+        PgnGame { text, tags, known, mainline, result_token, syntax_errors }
     }
 }
 

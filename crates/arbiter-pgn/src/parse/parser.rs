@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use super::tokens::{
     NAME_END, PLAIN, Plain, TAG_BYTES, Token, VALUE_END, classify, plain_tokens, token_end,
 };
-use super::{Line, MoveNode, Parsed, Span, Spare, keep};
+use super::{Keep, KnownTags, Line, MoveNode, Parsed, Span, Spare, keep};
 use crate::terms::{
     MAX_VARIATION_DEPTH, ResultToken, VariationError, VariationReason, is_delimiter, is_result,
     skims, starts_token,
@@ -33,6 +33,8 @@ pub(super) struct Parser<'a, const BUILD: bool> {
     many: Option<HashSet<&'a [u8]>>,
     /// A vector for the mainline's moves (see [`Spare`]).
     moves: Vec<MoveNode>,
+    /// Whether comments are kept.
+    comments: bool,
 }
 
 /// The tag names searched one by one (every real game has fewer).
@@ -41,10 +43,25 @@ const FEW_NAMES: usize = 32;
 impl<'a, const BUILD: bool> Parser<'a, BUILD> {
     /// A parser of `text` that takes its vectors from `spare` (see
     /// [`Parser::give_back`]).
-    pub(super) fn new(text: &'a [u8], cutting: bool, spare: &mut Spare) -> Parser<'a, BUILD> {
+    pub(super) fn new(
+        text: &'a [u8],
+        cutting: bool,
+        keep: Keep,
+        spare: &mut Spare,
+    ) -> Parser<'a, BUILD> {
         let names = std::mem::take(&mut spare.names);
         let moves = std::mem::take(&mut spare.moves);
-        Parser { text, pos: 0, errors: Vec::new(), cutting, stop: None, names, many: None, moves }
+        Parser {
+            text,
+            pos: 0,
+            errors: Vec::new(),
+            cutting,
+            stop: None,
+            names,
+            many: None,
+            moves,
+            comments: keep.comments,
+        }
     }
 
     /// Puts the vectors it took back in `spare`, emptied.
@@ -247,7 +264,7 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
             // space, then by table the first byte of a token (a move, a
             // move number, a result ...).
             if BUILD && PLAIN[usize::from(b)] != Plain::Other {
-                let end = plain_tokens(text, self.pos, &mut line);
+                let end = plain_tokens(text, self.pos, &mut line, self.comments);
                 if end > self.pos {
                     self.pos = end;
                     continue;
@@ -270,16 +287,16 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
                         let end =
                             memchr::memchr(b'}', &text[start..]).map_or(text.len(), |k| start + k);
                         self.pos = (end + 1).min(text.len());
-                        if BUILD {
-                            attach_comment(&mut line, Span::new(start, end));
+                        if BUILD && self.comments {
+                            line.attach_comment(Span::new(start, end));
                         }
                     }
                     b';' => {
                         let start = self.pos + 1;
                         let end = self.skip_line();
                         let end = if end > start && text[end - 1] == b'\r' { end - 1 } else { end };
-                        if BUILD {
-                            attach_comment(&mut line, Span::new(start, end));
+                        if BUILD && self.comments {
+                            line.attach_comment(Span::new(start, end));
                         }
                     }
                     b'%' if self.at_line_start() => {
@@ -424,26 +441,20 @@ impl<'a, const BUILD: bool> Parser<'a, BUILD> {
     }
 }
 
-/// Puts a comment after the line's last move, or before its first.
-#[inline]
-fn attach_comment(line: &mut Line, span: Span) {
-    match line.moves.last_mut() {
-        Some(last) => last.add_comment(span),
-        None => line.comments.push(span),
-    }
-}
-
 pub(super) fn read(parser: &mut Parser<'_, true>) -> Parsed {
     let mut tags = Vec::new();
-    while let Some(tag) = parser.tag(tags.is_empty()) {
-        tags.push(tag);
+    let mut known = KnownTags::default();
+    while let Some((name, value)) = parser.tag(tags.is_empty()) {
+        known.note(name.bytes(parser.text), value);
+        tags.push((name, value));
     }
-    read_after_tags(parser, tags)
+    read_after_tags(parser, tags, known)
 }
 
 pub(super) fn read_after_tags<const BUILD: bool>(
     parser: &mut Parser<'_, BUILD>,
     tags: Vec<(Span, Span)>,
+    known: KnownTags,
 ) -> Parsed {
     let (mainline, result_token) = if parser.stop.is_some() {
         (Line::default(), None)
@@ -451,5 +462,5 @@ pub(super) fn read_after_tags<const BUILD: bool>(
         parser.line(0, &mut Vec::new())
     };
     let syntax_errors = std::mem::take(&mut parser.errors);
-    Parsed { tags, mainline, result_token, syntax_errors }
+    Parsed { tags, known, mainline, result_token, syntax_errors }
 }

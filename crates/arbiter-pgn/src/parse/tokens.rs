@@ -96,6 +96,8 @@ pub(super) enum Plain {
     Space,
     Letter,
     Digit,
+    /// `{`, which begins a comment.
+    Brace,
 }
 
 pub(super) static PLAIN: [Plain; 256] = {
@@ -107,6 +109,7 @@ pub(super) static PLAIN: [Plain; 256] = {
             b' ' | b'\t' | b'\n' | b'\r' => Plain::Space,
             _ if c.is_ascii_alphabetic() => Plain::Letter,
             _ if c.is_ascii_digit() => Plain::Digit,
+            b'{' => Plain::Brace,
             _ => Plain::Other,
         };
         b += 1;
@@ -116,12 +119,13 @@ pub(super) static PLAIN: [Plain; 256] = {
 
 /// Reads from `pos` the commonest tokens by far, and the white space
 /// between them, in a loop of their own: moves with no suffix annotation
-/// (pushed on `line`) and move numbers (digits, then dots). Returns where
-/// it stopped: the end of the text, or the start of anything else (a
-/// comment, a variation, a NAG, a result, a move with a suffix ...), which
-/// the general way reads. Delimiters are as [`is_delimiter`] says.
+/// (pushed on `line`), move numbers (digits, then dots) and comments in
+/// braces (attached to `line` if `comments`: lichess writes one a move).
+/// Returns where it stopped: the end of the text, or the start of anything
+/// else (a variation, a NAG, a result, a move with a suffix ...), which the
+/// general way reads. Delimiters are as [`is_delimiter`] says.
 #[inline(always)]
-pub(super) fn plain_tokens(text: &[u8], mut pos: usize, line: &mut Line) -> usize {
+pub(super) fn plain_tokens(text: &[u8], mut pos: usize, line: &mut Line, comments: bool) -> usize {
     while let Some(&b) = text.get(pos) {
         let class = PLAIN[usize::from(b)];
         let end = if class == Plain::Letter {
@@ -145,6 +149,15 @@ pub(super) fn plain_tokens(text: &[u8], mut pos: usize, line: &mut Line) -> usiz
             end
         } else if class == Plain::Space {
             pos + 1
+        } else if class == Plain::Brace {
+            let start = pos + 1;
+            let end = memchr::memchr(b'}', &text[start..]).map_or(text.len(), |k| start + k);
+            if comments {
+                line.attach_comment(Span::new(start, end));
+            }
+            // Past the `}`; a comment is a token of its own, ended by
+            // itself: no delimiter need follow.
+            (end + 1).min(text.len())
         } else {
             break;
         };

@@ -102,6 +102,20 @@ impl Search {
         self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
+    /// The random part of a move's score: below `self.noise`. Each of the
+    /// play-outs' levels divides by a constant (a multiplication) rather
+    /// than by a variable (tens of cycles, on every move scored).
+    fn noise(&mut self) -> i32 {
+        let r = self.random();
+        let noise = match self.noise {
+            12 => r % 12,
+            40 => r % 40,
+            400 => r % 400,
+            n => r % n,
+        };
+        noise as i32
+    }
+
     /// A mate by the winner within three plies, full width.
     pub(super) fn mate_in_three(&mut self, pos: &Position) -> Option<Vec<Move>> {
         let mut seen: KeyMap<u64, u8> = KeyMap::default();
@@ -263,15 +277,33 @@ impl Search {
         None
     }
 
-    /// The next move of a play-out: the best by [`Search::score`] after a
-    /// random tie-break.
+    /// The next move of a play-out: the best by [`Search::winning_score`]
+    /// or [`Search::losing_score`] after a random tie-break.
     fn pick(&mut self, pos: &Position, moves: &MoveList) -> Option<Move> {
         let guide = Guide::new(self, pos);
+        // A loop for each side: whose move it is is asked once, not of
+        // every move scored.
+        if guide.winning {
+            self.best(pos, moves, |search, m, role| search.winning_score(pos, &guide, m, role))
+        } else {
+            self.best(pos, moves, |search, m, role| search.losing_score(&guide, m, role))
+        }
+    }
+
+    /// The move among `moves` with the best `score` after a random
+    /// tie-break (the first of equals).
+    #[inline(always)]
+    fn best(
+        &mut self,
+        pos: &Position,
+        moves: &MoveList,
+        score: impl Fn(&Search, Move, Role) -> i32,
+    ) -> Option<Move> {
         let mut best = None;
         let mut best_score = i32::MIN;
         for (m, role) in pos.with_roles(moves) {
-            let noise = (self.random() % self.noise) as i32;
-            let score = self.score(pos, &guide, m, role) + noise;
+            let noise = self.noise();
+            let score = score(self, m, role) + noise;
             if score > best_score {
                 best_score = score;
                 best = Some(m);
@@ -280,91 +312,96 @@ impl Search {
         best
     }
 
-    /// How much a move of a piece of `role` helps the winner mate: the
-    /// winner's pieces head for the losing king, its pawns for promotion;
-    /// the losing king heads for the target corner, its pieces gather round
-    /// it as blockers, and the loser takes none of the winner's material.
-    fn score(&self, pos: &Position, guide: &Guide, m: Move, role: Role) -> i32 {
+    /// How much a move of a piece of `role` of the winner's helps it mate:
+    /// its pieces head for the losing king, its pawns for promotion. (A
+    /// castling move's destination is its own rook: never a capture.)
+    fn winning_score(&self, pos: &Position, guide: &Guide, m: Move, role: Role) -> i32 {
         let loser_king = guide.loser_king;
         let (from, to) = (m.from(), m.to());
-        let capture = guide.theirs.contains(to) && m.kind() != MoveKind::Castle;
-        if guide.winning {
-            let mut score = match m.kind() {
-                MoveKind::Promotion(Role::Queen) => 60,
-                MoveKind::Promotion(_) => 10,
-                _ => 0,
-            };
-            score += match role {
-                Role::Pawn => 12,
-                Role::King => match guide.prey_from {
-                    // Off to take the loser's pawns that block its own,
-                    // while there are any; then, as in other play-outs,
-                    // close to the losing king, but not next to it: two
-                    // squares away.
-                    Some(a) => 6 * (a - nearest(guide.prey, to)),
-                    None => {
-                        4 * ((distance(from, loser_king) - 2).abs()
-                            - (distance(to, loser_king) - 2).abs())
-                    }
-                },
-                _ => 6 * (distance(from, loser_king) - distance(to, loser_king)),
-            };
-            if capture {
-                score += if self.sacrifice || self.hunt { 30 } else { 3 };
-            }
-            // A piece next to the losing king with nothing guarding it
-            // gets taken (often the king's only move): mates need it
-            // guarded.
-            if !matches!(role, Role::King | Role::Pawn)
-                && guide.king_zone.contains(to)
-                && (pos.attackers_to(to, guide.us, pos.occupied().without(from)).without(from))
-                    .is_empty()
-            {
-                score -= 20;
-            }
-            score
-        } else {
-            let target = self.target;
-            let mut score = match role {
-                Role::King => 6 * (distance(from, target) - distance(to, target)),
-                Role::Pawn => match m.kind() {
-                    // A promoted piece makes a blocker; when heavy pieces
-                    // are given away, a minor one that cannot interpose
-                    // as easily.
-                    MoveKind::Promotion(Role::Knight | Role::Bishop) => 10,
-                    MoveKind::Promotion(_) if self.sacrifice => 0,
-                    MoveKind::Promotion(_) => 10,
-                    _ => 4,
-                },
-                // The loser's pieces make good blockers next to their king
-                // or the corner; queens and rooks, which would interpose
-                // or take the checking piece, may be given away to the
-                // winning king instead.
-                Role::Queen | Role::Rook if self.sacrifice => {
-                    let king = guide.winner_king;
-                    3 * (distance(from, king) - distance(to, king))
+        let capture = guide.theirs.contains(to);
+        let mut score = match m.kind() {
+            MoveKind::Promotion(Role::Queen) => 60,
+            MoveKind::Promotion(_) => 10,
+            _ => 0,
+        };
+        score += match role {
+            Role::Pawn => 12,
+            Role::King => match guide.prey_from {
+                // Off to take the loser's pawns that block its own,
+                // while there are any; then, as in other play-outs,
+                // close to the losing king, but not next to it: two
+                // squares away.
+                Some(a) => 6 * (a - nearest(guide.prey, to)),
+                None => {
+                    4 * ((distance(from, loser_king) - 2).abs()
+                        - (distance(to, loser_king) - 2).abs())
                 }
-                // Next to the corner the king heads for.
-                _ if self.corner_blockers => {
-                    3 * ((distance(from, target) - 1).abs() - (distance(to, target) - 1).abs())
-                }
-                _ => 3 * (distance(from, loser_king) - distance(to, loser_king)),
-            };
-            if capture {
-                score -= 40;
-            }
-            // A piece offered to a pawn of the winner frees that pawn.
-            if role != Role::King
-                && (attacks::pawn_attacks(!self.winner, to) & guide.winner_pawns).any()
-            {
-                score += 8;
-            }
-            score
+            },
+            _ => 6 * (distance(from, loser_king) - distance(to, loser_king)),
+        };
+        if capture {
+            score += if self.sacrifice || self.hunt { 30 } else { 3 };
         }
+        // A piece next to the losing king with nothing guarding it
+        // gets taken (often the king's only move): mates need it
+        // guarded.
+        if !matches!(role, Role::King | Role::Pawn)
+            && guide.king_zone.contains(to)
+            && (pos.attackers_to(to, guide.us, pos.occupied().without(from)).without(from))
+                .is_empty()
+        {
+            score -= 20;
+        }
+        score
+    }
+
+    /// How much a move of a piece of `role` of the loser's helps the winner
+    /// mate: the losing king heads for the target corner, its pieces gather
+    /// round it as blockers, and it takes none of the winner's material.
+    fn losing_score(&self, guide: &Guide, m: Move, role: Role) -> i32 {
+        let loser_king = guide.loser_king;
+        let (from, to) = (m.from(), m.to());
+        let capture = guide.theirs.contains(to);
+        let target = self.target;
+        let mut score = match role {
+            Role::King => 6 * (distance(from, target) - distance(to, target)),
+            Role::Pawn => match m.kind() {
+                // A promoted piece makes a blocker; when heavy pieces
+                // are given away, a minor one that cannot interpose
+                // as easily.
+                MoveKind::Promotion(Role::Knight | Role::Bishop) => 10,
+                MoveKind::Promotion(_) if self.sacrifice => 0,
+                MoveKind::Promotion(_) => 10,
+                _ => 4,
+            },
+            // The loser's pieces make good blockers next to their king
+            // or the corner; queens and rooks, which would interpose
+            // or take the checking piece, may be given away to the
+            // winning king instead.
+            Role::Queen | Role::Rook if self.sacrifice => {
+                let king = guide.winner_king;
+                3 * (distance(from, king) - distance(to, king))
+            }
+            // Next to the corner the king heads for.
+            _ if self.corner_blockers => {
+                3 * ((distance(from, target) - 1).abs() - (distance(to, target) - 1).abs())
+            }
+            _ => 3 * (distance(from, loser_king) - distance(to, loser_king)),
+        };
+        if capture {
+            score -= 40;
+        }
+        // A piece offered to a pawn of the winner frees that pawn.
+        if role != Role::King
+            && (attacks::pawn_attacks(!self.winner, to) & guide.winner_pawns).any()
+        {
+            score += 8;
+        }
+        score
     }
 }
 
-/// What [`Search::score`] asks of a position, worked out once for all of
+/// What the play-outs' scores ask of a position, worked out once for all of
 /// its moves: scoring is most of a play-out's work, and these are the same
 /// for every move.
 struct Guide {
@@ -411,14 +448,25 @@ fn nearest(squares: Bitboard, sq: Square) -> i32 {
     squares.into_iter().map(|p| distance(sq, p)).min().unwrap_or(0)
 }
 
-/// A move among `moves` (the legal moves in `pos`) that checkmates.
+/// The first move among `moves` (the legal moves in `pos`) that
+/// checkmates. A play-out asks this in every position of the winner's:
+/// most moves are seen to give no check by two bit tests, and only the
+/// others have their piece's role looked up.
 fn mating_move(pos: &Position, moves: &MoveList) -> Option<Move> {
     let checks = Checks::new(pos);
-    moves
-        .iter()
-        .copied()
-        .filter(|&m| checks.given_by(pos, m) && !checks.king_escapes(pos, m))
-        .find(|&m| !pos.play(m).has_legal_moves())
+    for &m in moves {
+        if !checks.may_be_given_by(m) {
+            continue;
+        }
+        let role = pos.role_at(m.from()).unwrap_or(Role::King);
+        if checks.given_by_role(pos, m, role)
+            && !checks.king_escapes_role(pos, m, role)
+            && !pos.play(m).has_legal_moves()
+        {
+            return Some(m);
+        }
+    }
+    None
 }
 
 /// King-step distance between two squares.
