@@ -13,7 +13,9 @@
 //!   replay of a move list, dead positions and unwinnability, the clock
 //!   (time controls, remaining times, flag falls); and lichess's variants
 //!   (crazyhouse, atomic, antichess, king of the hill, three-check, horde,
-//!   racing kings) in a position type of their own.
+//!   racing kings) in a position type of their own;
+//! - analysis: what a game was, on top of the rules: its opening (lichess's
+//!   CC0 table, compiled in), its phases and each side's time use.
 //!
 //! ```
 //! use arbiter_chess::{Position, perft};
@@ -23,10 +25,17 @@
 //! assert_eq!(perft(&pos, 2), 2_039);
 //! ```
 
+mod analysis;
 mod board;
 mod notation;
 mod rules;
 
+pub use analysis::opening::{
+    OPENING_MAX_PLIES, OPENING_MIN_PIECES, Opening, OpeningFamily, find_opening, load_openings,
+};
+pub use analysis::phases::{GamePhase, Phases, game_phases};
+pub use analysis::time_use::{FAST_MS, MoveTime, TimeUse, WINDOW, WINDOW_ZEROS, long_enough};
+pub use analysis::{Analyzer, GameAnalysis};
 pub use board::attacks;
 pub use board::bitboard::{Bitboard, Squares};
 pub use board::fen::{Fen, FenError, MAX_FEN_LEN, ParseFenError, PositionError, STARTING_FEN};
