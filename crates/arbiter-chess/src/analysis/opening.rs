@@ -139,7 +139,7 @@ impl Opening {
         let first = table.keys.partition_point(|&(k, _)| k < key);
         table.keys[first..].iter().take_while(|&&(k, _)| k == key).find_map(|&(_, index)| {
             let line = &table.lines[index as usize];
-            (line.board == Board::of(position)).then_some(Opening {
+            (line.board == EpdKey::of(position)).then_some(Opening {
                 eco: line.eco,
                 name: line.name,
                 family: line.family,
@@ -211,13 +211,13 @@ impl OpeningSearch {
 /// Whether two positions have the same EPD: placement, side to move,
 /// castling and a legal en passant square.
 pub(crate) fn same_epd(a: &Position, b: &Position) -> bool {
-    Board::of(a) == Board::of(b)
+    EpdKey::of(a) == EpdKey::of(b)
 }
 
 /// What of a position makes its EPD: placement, side to move, castling
 /// and a legal en passant square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Board {
+struct EpdKey {
     by_role: [u64; 6],
     white: u64,
     castling: u64,
@@ -226,14 +226,14 @@ struct Board {
     turn_ep: u8,
 }
 
-impl Board {
-    fn of(position: &Position) -> Board {
+impl EpdKey {
+    fn of(position: &Position) -> EpdKey {
         let turn = match position.turn() {
             Color::White => 0,
             Color::Black => 0x80,
         };
         let ep = position.legal_ep_square().map_or(0x40, |sq: Square| sq.index() as u8);
-        Board {
+        EpdKey {
             by_role: Role::ALL.map(|role| position.by_role(role).0),
             white: position.by_color(Color::White).0,
             castling: position.castling_rights().0,
@@ -244,18 +244,18 @@ impl Board {
 
 /// One line of the table.
 #[derive(Debug)]
-struct Line {
+struct TableLine {
     eco: &'static str,
     name: &'static str,
     family: OpeningFamily,
-    board: Board,
+    board: EpdKey,
 }
 
 /// The table, read once: its lines, and their positions' Zobrist keys
 /// sorted, each with its line's index.
 #[derive(Debug)]
 struct Lines {
-    lines: Vec<Line>,
+    lines: Vec<TableLine>,
     keys: Vec<(u64, u16)>,
 }
 
@@ -275,7 +275,7 @@ static LINES: LazyLock<Lines> = LazyLock::new(|| {
         let family = OpeningFamily::of_eco(eco)
             .unwrap_or_else(|| unreachable!("the opening table's ECO {eco} is valid"));
         keys.push((position.zobrist(), lines.len() as u16));
-        lines.push(Line { eco, name, family, board: Board::of(&position) });
+        lines.push(TableLine { eco, name, family, board: EpdKey::of(&position) });
     }
     keys.sort_unstable();
     Lines { lines, keys }

@@ -196,7 +196,10 @@ fn generated_games_agree_with_the_python_oracle() {
 
 /// The lichess sample's games: tags, SAN moves and the clock record's
 /// elapsed times, analysed.
-fn lichess_sample() -> Option<Vec<(Vec<(String, String)>, GameAnalysis)>> {
+/// A game's tag pairs.
+type Tags = Vec<(String, String)>;
+
+fn lichess_sample() -> Option<Vec<(Tags, GameAnalysis)>> {
     let dir = common::data_dir_or_skip()?;
     let text = common::read_data(&dir, "pgn/shakmaty/lichess_db_1000k.pgn").unwrap();
     let games = parse_pgn(&text);
@@ -334,7 +337,10 @@ fn the_lichess_sample_agrees_with_its_tags_and_the_oracle() -> TestResult {
 /// (munit's assertBetween): middlegame, endgame (`None`: none). scalachess
 /// divides the positions before each move; we divide those after plies
 /// 0..=n, one more, which changes none of these.
-const DIVIDER_GAMES: [(&str, (u32, u32), Option<(u32, u32)>); 7] = [
+/// An inclusive range of plies.
+type Plies = (u32, u32);
+
+const DIVIDER_GAMES: [(&str, Plies, Option<Plies>); 7] = [
     // http://l.org/KrTnOvuD
     (
         "1. e3 g6 2. d4 Bg7 3. Nf3 Nf6 4. Bd3 O-O 5. O-O b6 6. c4 Bb7 7. Nbd2 d5 8. b3 Nbd7 9. Bb2 Re8 10. Qc2 dxc4 11. bxc4 c5 12. d5 e5 13. e4 h5 14. a4 Nf8 15. h3 Qd6 16. Nxe5 Rxe5 17. Nf3 N6d7 18. Nxe5 Bxe5 19. Bxe5 Nxe5 20. Be2 Bc8 21. f4 Ned7 22. e5 Qe7 23. Bf3 Rb8 24. Rae1 f5 25. d6 Qh4 26. e6 Nxe6 27. Rxe6 Nf6 28. Ree1 Qxf4 29. Bd5+ Nxd5 30. Rxf4 Nxf4 31. Qd2 g5 32. d7 Bb7 33. d8=Q+ Rxd8 34. Qxd8+ Kh7 35. Qc7+ Kh6 36. Qxb7 g4 37. Qc6+ Ng6 38. Re6 gxh3 39. Rxg6+ Kh7 40. Rh6+ Kg7 41. Qf6+ Kg8 42. Rh8#",
