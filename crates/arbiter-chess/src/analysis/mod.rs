@@ -45,7 +45,8 @@ pub struct GameAnalysis {
 /// }
 /// let analysis = analyzer.finish();
 /// let opening = analysis.opening.unwrap();
-/// assert_eq!((opening.eco, opening.name, opening.ply), ("B50", "Sicilian Defense", 4));
+/// assert_eq!(opening.name, "Sicilian Defense: Modern Variations");
+/// assert_eq!((opening.eco, opening.ply), ("B50", 4));
 /// assert_eq!(analysis.phases.middlegame_ply, None);
 /// assert_eq!(analysis.time_use[0].total_ms, 1_200);
 /// assert_eq!(analysis.time_use[1].timed_moves, 1);
