@@ -86,6 +86,9 @@ pub(crate) struct Divider {
     seen: u32,
     middle: Option<u32>,
     end: Option<u32>,
+    /// The mixedness of the last position, kept up to date square by
+    /// square while the middlegame is looked for.
+    mixedness: Mixedness,
 }
 
 impl Divider {
@@ -98,7 +101,9 @@ impl Divider {
             & !(position.by_role(Role::King) | position.by_role(Role::Pawn)))
         .count();
         if self.middle.is_none()
-            && (majors_and_minors <= 10 || backrank_sparse(position) || mixedness(position) > 150)
+            && (majors_and_minors <= 10
+                || backrank_sparse(position)
+                || self.mixedness.update(position) > 150)
         {
             self.middle = Some(index);
         }
@@ -115,6 +120,50 @@ impl Divider {
             middlegame_ply: self.middle.filter(|&m| self.end.is_none_or(|e| m < e)),
             endgame_ply: self.end,
         }
+    }
+}
+
+/// The mixedness of a placement, updated from the last one: a move
+/// changes a few squares, and only the 2×2 squares holding them score
+/// anew (at most 16 of the 49, most often 8).
+#[derive(Clone, Copy, Debug)]
+struct Mixedness {
+    white: u64,
+    black: u64,
+    /// Each 2×2 square's score, by its lower-left corner.
+    scores: [u8; 64],
+    sum: u32,
+    /// Whether `scores` hold a placement yet.
+    primed: bool,
+}
+
+impl Default for Mixedness {
+    fn default() -> Mixedness {
+        Mixedness { white: 0, black: 0, scores: [0; 64], sum: 0, primed: false }
+    }
+}
+
+/// The lower-left corners of the 49 2×2 squares: files a–g, ranks 1–7.
+const CORNERS: u64 = 0x007f_7f7f_7f7f_7f7f;
+
+impl Mixedness {
+    /// The mixedness of `position`'s placement.
+    fn update(&mut self, position: &Position) -> u32 {
+        let (white, black) = (position.by_color(Color::White).0, position.by_color(Color::Black).0);
+        let changed = if self.primed { (white ^ self.white) | (black ^ self.black) } else { !0 };
+        self.primed = true;
+        (self.white, self.black) = (white, black);
+        // The corners of the 2×2 squares that hold a changed square.
+        let corners = (changed | changed >> 1 | changed >> 8 | changed >> 9) & CORNERS;
+        for corner in Bitboard(corners) {
+            let shift = corner.index();
+            let w = ((white >> shift) & 0x0303).count_ones() as usize;
+            let b = ((black >> shift) & 0x0303).count_ones() as usize;
+            let score = SCORES[shift / 8][w][b];
+            self.sum = self.sum + u32::from(score) - u32::from(self.scores[shift]);
+            self.scores[shift] = score;
+        }
+        self.sum
     }
 }
 
@@ -166,8 +215,9 @@ static SCORES: [[[u8; 5]; 5]; 7] = {
     table
 };
 
-/// The mixedness: the sum of [`score`] over the 49 2×2 squares whose
-/// lower-left corner is on files a–g and ranks 1–7.
+/// The mixedness from scratch: the sum of [`score`] over the 49 2×2
+/// squares whose lower-left corner is on files a–g and ranks 1–7.
+#[cfg(test)]
 fn mixedness(position: &Position) -> u32 {
     const SQUARE: u64 = 0x0303;
     let (white, black) = (position.by_color(Color::White).0, position.by_color(Color::Black).0);
@@ -219,5 +269,25 @@ mod tests {
         assert_eq!(mixedness(&start), 0);
         assert!(!backrank_sparse(&start));
         assert_eq!(game_phases([&start]), Phases::default());
+    }
+
+    #[test]
+    fn the_kept_mixedness_is_the_mixedness() {
+        // Random play, the kept sum against the sum from scratch.
+        let mut kept = Mixedness::default();
+        let mut pos = Position::default();
+        let mut seed = 0x4172_6269_7465_7221_u64;
+        for _ in 0..2_000 {
+            assert_eq!(kept.update(&pos), mixedness(&pos), "{pos}");
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                pos = Position::default();
+                continue;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            pos = pos.play(moves[(seed % moves.len() as u64) as usize]);
+        }
     }
 }

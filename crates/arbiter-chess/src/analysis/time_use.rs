@@ -144,23 +144,29 @@ impl TimeUse {
         phases: &Phases,
         long_enough: bool,
     ) -> TimeUse {
-        let times: Vec<u64> = timed.iter().map(|m| m.ms.unwrap_or_default()).collect();
-        let n = times.len();
-        let total_ms: u64 = times.iter().sum();
-        let square_sum: u128 = times.iter().map(|&t| u128::from(t) * u128::from(t)).sum();
-        let (mean_ms, sd_ms) = moments(n, u128::from(total_ms), square_sum);
-        let cv = (n >= 2).then(|| sd_ms / (mean_ms + CV_OFFSET_MS));
-        let fast_moves = count(times.iter().filter(|&&t| t < FAST_MS));
-        let instant_moves = count(times.iter().filter(|&&t| t == 0));
-        let forced = || timed.iter().filter(|m| m.legal_moves == 1);
+        let ms = |m: &MoveTime| m.ms.unwrap_or_default();
+        let (mut total_ms, mut square_sum) = (0u64, 0u128);
+        let (mut fast_moves, mut instant_moves, mut forced_moves, mut forced_ms) = (0, 0, 0, 0);
         let mut by_phase = [0u64; 3];
         for m in timed {
-            by_phase[phases.phase_at(m.ply) as usize] += m.ms.unwrap_or_default();
+            let t = ms(m);
+            total_ms += t;
+            square_sum += u128::from(t) * u128::from(t);
+            fast_moves += u32::from(t < FAST_MS);
+            instant_moves += u32::from(t == 0);
+            if m.legal_moves == 1 {
+                forced_moves += 1;
+                forced_ms += t;
+            }
+            by_phase[phases.phase_at(m.ply) as usize] += t;
         }
-        let min_window_cv = min_window_cv(&times);
+        let n = timed.len();
+        let (mean_ms, sd_ms) = moments(n, u128::from(total_ms), square_sum);
+        let cv = (n >= 2).then(|| sd_ms / (mean_ms + CV_OFFSET_MS));
+        let min_window_cv = min_window_cv(timed);
         TimeUse {
             side,
-            timed_moves: count(times.iter()),
+            timed_moves: u32::try_from(n).unwrap_or(u32::MAX),
             total_ms,
             mean_ms,
             sd_ms,
@@ -168,8 +174,8 @@ impl TimeUse {
             min_window_cv,
             fast_moves,
             instant_moves,
-            forced_moves: count(forced()),
-            forced_ms: forced().map(|m| m.ms.unwrap_or_default()).sum(),
+            forced_moves,
+            forced_ms,
             opening_ms: by_phase[GamePhase::Opening as usize],
             middlegame_ms: by_phase[GamePhase::Middlegame as usize],
             endgame_ms: by_phase[GamePhase::Endgame as usize],
@@ -179,11 +185,6 @@ impl TimeUse {
             consistent_streak: long_enough && min_window_cv.is_some_and(|cv| cv < 0.13),
         }
     }
-}
-
-/// How many items (a game has far fewer than 2³² moves).
-fn count<T>(items: impl Iterator<Item = T>) -> u32 {
-    u32::try_from(items.count()).unwrap_or(u32::MAX)
 }
 
 /// The mean and the sample standard deviation of `n` numbers from their
@@ -204,18 +205,30 @@ fn moments(n: usize, sum: u128, square_sum: u128) -> (f64, f64) {
 }
 
 /// The least cv over the windows of [`WINDOW`] consecutive times with
-/// fewer than [`WINDOW_ZEROS`] zeros.
-fn min_window_cv(times: &[u64]) -> Option<f64> {
+/// fewer than [`WINDOW_ZEROS`] zeros, the window's sums slid along.
+fn min_window_cv(timed: &[MoveTime]) -> Option<f64> {
+    if timed.len() < WINDOW {
+        return None;
+    }
+    let ms = |i: usize| timed[i].ms.unwrap_or_default();
+    let (mut sum, mut square_sum, mut zeros) = (0u128, 0u128, 0usize);
     let mut best: Option<f64> = None;
-    for window in times.windows(WINDOW) {
-        if window.iter().filter(|&&t| t == 0).count() >= WINDOW_ZEROS {
-            continue;
+    for i in 0..timed.len() {
+        let t = ms(i);
+        sum += u128::from(t);
+        square_sum += u128::from(t) * u128::from(t);
+        zeros += usize::from(t == 0);
+        if i >= WINDOW {
+            let old = ms(i - WINDOW);
+            sum -= u128::from(old);
+            square_sum -= u128::from(old) * u128::from(old);
+            zeros -= usize::from(old == 0);
         }
-        let sum: u128 = window.iter().map(|&t| u128::from(t)).sum();
-        let square_sum: u128 = window.iter().map(|&t| u128::from(t) * u128::from(t)).sum();
-        let (mean, sd) = moments(WINDOW, sum, square_sum);
-        let cv = sd / (mean + CV_OFFSET_MS);
-        best = Some(best.map_or(cv, |b| b.min(cv)));
+        if i + 1 >= WINDOW && zeros < WINDOW_ZEROS {
+            let (mean, sd) = moments(WINDOW, sum, square_sum);
+            let cv = sd / (mean + CV_OFFSET_MS);
+            best = Some(best.map_or(cv, |b| b.min(cv)));
+        }
     }
     best
 }
