@@ -15,7 +15,9 @@
 //!   (crazyhouse, atomic, antichess, king of the hill, three-check, horde,
 //!   racing kings) in a position type of their own; and the one start
 //!   position ([`GamePosition`]) that a replay, its clock, its answer and
-//!   perft take under any of these rules.
+//!   perft take under any of these rules;
+//! - analysis: what a game was, on top of the rules: its opening (lichess's
+//!   CC0 table, compiled in), its phases and each side's time use.
 //!
 //! ```
 //! use arbiter_chess::{Position, perft};
@@ -25,10 +27,17 @@
 //! assert_eq!(perft(&pos, 2), 2_039);
 //! ```
 
+mod analysis;
 mod board;
 mod notation;
 mod rules;
 
+pub use analysis::opening::{
+    OPENING_MAX_PLIES, OPENING_MIN_PIECES, Opening, OpeningFamily, find_opening, load_openings,
+};
+pub use analysis::phases::{GamePhase, Phases, game_phases};
+pub use analysis::time_use::{FAST_MS, MoveTime, TimeUse, WINDOW, WINDOW_ZEROS, long_enough};
+pub use analysis::{Analyzer, GameAnalysis};
 pub use board::attacks;
 pub use board::bitboard::{Bitboard, Squares};
 pub use board::fen::{Fen, FenError, MAX_FEN_LEN, ParseFenError, PositionError, STARTING_FEN};

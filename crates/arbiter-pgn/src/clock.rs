@@ -15,7 +15,9 @@
 //!   `bonus` + `tol`: time was granted (lichess's "moretime", an arbiter's
 //!   correction), a fact for the platform to judge;
 //! - `EMT_MISMATCH`: |emt − (previous reading − reading + `inc` +
-//!   `bonus`)| > `tol`;
+//!   `bonus`)| > `tol`, the implied time taken signed (a reading up to
+//!   `tol` above what the side could have implies a negative time), on a
+//!   ply without `CLOCK_ROSE` (time granted: that one finding stays);
 //! - `PLAYED_AFTER_FLAG`: a reading < `inc` − `tol`, or an emt > the
 //!   side's previous reading + `tol`;
 //! - `FORFEIT_NOT_ON_MOVE`: `Termination "Time forfeit"` with a decisive
@@ -85,7 +87,9 @@ pub struct ClockFinding {
     /// The bound passed: the most a reading or an emt could be, the least
     /// a reading could be.
     pub limit_ms: Option<u64>,
-    /// The time taken the readings imply, which the emt does not match.
+    /// The time taken the readings imply, which the emt does not match;
+    /// 0 where they imply less than nothing (a reading up to the
+    /// tolerance above what the side could have).
     pub implied_ms: Option<u64>,
 }
 
@@ -250,11 +254,14 @@ pub fn clock_report(
                 implied_ms,
             });
         };
-        // The time taken the readings imply; none when the clock rose.
+        // The time taken the readings imply, signed: a reading above what
+        // the side could have implies less than nothing.
         let granted = previous.map(|p| p + inc + bonus);
-        let implied = granted.zip(clk).and_then(|(granted, r)| granted.checked_sub(r));
-        elapsed_ms.push(emt.or(implied.filter(|_| base.is_some())));
+        let implied = granted.zip(clk).map(|(granted, r)| i128::from(granted) - i128::from(r));
+        let taken = implied.and_then(|t| u64::try_from(t).ok());
+        elapsed_ms.push(emt.or(taken.filter(|_| base.is_some())));
         let Some(base) = base else { continue };
+        let mut rose = false;
         if let Some(r) = clk {
             if first && r > base + inc + tolerance_ms {
                 find(ClockFindingKind::StartAboveBase, Some(base + inc), None);
@@ -263,16 +270,20 @@ pub fn clock_report(
                 && r > granted + tolerance_ms
             {
                 find(ClockFindingKind::ClockRose, Some(granted), None);
+                rose = true;
             }
             if r + tolerance_ms < inc {
                 find(ClockFindingKind::PlayedAfterFlag, Some(inc), None);
             }
         }
         if let Some(e) = emt {
+            // Time was granted where the clock rose: the emt cannot be
+            // checked against the readings, and that one finding stays.
             if let Some(implied) = implied
-                && e.abs_diff(implied) > tolerance_ms
+                && !rose
+                && (i128::from(e) - implied).unsigned_abs() > u128::from(tolerance_ms)
             {
-                find(ClockFindingKind::EmtMismatch, None, Some(implied));
+                find(ClockFindingKind::EmtMismatch, None, Some(taken.unwrap_or(0)));
             }
             if let Some(had) = had
                 && e > had + tolerance_ms
@@ -319,4 +330,42 @@ fn decisive_loser(game: &PgnGame) -> Option<Color> {
 /// forfeit` in the PGN standard, any case; lichess writes `Time forfeit`).
 pub(crate) fn lost_on_time(game: &PgnGame) -> bool {
     game.tag("Termination").is_some_and(|t| t.trim().eq_ignore_ascii_case("time forfeit"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_game;
+
+    /// The findings of a 60+0 game's record, as (ply, kind).
+    fn findings(movetext: &str) -> Vec<(usize, ClockFindingKind)> {
+        let pgn = format!("[TimeControl \"60\"]\n\n{movetext} *");
+        let game = parse_game(pgn.into_bytes());
+        let report = clock_report(&game, 4, Color::White, 1000).unwrap();
+        report.findings.iter().map(|f| (f.ply, f.kind)).collect()
+    }
+
+    #[test]
+    fn an_emt_is_checked_against_a_clock_that_did_not_go_down() {
+        // White's clock stays at 0:50 while its emt says the move took 5 s:
+        // the readings imply 0 s.
+        let still = "1. e4 {[%clk 0:00:50]} e5 {[%clk 0:00:59]} \
+                     2. Nf3 {[%clk 0:00:50] [%emt 0:00:05]} Nc6 {[%clk 0:00:58]}";
+        assert_eq!(findings(still), [(3, ClockFindingKind::EmtMismatch)]);
+        // Up to the tolerance above what it could have: -1 s implied.
+        let above = "1. e4 {[%clk 0:00:50]} e5 {[%clk 0:00:59]} \
+                     2. Nf3 {[%clk 0:00:51] [%emt 0:00:05]} Nc6 {[%clk 0:00:58]}";
+        assert_eq!(findings(above), [(3, ClockFindingKind::EmtMismatch)]);
+        // Within the tolerance: no finding.
+        let near = "1. e4 {[%clk 0:00:50]} e5 {[%clk 0:00:59]} \
+                    2. Nf3 {[%clk 0:00:51] [%emt 0:00:00]} Nc6 {[%clk 0:00:58]}";
+        assert_eq!(findings(near), []);
+    }
+
+    #[test]
+    fn a_clock_that_rose_keeps_its_single_finding() {
+        let rose = "1. e4 {[%clk 0:00:50]} e5 {[%clk 0:00:59]} \
+                    2. Nf3 {[%clk 0:01:05] [%emt 0:00:05]} Nc6 {[%clk 0:00:58]}";
+        assert_eq!(findings(rose), [(3, ClockFindingKind::ClockRose)]);
+    }
 }

@@ -10,6 +10,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod analysis;
 mod chess960;
 mod claims;
 mod clock_props;

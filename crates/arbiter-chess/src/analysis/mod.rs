@@ -1,0 +1,137 @@
+//! What a game was: its opening (lichess's chess-openings table, compiled
+//! in), its phases (lichess's Divider) and how each side spent its time
+//! (lichess's move-time statistics). Engine-free, by stated rules; the
+//! rules are in `docs/rules.md`.
+//!
+//! A replay feeds an [`Analyzer`] ply by ply, the board after each ply with
+//! the legal moves its mover had and the time the move took, and keeps no
+//! position: the analyzer holds a few counters and the known move times.
+
+pub mod opening;
+pub mod phases;
+pub mod time_use;
+
+use crate::board::position::{CastlingMode, Position};
+use crate::board::types::Color;
+use crate::rules::clock::control::TimeControl;
+
+use opening::{Opening, OpeningSearch, same_epd};
+use phases::{Divider, Phases};
+use time_use::{MoveTime, TimeUse, long_enough};
+
+/// What a game was.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameAnalysis {
+    /// The opening: standard chess from the standard start only, and only
+    /// when one of the first 40 positions is in the table.
+    pub opening: Option<Opening>,
+    /// Where the middlegame and the endgame start.
+    pub phases: Phases,
+    /// Each side's time use, White first; empty when no move's time is
+    /// known.
+    pub time_use: Vec<TimeUse>,
+}
+
+/// A game's analysis built ply by ply, as a replay plays it.
+///
+/// ```
+/// use arbiter_chess::{Analyzer, Position, UciMove};
+/// let mut pos = Position::default();
+/// let mut analyzer = Analyzer::new(&pos, true);
+/// for (uci, ms) in [("e2e4", 0), ("c7c5", 0), ("g1f3", 1_200), ("d7d6", 800)] {
+///     let legal = pos.legal_moves().len();
+///     pos = pos.play(uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap());
+///     analyzer.push(&pos, legal, Some(ms));
+/// }
+/// let analysis = analyzer.finish();
+/// let opening = analysis.opening.unwrap();
+/// assert_eq!(opening.name, "Sicilian Defense: Modern Variations");
+/// assert_eq!((opening.eco, opening.ply), ("B50", 4));
+/// assert_eq!(analysis.phases.middlegame_ply, None);
+/// assert_eq!(analysis.time_use[0].total_ms, 1_200);
+/// assert_eq!(analysis.time_use[1].timed_moves, 1);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Analyzer {
+    /// The opening search, for standard chess from the standard start.
+    opening: Option<OpeningSearch>,
+    divider: Divider,
+    /// Whether the divider still looks.
+    dividing: bool,
+    /// Plies pushed.
+    plies: u32,
+    /// Whether each side (by [`Color::index`]) has moved.
+    moved: [bool; 2],
+    /// Each side's moves of T: known times, its first move left out.
+    timed: [Vec<MoveTime>; 2],
+    /// Whether the control is long enough for lichess's consistency flags.
+    long_enough: bool,
+}
+
+impl Analyzer {
+    /// An analyzer of a game from `start`. `standard` says that the game
+    /// is standard chess (not Chess960 nor a variant): its opening is then
+    /// named if `start` is the standard start (placement, side to move,
+    /// castling and en passant; the move counters aside).
+    pub fn new(start: &Position, standard: bool) -> Analyzer {
+        let standard_start = standard
+            && start.castling_mode() == CastlingMode::Standard
+            && same_epd(start, &Position::default());
+        let mut divider = Divider::default();
+        let dividing = divider.see(start);
+        Analyzer {
+            opening: standard_start.then(OpeningSearch::default),
+            divider,
+            dividing,
+            plies: 0,
+            moved: [false; 2],
+            timed: [Vec::new(), Vec::new()],
+            long_enough: false,
+        }
+    }
+
+    /// Judges the consistency flags under `control` (without one, they
+    /// stay false).
+    #[must_use]
+    pub fn with_control(mut self, control: &TimeControl) -> Analyzer {
+        self.long_enough = long_enough(control);
+        self
+    }
+
+    /// The next ply: the board after it, the legal moves its mover had
+    /// (in the position it was played from) and the time it took, if
+    /// known.
+    #[inline]
+    pub fn push(&mut self, after: &Position, legal_moves: usize, ms: Option<u64>) {
+        let ply = self.plies;
+        self.plies += 1;
+        if let Some(search) = &mut self.opening {
+            search.see(after);
+        }
+        if self.dividing {
+            self.dividing = self.divider.see(after);
+        }
+        let mover = !after.turn();
+        let first = !std::mem::replace(&mut self.moved[mover.index()], true);
+        if !first && ms.is_some() {
+            let legal_moves = u32::try_from(legal_moves).unwrap_or(u32::MAX);
+            self.timed[mover.index()].push(MoveTime { ply, ms, legal_moves });
+        }
+    }
+
+    /// The analysis of the plies pushed.
+    pub fn finish(self) -> GameAnalysis {
+        let phases = self.divider.phases();
+        let time_use = if self.timed.iter().any(|t| !t.is_empty()) {
+            Color::ALL
+                .iter()
+                .map(|&side| {
+                    TimeUse::of_timed(side, &self.timed[side.index()], &phases, self.long_enough)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        GameAnalysis { opening: self.opening.and_then(|search| search.found), phases, time_use }
+    }
+}
