@@ -6,6 +6,7 @@ pub(crate) mod clock;
 pub(crate) mod dead;
 pub(crate) mod game;
 pub(crate) mod outcome;
+pub(crate) mod record;
 pub(crate) mod start;
 pub(crate) mod unwinnable;
 pub(crate) mod variant;

@@ -7,11 +7,9 @@ mod clocked;
 mod reading;
 mod replay;
 
+pub use crate::rules::record::{LegalMove, Notation, PlyRecord};
 pub use clocked::replay_clocked;
-pub use reading::Notation;
-pub use replay::{
-    IllegalMove, LegalMove, PlyRecord, Replay, ReplayOptions, ReplayTail, Replayer, replay,
-};
+pub use replay::{IllegalMove, Replay, ReplayOptions, ReplayTail, Replayer, replay};
 
 use crate::board::bitboard::Bitboard;
 use crate::board::moves::{Move, MoveKind};

@@ -1,7 +1,7 @@
 //! Reading a move text in a game: SAN, UCI or either, checked against the
 //! rules, with the error that names the rule a rejected move breaks.
 
-use super::{Game, Played};
+use super::{Game, Notation, Played};
 use crate::board::moves::Move;
 use crate::board::types::Role;
 use crate::notation::echo::Quoted;
@@ -9,18 +9,6 @@ use crate::notation::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uc
 use crate::notation::san::{San, SanMove, push_check_mark};
 use crate::notation::uci::{ParseUciError, UciMove};
 use crate::rules::outcome::Termination;
-
-/// How move texts are written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Notation {
-    /// Each move is read as UCI when it is UCI syntax, else as SAN.
-    #[default]
-    Auto,
-    /// UCI only (`e2e4`, `e7e8q`, `e1g1` or `e1h1`).
-    Uci,
-    /// SAN and the variants of it people write.
-    San,
-}
 
 impl Game {
     /// Reads `text` in `notation`, checks it, and plays it.

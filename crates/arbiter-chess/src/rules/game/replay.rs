@@ -2,18 +2,17 @@
 //! move checked and written canonically, the final position and the
 //! outcome out.
 
-use super::{Game, Notation, Played, flag_fall};
+use super::{Game, LegalMove, Notation, Played, PlyRecord, flag_fall};
 use crate::board::bitboard::Bitboard;
 use crate::board::fen::Fen;
 use crate::board::position::CastlingMode;
 use crate::board::types::{Color, Square};
 use crate::notation::echo::echo;
 use crate::notation::illegal::{Illegal, IllegalReason};
-use crate::notation::san::SanString;
 use crate::notation::uci::UciMove;
 use crate::rules::clock::record::Clocks;
 use crate::rules::dead::{self, Analysis, Finding, examine};
-use crate::rules::outcome::{DrawClaims, Outcome};
+use crate::rules::outcome::Outcome;
 use crate::rules::start::GamePosition;
 use crate::rules::unwinnable::{Winnability, analyse};
 use crate::rules::variant::VariantGame;
@@ -44,17 +43,6 @@ pub struct ReplayOptions {
     pub analysis: Analysis,
 }
 
-/// One accepted move, in any rules (a crazyhouse drop's UCI is `N@f3`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlyRecord {
-    pub san: SanString,
-    pub uci: UciMove,
-    /// Boxed: most answers have no FENs, and a record without one stays
-    /// small to build and read.
-    pub fen_after: Option<Box<Fen>>,
-    pub canonical_input: bool,
-}
-
 /// The first rejected move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IllegalMove {
@@ -64,15 +52,6 @@ pub struct IllegalMove {
     pub text: String,
     pub reason: IllegalReason,
     pub message: String,
-}
-
-/// A legal move of the final position, in any rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LegalMove {
-    pub uci: UciMove,
-    pub san: SanString,
-    /// The draws its player could claim by stating it.
-    pub claims: DrawClaims,
 }
 
 /// The answer for a replayed game, in any rules.
@@ -153,13 +132,13 @@ const NOTATION_AUTO: u8 = 2;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Replayer {
-    line: Line,
+    line: GameLine,
 }
 
 /// A game so far, under its rules: the dispatch on the rules happens here,
 /// once a call, and each loop runs its own rules' code only.
 #[derive(Clone, Debug)]
-enum Line {
+enum GameLine {
     Chess {
         game: Game,
         plies: Vec<Played>,
@@ -240,13 +219,13 @@ impl Replayer {
     /// dead-position analysis of `analysis` (see [`Game::with_analysis`]).
     pub fn new(start: impl Into<GamePosition>, analysis: Analysis) -> Replayer {
         let line = match start.into() {
-            GamePosition::Chess(start) => Line::Chess {
+            GamePosition::Chess(start) => GameLine::Chess {
                 game: Game::with_analysis(start, analysis),
                 plies: Vec::new(),
                 end_look: None,
             },
             GamePosition::Variant(start) => {
-                Line::Variant { game: VariantGame::new(start), plies: Vec::new() }
+                GameLine::Variant { game: VariantGame::new(start), plies: Vec::new() }
             }
         };
         Replayer { line }
@@ -255,8 +234,8 @@ impl Replayer {
     /// The number of moves accepted so far.
     pub fn len(&self) -> usize {
         match &self.line {
-            Line::Chess { plies, .. } => plies.len(),
-            Line::Variant { plies, .. } => plies.len(),
+            GameLine::Chess { plies, .. } => plies.len(),
+            GameLine::Variant { plies, .. } => plies.len(),
         }
     }
 
@@ -269,11 +248,11 @@ impl Replayer {
     /// without their FENs.
     pub fn plies(&self, from: usize) -> impl ExactSizeIterator<Item = PlyRecord> + '_ {
         match &self.line {
-            Line::Chess { game, plies, .. } => PlyRecords::Chess {
+            GameLine::Chess { game, plies, .. } => PlyRecords::Chess {
                 plies: plies[from.min(plies.len())..].iter(),
                 mode: game.position.castling_mode(),
             },
-            Line::Variant { plies, .. } => {
+            GameLine::Variant { plies, .. } => {
                 PlyRecords::Variant(plies[from.min(plies.len())..].iter())
             }
         }
@@ -285,7 +264,7 @@ impl Replayer {
         // A loop of its own for each notation, which reads the moves
         // without the others' code in its way.
         match (&mut self.line, options.notation) {
-            (Line::Chess { game, plies, end_look }, notation) => {
+            (GameLine::Chess { game, plies, end_look }, notation) => {
                 let mut chess = ChessLine { game, plies, end_look };
                 match notation {
                     Notation::San => chess.extend::<S, NOTATION_SAN>(moves, options),
@@ -293,7 +272,7 @@ impl Replayer {
                     Notation::Auto => chess.extend::<S, NOTATION_AUTO>(moves, options),
                 }
             }
-            (Line::Variant { game, plies }, _) => extend_variant(game, plies, moves, options),
+            (GameLine::Variant { game, plies }, _) => extend_variant(game, plies, moves, options),
         }
     }
 }
@@ -414,7 +393,7 @@ impl Replayer {
     /// ```
     pub fn look_at_end(&mut self) {
         if self.final_look_pending()
-            && let Line::Chess { game, end_look, .. } = &mut self.line
+            && let GameLine::Chess { game, end_look, .. } = &mut self.line
         {
             *end_look = Some(examine(&game.position, game.analysis.full));
         }
@@ -441,10 +420,10 @@ impl Replayer {
     /// ```
     pub fn final_look_pending(&self) -> bool {
         match &self.line {
-            Line::Chess { game, plies, end_look } => {
+            GameLine::Chess { game, plies, end_look } => {
                 end_look.is_none() && game.final_look_pending(!plies.is_empty())
             }
-            Line::Variant { .. } => false,
+            GameLine::Variant { .. } => false,
         }
     }
 
@@ -470,10 +449,10 @@ impl Replayer {
     /// player could claim by stating it ([`Game::legal_moves`]).
     pub fn legal_moves(&self, from: Option<Square>) -> Vec<LegalMove> {
         match &self.line {
-            Line::Chess { game, .. } => {
+            GameLine::Chess { game, .. } => {
                 game.legal_moves(from.map_or(Bitboard::FULL, Bitboard::from))
             }
-            Line::Variant { game, .. } => game.legal_moves(from),
+            GameLine::Variant { game, .. } => game.legal_moves(from),
         }
     }
 
@@ -498,7 +477,7 @@ impl Replayer {
             })
             .collect();
         let (position, outcome, winnability) = match &self.line {
-            Line::Chess { game, plies, end_look } => {
+            GameLine::Chess { game, plies, end_look } => {
                 let full = game.analysis.full;
                 let mut outcome = game.final_outcome_known(!plies.is_empty(), end_look.as_ref());
                 let winnability = options
@@ -517,7 +496,7 @@ impl Replayer {
                 }
                 (GamePosition::Chess(game.position.clone()), outcome, winnability)
             }
-            Line::Variant { game, .. } => {
+            GameLine::Variant { game, .. } => {
                 let flagged = options.flagged.filter(|_| illegal_move.is_none());
                 let outcome = game.final_outcome(flagged);
                 (GamePosition::Variant(game.position().clone()), outcome, None)
@@ -545,12 +524,12 @@ impl Replayer {
     /// A rough count of the bytes this replay holds, for bounded caches.
     pub fn heap_bytes(&self) -> usize {
         match &self.line {
-            Line::Chess { game, plies, end_look } => {
+            GameLine::Chess { game, plies, end_look } => {
                 game.history.heap_bytes()
                     + plies.capacity() * std::mem::size_of::<Played>()
                     + end_look.as_ref().map_or(0, Finding::heap_bytes)
             }
-            Line::Variant { game, plies } => {
+            GameLine::Variant { game, plies } => {
                 game.heap_bytes() + plies.capacity() * std::mem::size_of::<PlyRecord>()
             }
         }
@@ -581,7 +560,7 @@ mod tests {
                 let tail = kept.extend(&moves[moves.len() - 1..], &options);
                 if dead::per_ply_gate(game.position()) && !game.is_over() {
                     gated += 1;
-                    let Line::Chess { end_look, .. } = &kept.line else { unreachable!() };
+                    let GameLine::Chess { end_look, .. } = &kept.line else { unreachable!() };
                     carried += usize::from(end_look.is_some());
                 }
                 kept.look_at_end();

@@ -7,8 +7,8 @@
 use crate::board::types::{Color, Square};
 use crate::notation::echo::Quoted;
 use crate::notation::illegal::{Illegal, IllegalReason};
-use crate::rules::game::{LegalMove, Notation, PlyRecord};
 use crate::rules::outcome::{DrawClaims, GameResult, Outcome, Termination, win_for};
+use crate::rules::record::{LegalMove, Notation, PlyRecord};
 use crate::rules::variant::game::VariantGame;
 use crate::rules::variant::notation::ParseVariantMoveError;
 use crate::rules::variant::position::VariantMove;
