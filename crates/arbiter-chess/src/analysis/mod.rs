@@ -11,9 +11,10 @@ pub mod opening;
 pub mod phases;
 pub mod time_use;
 
-use crate::board::position::{CastlingMode, Position};
+use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::rules::clock::control::TimeControl;
+use crate::rules::start::{GamePosition, Rules};
 
 use opening::{Opening, OpeningSearch, same_epd};
 use phases::{Divider, Phases};
@@ -35,9 +36,9 @@ pub struct GameAnalysis {
 /// A game's analysis built ply by ply, as a replay plays it.
 ///
 /// ```
-/// use arbiter_chess::{Analyzer, Position, UciMove};
+/// use arbiter_chess::{Analyzer, GamePosition, Position, Rules, UciMove};
+/// let mut analyzer = Analyzer::new(&GamePosition::new(Rules::Standard));
 /// let mut pos = Position::default();
-/// let mut analyzer = Analyzer::new(&pos, true);
 /// for (uci, ms) in [("e2e4", 0), ("c7c5", 0), ("g1f3", 1_200), ("d7d6", 800)] {
 ///     let legal = pos.legal_moves().len();
 ///     pos = pos.play(uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap());
@@ -69,16 +70,25 @@ pub struct Analyzer {
 }
 
 impl Analyzer {
-    /// An analyzer of a game from `start`. `standard` says that the game
-    /// is standard chess (not Chess960 nor a variant): its opening is then
-    /// named if `start` is the standard start (placement, side to move,
-    /// castling and en passant; the move counters aside).
-    pub fn new(start: &Position, standard: bool) -> Analyzer {
-        let standard_start = standard
-            && start.castling_mode() == CastlingMode::Standard
-            && same_epd(start, &Position::default());
+    /// An analyzer of a game from `start`, under any rules: the phases and
+    /// the time use read the board ([`GamePosition::board`]); the opening
+    /// is named only in standard chess from the standard start (placement,
+    /// side to move, castling and en passant; the move counters aside).
+    ///
+    /// ```
+    /// use arbiter_chess::{Analyzer, GamePosition, Rules, Variant};
+    /// let horde = GamePosition::new(Rules::Variant(Variant::Horde));
+    /// let analysis = Analyzer::new(&horde).finish();
+    /// assert_eq!(analysis.opening, None);
+    /// // Black's 7 pieces beside the king are all of the board's: ≤ 10.
+    /// assert_eq!(analysis.phases.middlegame_ply, Some(0));
+    /// ```
+    pub fn new(start: &GamePosition) -> Analyzer {
+        let board = start.board();
+        let standard_start =
+            start.rules() == Rules::Standard && same_epd(board, &Position::default());
         let mut divider = Divider::default();
-        let dividing = divider.see(start);
+        let dividing = divider.see(board);
         Analyzer {
             opening: standard_start.then(OpeningSearch::default),
             divider,
@@ -98,9 +108,9 @@ impl Analyzer {
         self
     }
 
-    /// The next ply: the board after it, the legal moves its mover had
-    /// (in the position it was played from) and the time it took, if
-    /// known.
+    /// The next ply: the board after it ([`GamePosition::board`] in a
+    /// variant), the legal moves its mover had (in the position it was
+    /// played from) and the time it took, if known.
     #[inline]
     pub fn push(&mut self, after: &Position, legal_moves: usize, ms: Option<u64>) {
         let ply = self.plies;
