@@ -14,6 +14,7 @@ pub mod time_use;
 use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::rules::clock::control::TimeControl;
+use crate::rules::game::Replayer;
 use crate::rules::start::{GamePosition, Rules};
 
 use opening::{Opening, OpeningSearch, same_epd};
@@ -31,6 +32,70 @@ pub struct GameAnalysis {
     /// Each side's time use, White first; empty when no move's time is
     /// known.
     pub time_use: Vec<TimeUse>,
+}
+
+impl GameAnalysis {
+    /// What the game of a replayer's accepted moves was: `start` is the
+    /// position the replayer started from, `times_ms` the time each ply
+    /// took where known (unknown past its end), `control` the time
+    /// control that lichess's consistency flags need. It plays the kept
+    /// moves again from `start`, reading no text: only its callers pay.
+    ///
+    /// ```
+    /// use arbiter_chess::{GameAnalysis, GamePosition, Replayer, ReplayOptions, Rules};
+    /// let options = ReplayOptions::default();
+    /// let start = GamePosition::new(Rules::Standard);
+    /// let mut replayer = Replayer::new(start.clone(), options.analysis);
+    /// replayer.extend(&["e4", "c5", "Nf3", "d6"], &options);
+    /// let times = [Some(0), Some(0), Some(900)];
+    /// let analysis = GameAnalysis::of_replay(&start, &replayer, &times, None);
+    /// assert_eq!(analysis.opening.unwrap().eco, "B50");
+    /// assert_eq!(analysis.time_use[0].total_ms, 900);
+    /// assert_eq!(analysis.time_use[1].timed_moves, 0);
+    /// ```
+    pub fn of_replay(
+        start: &GamePosition,
+        replayer: &Replayer,
+        times_ms: &[Option<u64>],
+        control: Option<&TimeControl>,
+    ) -> GameAnalysis {
+        let mut analyzer = Analyzer::new(start);
+        if let Some(control) = control {
+            analyzer = analyzer.with_control(control);
+        }
+        let time = |i: usize| times_ms.get(i).copied().flatten();
+        let plies = replayer.plies(0).enumerate();
+        match start {
+            GamePosition::Chess(start) => {
+                let mut pos = start.clone();
+                for (i, ply) in plies {
+                    let ms = time(i);
+                    // The legal moves count only for a timed move.
+                    let legal = if ms.is_some() { pos.legal_moves().len() } else { 0 };
+                    let Some(m) = ply.uci.to_move(&pos) else {
+                        debug_assert!(false, "a kept ply is legal where it was played");
+                        break;
+                    };
+                    pos.play_unchecked(m);
+                    analyzer.push(&pos, legal, ms);
+                }
+            }
+            GamePosition::Variant(start) => {
+                let mut pos = start.clone();
+                for (i, ply) in plies {
+                    let ms = time(i);
+                    let legal = if ms.is_some() { pos.legal_moves().len() } else { 0 };
+                    let Ok(m) = pos.parse_uci(&ply.uci.to_string()) else {
+                        debug_assert!(false, "a kept ply is legal where it was played");
+                        break;
+                    };
+                    pos.play_unchecked(m);
+                    analyzer.push(pos.board(), legal, ms);
+                }
+            }
+        }
+        analyzer.finish()
+    }
 }
 
 /// A game's analysis built ply by ply, as a replay plays it.
