@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::answer::json::write_game;
+use crate::answer::json::{write_game, write_game_analysed};
 use crate::config::{AnalysisArgs, ServeConfig};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
@@ -201,6 +201,10 @@ pub struct ValidateArgs {
     pub winnability: bool,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// Say what the game was, beside the outcome (`"analysis"`): its
+    /// opening, its phases and, with --move-times, each side's time use.
+    #[arg(long = "analysis", conflicts_with = "batch")]
+    pub what_it_was: bool,
     /// Read games from FILE, one per line (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     pub batch: Option<PathBuf>,
@@ -419,8 +423,15 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
                 None => None,
             };
             let mut json = Vec::new();
-            write_game(&mut json, start, &args.moves, &options, clock.as_ref())
-                .and_then(|()| out.write_all(&json))
+            write_game_analysed(
+                &mut json,
+                start,
+                &args.moves,
+                &options,
+                clock.as_ref(),
+                args.what_it_was,
+            )
+            .and_then(|()| out.write_all(&json))
         }
         Some(path) => {
             // Set up once: a copy is cheaper than setting up a position per game.

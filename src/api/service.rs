@@ -17,7 +17,10 @@ use crate::move_texts::MoveTexts;
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameSummary;
 use crate::telemetry::prometheus::{self, StreamGame};
-use arbiter_chess::{GamePosition, Replay, ReplayOptions, ReplayTail, Replayer, worth_a_full_look};
+use arbiter_chess::{
+    GameAnalysis, GamePosition, Replay, ReplayOptions, ReplayTail, Replayer, TimeControl,
+    worth_a_full_look,
+};
 use arbiter_pgn::{
     RawGame, ReaderOptions, Splitter, check_game_with, may_analyse_fully, play_read_game,
 };
@@ -65,15 +68,32 @@ async fn run<T: Send + 'static>(
 /// cache lookup is cheap and done here; the moves left to play after it,
 /// and whether the full unwinnability analysis will run, decide whether
 /// the rest runs on the blocking pool, for every rule set alike.
+///
+/// A game whose request asks what it was (`include_analysis`) bypasses the
+/// cache: the analysis plays the accepted moves again from the start, and
+/// a cached prefix keeps no such list once it is extended in place. Such a
+/// call replays in full, and leaves the cache as it was; a call without it
+/// does no work more than before (one `bool` tested).
 async fn replay_then<T: Send + 'static>(
     game: GameRequest,
     options: ReplayOptions,
     cache: Option<Arc<ReplayCache>>,
     limits: &Limits,
-    respond: impl FnOnce(Replay) -> T + Send + 'static,
+    respond: impl FnOnce(Replay, Option<GameAnalysis>) -> T + Send + 'static,
 ) -> Result<(T, GameSummary), Status> {
-    let GameRequest { start, mut moves, options: _, clock } = game;
+    let GameRequest { start, mut moves, options: _, clock, analysis: analysed } = game;
     let sent = moves.len();
+    // What the analysis needs: the start, and the clock record's times and
+    // control.
+    let wanted = analysed.then(|| {
+        prometheus::count_analysis("game");
+        let times: Vec<Option<u64>> = clock
+            .as_ref()
+            .map(|record| record.move_times_ms().iter().copied().map(Some).collect())
+            .unwrap_or_default();
+        (start.clone(), times, clock.as_ref().map(|record| record.control().clone()))
+    });
+    let cache = if analysed { None } else { cache };
     // A clock record decides the flag fall, and ends the moves to play
     // before a move made after it: that move's text is kept for the answer.
     let clock = clock.and_then(|record| record.run(start.turn()));
@@ -104,6 +124,8 @@ async fn replay_then<T: Send + 'static>(
         GamePosition::Variant(_) => false,
     };
     let answer = move |played: PlayedMoves| {
+        let analysis = wanted
+            .and_then(|(start, times, control)| played.analysis(&start, &times, control.as_ref()));
         let mut replay = played.answer(&options);
         if let Some(run) = clock {
             replay.complete(&run, sent, late.as_deref(), &options);
@@ -113,7 +135,7 @@ async fn replay_then<T: Send + 'static>(
         let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
         let report = GameSummary::new(options.notation, variant, sent, illegal, outcome);
         report.count();
-        (respond(replay), report)
+        (respond(replay, analysis), report)
     };
     let play = move || PlayedMoves::play(cache, prefix, start, moves, &options);
     if remaining > limits.blocking_moves || analysis {
@@ -157,6 +179,22 @@ impl PlayedMoves {
         }
     }
 
+    /// What the game of the moves played was; `None` from the cache,
+    /// which an analysed call bypasses.
+    fn analysis(
+        &self,
+        start: &GamePosition,
+        times: &[Option<u64>],
+        control: Option<&TimeControl>,
+    ) -> Option<GameAnalysis> {
+        match self {
+            PlayedMoves::Cached(..) => None,
+            PlayedMoves::Fresh(fresh) => {
+                Some(GameAnalysis::of_replay(start, &fresh.0, times, control))
+            }
+        }
+    }
+
     /// Whether the answer will run the final position's full look.
     fn final_look_pending(&self) -> bool {
         match self {
@@ -187,8 +225,8 @@ fn pgn_answer(report: &arbiter_pgn::GameReport) -> proto::ValidatePgnResponse {
     super::pgn::response(report)
 }
 
-fn validate_response(replay: Replay) -> wire::GameAnswer {
-    wire::GameAnswer::from(replay)
+fn validate_response(replay: Replay, analysis: Option<GameAnalysis>) -> wire::GameAnswer {
+    wire::GameAnswer::from(replay).with_analysis(analysis.as_ref())
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
@@ -397,7 +435,7 @@ impl RulesService for Handlers {
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
         let options = game.options;
         let (response, report) =
-            replay_then(game, options, self.cache.clone(), &self.limits, |r| {
+            replay_then(game, options, self.cache.clone(), &self.limits, |r, _| {
                 proto::LegalMovesResponse {
                     position: Some(position_message(&r.position, &r.legal_moves, r.shredder_fen)),
                     outcome: Some(proto::Outcome::from(&r.outcome)),
