@@ -504,3 +504,45 @@ fn the_commands_take_the_analysis_budgets_the_server_takes() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--unwinnable-nodes") && stderr.contains("1000.."), "{stderr}");
 }
+
+/// `validate --analysis`: the opening, the phases and each side's time use
+/// from the clock record, beside the outcome.
+#[test]
+fn validate_says_what_the_game_was() {
+    let moves = ["e4", "c5", "Nf3", "d6", "d4"];
+    let out = arbiter(
+        &[
+            &["validate", "--analysis", "--time-control", "300+3", "--move-times", "0,0,1.2,0.8,3"]
+                [..],
+            &moves[..],
+        ]
+        .concat(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out.stdout);
+    assert_eq!(v["outcome"]["result"], "GAME_RESULT_ONGOING");
+    let analysis = &v["analysis"];
+    // lichess's b.tsv: `B50 Sicilian Defense 1. e4 c5 2. Nf3 d6 3. d4`.
+    assert_eq!(analysis["opening"]["eco"], "B50");
+    assert_eq!(analysis["opening"]["name"], "Sicilian Defense");
+    assert_eq!(analysis["opening"]["family"], "OPENING_FAMILY_SEMI_OPEN_GAME");
+    assert_eq!(analysis["opening"]["ply"], 5);
+    assert_eq!(analysis["phases"], serde_json::json!({}));
+    let time_use = analysis["timeUse"].as_array().unwrap();
+    assert_eq!(time_use.len(), 2);
+    // White's moves of T: 1.2 s and 3 s (its first move left out).
+    assert_eq!(time_use[0]["side"], "COLOR_WHITE");
+    assert_eq!(
+        (time_use[0]["timedMoves"].as_u64(), time_use[0]["totalMs"].as_u64()),
+        (Some(2), Some(4_200))
+    );
+    assert_eq!(time_use[0]["meanMs"].as_f64(), Some(2_100.0));
+    assert_eq!(
+        (time_use[1]["timedMoves"].as_u64(), time_use[1]["totalMs"].as_u64()),
+        (Some(1), Some(800))
+    );
+    assert!(time_use[1].get("cv").is_none(), "no cv under two moves");
+    // Without the flag, no analysis.
+    let plain = json(&arbiter(&[&["validate"][..], &moves[..]].concat()).stdout);
+    assert!(plain.get("analysis").is_none());
+}
