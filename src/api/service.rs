@@ -215,14 +215,23 @@ impl PlayedMoves {
     }
 }
 
-/// The answer to one game of a PGN text, its clock findings counted.
-fn pgn_answer(report: &arbiter_pgn::GameReport) -> proto::ValidatePgnResponse {
+/// The answer to one game of a PGN text, its clock findings counted, with
+/// what the game was when `analysed`.
+fn pgn_answer(report: &arbiter_pgn::GameReport, analysed: bool) -> proto::ValidatePgnResponse {
     if let Ok(verdict) = &report.verdict
         && let Some(clock) = &verdict.clock
     {
         prometheus::count_clock_findings(clock);
     }
-    super::pgn::response(report)
+    let mut response = super::pgn::response(report);
+    if analysed
+        && let (Some(game), Ok(verdict)) = (&report.game, &report.verdict)
+        && let Some(proto::validate_pgn_response::Result::Verdict(answer)) = &mut response.result
+    {
+        answer.analysis =
+            arbiter_pgn::game_analysis(game, verdict).as_ref().map(proto::GameAnalysis::from);
+    }
+    response
 }
 
 fn validate_response(replay: Replay, analysis: Option<GameAnalysis>) -> wire::GameAnswer {
@@ -295,20 +304,27 @@ type PgnStream = Pin<Box<dyn Stream<Item = Result<proto::ValidatePgnResponse, St
 /// The games of a `ValidatePgn` stream, cut from its chunks as they come:
 /// each chunk's complete games, the last game when the stream ends, and
 /// the stream's error (which ends it) in its place. A chunk is taken only
-/// when the games of the one before have all been taken.
+/// when the games of the one before have all been taken. Each game comes
+/// with whether the stream's first request asked for the analysis.
 fn pgn_games(
     chunks: Streaming<proto::ValidatePgnRequest>,
     options: ReaderOptions,
-) -> impl Stream<Item = Result<RawGame, Status>> + Send {
+) -> impl Stream<Item = Result<(RawGame, bool), Status>> + Send {
     futures_util::stream::unfold(
-        (chunks, Some(Splitter::new(options))),
-        |(mut chunks, mut splitter)| async move {
+        (chunks, Some(Splitter::new(options)), None::<bool>),
+        |(mut chunks, mut splitter, mut analysed)| async move {
             let cutting = splitter.as_mut()?;
             let mut games = VecDeque::new();
             let next = match chunks.next().await {
-                Some(Ok(proto::ValidatePgnRequest { chunk })) => {
+                Some(Ok(proto::ValidatePgnRequest { chunk, include_analysis })) => {
+                    let analysed = *analysed.get_or_insert_with(|| {
+                        if include_analysis {
+                            prometheus::count_analysis("pgn");
+                        }
+                        include_analysis
+                    });
                     cutting.push(&chunk, &mut games);
-                    games.into_iter().map(Ok).collect()
+                    games.into_iter().map(|game| Ok((game, analysed))).collect()
                 }
                 Some(Err(status)) => {
                     // tonic's `Streaming` yields a decode error again on
@@ -319,10 +335,11 @@ fn pgn_games(
                 None => {
                     cutting.finish(&mut games);
                     splitter = None;
-                    games.into_iter().map(Ok).collect()
+                    let analysed = analysed.unwrap_or(false);
+                    games.into_iter().map(|game| Ok((game, analysed))).collect()
                 }
             };
-            Some((futures_util::stream::iter(next), (chunks, splitter)))
+            Some((futures_util::stream::iter(next), (chunks, splitter, analysed)))
         },
     )
     .flatten()
@@ -395,7 +412,7 @@ impl RulesService for Handlers {
         // ahead of the answers the client has taken.
         let responses = pgn_games(request.into_inner(), options)
             .map(move |game| async move {
-                let raw = game?;
+                let (raw, analysed) = game?;
                 let _in_flight = StreamGame::start();
                 // A long game is read and checked on the blocking pool; a
                 // short one is read here, and checked there when it may
@@ -403,20 +420,23 @@ impl RulesService for Handlers {
                 // set-up start past the gate, budgets above the
                 // defaults), as `ValidateGame` is.
                 if raw.text.as_ref().map_or(0, Vec::len) > heavy_bytes {
-                    return run(true, move || pgn_answer(&check_game_with(raw, true, checking)))
-                        .await;
+                    return run(true, move || {
+                        pgn_answer(&check_game_with(raw, true, checking), analysed)
+                    })
+                    .await;
                 }
                 let (index, line, game) = raw.into_game();
                 let heavy = raised || game.as_ref().is_ok_and(may_analyse_fully);
                 let play = move || play_read_game(index, line, game, true, checking);
                 if heavy {
-                    return run(true, move || pgn_answer(&play().finish())).await;
+                    return run(true, move || pgn_answer(&play().finish(), analysed)).await;
                 }
                 // Its moves are played here; the final position's full
                 // look, which a game ending in a blocked pawn structure
                 // may make long, is not.
                 let played = play();
-                run(played.final_look_pending(), move || pgn_answer(&played.finish())).await
+                run(played.final_look_pending(), move || pgn_answer(&played.finish(), analysed))
+                    .await
             })
             .buffered(self.limits.stream_games_in_flight)
             .map(move |item| {

@@ -139,3 +139,54 @@ async fn a_chess960_or_fen_start_has_phases_and_no_opening() {
     assert_eq!(analysis.phases, Some(proto::Phases { middlegame_ply: None, endgame_ply: Some(0) }));
     server.shutdown().await.unwrap();
 }
+
+/// The same game as PGN, each move's time in its `[%emt]`.
+fn pgn() -> String {
+    let replayed = arbiter_chess::replay(
+        Position::default(),
+        &MOVES,
+        &arbiter_chess::ReplayOptions::default(),
+    );
+    let mut text = format!("[Event \"analysed\"]\n[TimeControl \"{CONTROL}\"]\n\n");
+    for (i, (ply, ms)) in replayed.plies.iter().zip(TIMES).enumerate() {
+        if i % 2 == 0 {
+            text.push_str(&format!("{}. ", i / 2 + 1));
+        }
+        text.push_str(&format!(
+            "{} {{ [%emt 0:{:02}:{:02}.{:03}] }} ",
+            ply.san,
+            ms / 60_000,
+            ms / 1000 % 60,
+            ms % 1000
+        ));
+    }
+    text.push_str("*\n\n");
+    text
+}
+
+#[tokio::test]
+async fn validate_pgn_answers_the_cores_analysis() {
+    let expected = proto::GameAnalysis::from(&core_analysis());
+    let server = TestServer::start(&[]).await;
+    let mut client = server.client().await;
+    let text = pgn();
+    for include_analysis in [true, false] {
+        // The option is read from the first request; the game spans two.
+        let (head, tail) = text.as_bytes().split_at(40);
+        let chunks = vec![
+            proto::ValidatePgnRequest { chunk: head.to_vec(), include_analysis },
+            proto::ValidatePgnRequest { chunk: tail.to_vec(), include_analysis: false },
+        ];
+        let mut stream =
+            client.validate_pgn(tokio_stream::iter(chunks)).await.unwrap().into_inner();
+        let answer = stream.next().await.unwrap().unwrap();
+        let Some(proto::validate_pgn_response::Result::Verdict(verdict)) = answer.result else {
+            panic!("{answer:?}");
+        };
+        assert_eq!(verdict.plies as usize, MOVES.len());
+        let wanted = include_analysis.then(|| expected.clone());
+        assert_eq!(verdict.analysis, wanted);
+        assert!(stream.next().await.is_none());
+    }
+    server.shutdown().await.unwrap();
+}

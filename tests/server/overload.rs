@@ -209,7 +209,8 @@ async fn a_long_final_look_leaves_the_async_worker_free() {
             ..Default::default()
         };
         let expected = expected(&request);
-        let chunk = proto::ValidatePgnRequest { chunk: pgn.clone().into_bytes() };
+        let chunk =
+            proto::ValidatePgnRequest { chunk: pgn.clone().into_bytes(), include_analysis: false };
         let game = tokio::spawn(async move {
             if call == "ValidatePgn" {
                 let answers = client.validate_pgn(tokio_stream::iter([chunk])).await.unwrap();
