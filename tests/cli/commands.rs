@@ -545,6 +545,19 @@ fn validate_says_what_the_game_was() {
     // Without the flag, no analysis.
     let plain = json(&arbiter(&[&["validate"][..], &moves[..]].concat()).stdout);
     assert!(plain.get("analysis").is_none());
+    // A batch: the same game with its clock record on a line, and a FEN
+    // start, which names no opening.
+    let lines = "; e4 c5 Nf3 d6 d4; 300+3 0,0,1.2,0.8,3\n4k3/8/8/8/8/8/4P3/4K3 w - - 0 1; e4\n";
+    let out = arbiter_with_input(&["validate", "--analysis", "--batch", "-"], lines.into());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines[0]["analysis"], *analysis);
+    assert!(lines[1]["analysis"].get("opening").is_none());
+    assert_eq!(lines[1]["analysis"]["phases"]["endgamePly"], 0);
 }
 
 /// `pgn --json --analysis`: each game's analysis, its times from `[%clk]`
