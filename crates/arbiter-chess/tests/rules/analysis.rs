@@ -494,3 +494,42 @@ fn the_opening_looks_no_further_than_forty_plies() {
     let e4 = analyse(&start.clone().into(), &["e2e4"], &[None], None).opening.unwrap();
     assert_eq!((e4.eco, e4.name, e4.ply), ("B00", "King's Pawn Game", 1));
 }
+
+/// [`GameAnalysis::of_replay`] plays a replayer's kept moves again: the
+/// same analysis as an [`Analyzer`] fed here, in a variant (crazyhouse
+/// drops) and in Chess960 (castling written king takes rook).
+#[test]
+fn the_analysis_of_a_replay_is_the_analyzers() {
+    use arbiter_chess::{ReplayOptions, Replayer, VariantPosition};
+    let options = ReplayOptions::default();
+    let times: Vec<Option<u64>> = (0..12).map(|i| (i != 7).then_some(i * 300)).collect();
+    // Crazyhouse: a capture, then the piece dropped back.
+    let crazyhouse = GamePosition::new(Rules::Variant(Variant::Crazyhouse));
+    let moves = ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qa5", "P@d5", "P@e5", "Nf3", "Nc6", "d4"];
+    let mut replayer = Replayer::new(crazyhouse.clone(), options.analysis);
+    assert!(replayer.extend(&moves, &options).illegal_move().is_none());
+    let ours = GameAnalysis::of_replay(&crazyhouse, &replayer, &times, None);
+    let GamePosition::Variant(start) = &crazyhouse else { unreachable!() };
+    let mut analyzer = Analyzer::new(&crazyhouse);
+    let mut pos: VariantPosition = start.clone();
+    for (san, &ms) in moves.iter().zip(&times) {
+        let legal = pos.legal_moves().len();
+        pos = pos.play(pos.parse_san(san).unwrap());
+        analyzer.push(pos.board(), legal, ms);
+    }
+    let theirs = analyzer.finish();
+    assert_eq!(ours, theirs);
+    assert_eq!(ours.opening, None);
+    assert_eq!(ours.time_use.len(), 2);
+
+    // Chess960 position 518 (the standard array), both sides castling
+    // king-side, king takes rook.
+    let chess960 = GamePosition::start(None, None, Some(518)).unwrap();
+    let moves = ["e2e4", "e7e5", "g1f3", "g8f6", "f1c4", "f8c5", "e1h1", "e8h8"];
+    let mut replayer = Replayer::new(chess960.clone(), options.analysis);
+    let tail = replayer.extend(&moves, &options);
+    assert!(tail.illegal_move().is_none(), "{:?}", tail.illegal_move());
+    let ours = GameAnalysis::of_replay(&chess960, &replayer, &times, None);
+    let expected = analyse(&chess960, &moves, &times[..moves.len()], None);
+    assert_eq!(ours, expected);
+}
