@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::answer::json::write_game;
+use crate::answer::json::write_game_analysed;
 use crate::config::{AnalysisArgs, ServeConfig};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
@@ -201,6 +201,11 @@ pub struct ValidateArgs {
     pub winnability: bool,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// Say what the game was, beside the outcome (`"analysis"`): its
+    /// opening, its phases and, with a clock record (--move-times, or a
+    /// batch line's), each side's time use.
+    #[arg(long = "analysis")]
+    pub what_it_was: bool,
     /// Read games from FILE, one per line (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     pub batch: Option<PathBuf>,
@@ -419,8 +424,15 @@ fn run_validate(args: &ValidateArgs, out: &mut impl Write) -> ExitCode {
                 None => None,
             };
             let mut json = Vec::new();
-            write_game(&mut json, start, &args.moves, &options, clock.as_ref())
-                .and_then(|()| out.write_all(&json))
+            write_game_analysed(
+                &mut json,
+                start,
+                &args.moves,
+                &options,
+                clock.as_ref(),
+                args.what_it_was,
+            )
+            .and_then(|()| out.write_all(&json))
         }
         Some(path) => {
             // Set up once: a copy is cheaper than setting up a position per game.
@@ -492,6 +504,7 @@ fn answer_line(
     max_line: usize,
     default_start: &GamePosition,
     options: &ReplayOptions,
+    analysed: bool,
 ) -> io::Result<()> {
     let Some(text) = line_text(line, max_line, out)? else { return Ok(()) };
     // `memchr`, not `split_once`: most lines have no `;`, so the whole line
@@ -527,7 +540,7 @@ fn answer_line(
         Some(Ok(record)) => Some(record),
         None => None,
     };
-    write_game(out, start, &moves, options, clock.as_ref())
+    write_game_analysed(out, start, &moves, options, clock.as_ref(), analysed)
 }
 
 /// The tokens of ASCII `text` between ASCII whitespace, as
@@ -601,7 +614,7 @@ fn validate_batch(
 ) -> io::Result<()> {
     let max_line = args.max_line_bytes;
     batch::run(input, max_line, workers(), out, |line, out| {
-        answer_line(line, out, max_line, default_start, options)
+        answer_line(line, out, max_line, default_start, options, args.what_it_was)
     })
 }
 

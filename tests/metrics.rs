@@ -332,14 +332,17 @@ async fn every_call_is_counted_by_method_code_and_domain() {
             .collect(),
         pending: None,
     };
+    // Both ask what the game was: one analysis request from each source.
     let flag = proto::ValidateGameRequest {
         clock: Some(clock(&[1, 1, 70])),
+        include_analysis: true,
         ..game(&["e4", "e5", "Nf3"])
     };
     let r = client.validate_game(flag).await.unwrap().into_inner();
     assert_eq!(r.illegal_move.unwrap().reason, proto::IllegalMoveReason::FlagFell as i32);
     let pgn = "[TimeControl \"60\"]\n\n1. e4 {[%clk 0:00:59]} e5 {[%clk 0:00:58]} 2. Nf3 {[%clk 0:00:58]} Nc6 {[%clk 0:01:30]} *\n";
-    let chunk = proto::ValidatePgnRequest { chunk: pgn.as_bytes().to_vec() };
+    let chunk =
+        proto::ValidatePgnRequest { chunk: pgn.as_bytes().to_vec(), include_analysis: true };
     let answers = client.validate_pgn(tokio_stream::iter([chunk])).await.unwrap().into_inner();
     let answers: Vec<_> = tokio_stream::StreamExt::collect::<Vec<_>>(answers).await;
     assert_eq!(answers.len(), 1);
@@ -352,6 +355,8 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     assert_eq!(delta("arbiter_games_finished_total", &[("termination", "TIMEOUT")]), 1.0, "{text}");
     assert_eq!(delta("arbiter_clock_findings_total", &[("kind", "CLOCK_ROSE")]), 1.0, "{text}");
     assert_eq!(delta("arbiter_clock_findings_total", &[("kind", "EMT_MISMATCH")]), 0.0, "{text}");
+    assert_eq!(delta("arbiter_analysis_requests_total", &[("source", "game")]), 1.0, "{text}");
+    assert_eq!(delta("arbiter_analysis_requests_total", &[("source", "pgn")]), 1.0, "{text}");
     server.shutdown().await.unwrap();
 }
 
@@ -372,6 +377,8 @@ async fn known_series_are_registered_at_zero_at_start_up() {
         "arbiter_clock_findings_total{kind=\"START_ABOVE_BASE\"}",
         "arbiter_clock_findings_total{kind=\"FORFEIT_NOT_ON_MOVE\"}",
         "arbiter_clocked_games_total",
+        "arbiter_analysis_requests_total{source=\"game\"}",
+        "arbiter_analysis_requests_total{source=\"pgn\"}",
         "arbiter_game_requests_total{notation=\"UCI\",variant=\"STANDARD\"}",
         "arbiter_game_requests_total{notation=\"SAN\",variant=\"CHESS960\"}",
         "arbiter_game_requests_total{notation=\"SAN\",variant=\"RACING_KINGS\"}",

@@ -28,6 +28,7 @@ mod pgn {
 /// clock and the hand-written wire code.
 mod server {
     mod adversarial;
+    mod analysis;
     mod cache;
     mod clock;
     mod connections;

@@ -214,7 +214,7 @@ fn answer(request: &ValidateGameRequest) -> Result<ValidateGameResponse, Error> 
 /// A checked request replayed as the server replays it on a cache miss,
 /// on its clock record when it has one.
 fn replay_game(game: &GameRequest) -> Result<Replay, Error> {
-    let GameRequest { start, moves, options, clock } = game;
+    let GameRequest { start, moves, options, clock, analysis: _ } = game;
     Ok(match clock {
         Some(record) => replay_clocked(start.clone(), &moves.tail(0), options, record),
         None => replay(start.clone(), &moves.tail(0), options),
@@ -285,7 +285,7 @@ pub fn legal_item(
     verify: bool,
 ) -> Result<Item<LegalMovesRequest>, Error> {
     let expected = if verify {
-        let ValidateGameResponse { position, outcome, illegal_move, plies: _ } =
+        let ValidateGameResponse { position, outcome, illegal_move, plies: _, analysis: _ } =
             answer(&validate_request(game, len, len))?;
         Some(LegalMovesResponse { position, outcome, illegal_move }.encode_to_vec())
     } else {

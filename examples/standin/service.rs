@@ -210,5 +210,7 @@ fn validate(request: proto::ValidateGameRequest) -> Result<proto::ValidateGameRe
         illegal_move,
         position: Some(game.position(request.skip_legal_moves)),
         outcome: Some(game.outcome()),
+        // The stand-in says nothing of what the game was.
+        analysis: None,
     })
 }

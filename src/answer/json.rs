@@ -23,8 +23,8 @@ use crate::answer::millis::{duration, push_duration_json};
 use crate::answer::{final_position_listing, push_decimal};
 use crate::proto;
 use arbiter_chess::{
-    ClockRecord, Fen, GamePosition, LegalMove, PlyRecord, Replay, ReplayOptions, Replayer,
-    SanString, UciMove, replay_clocked,
+    ClockRecord, Fen, GameAnalysis, GamePosition, LegalMove, PlyRecord, Replay, ReplayOptions,
+    Replayer, SanString, UciMove, replay, replay_clocked,
 };
 
 /// A `ValidateGameResponse` as proto3 JSON, written by
@@ -37,6 +37,136 @@ pub struct GameJson<'a> {
     illegal_move: Option<IllegalMoveJson<'a>>,
     position: Option<PositionJson<'a>>,
     outcome: Option<OutcomeJson<'a>>,
+    analysis: Option<AnalysisJson<'a>>,
+}
+
+/// A `GameAnalysis`, beside the outcome of `arbiter validate --analysis`
+/// and in each game of `arbiter pgn --json --analysis`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnalysisJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    opening: Option<OpeningJson<'a>>,
+    phases: PhasesJson,
+    time_use: Vec<TimeUseJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct OpeningJson<'a> {
+    eco: &'a str,
+    name: &'a str,
+    family: &'static str,
+    ply: u32,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhasesJson {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    middlegame_ply: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    endgame_ply: Option<u32>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TimeUseJson {
+    side: &'static str,
+    timed_moves: u32,
+    total_ms: u64,
+    mean_ms: f64,
+    sd_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cv: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_window_cv: Option<f64>,
+    fast_moves: u32,
+    instant_moves: u32,
+    forced_moves: u32,
+    forced_ms: u64,
+    opening_ms: u64,
+    middlegame_ms: u64,
+    endgame_ms: u64,
+    no_fast_moves: bool,
+    moderately_consistent: bool,
+    highly_consistent: bool,
+    consistent_streak: bool,
+}
+
+impl<'a> From<&'a proto::GameAnalysis> for AnalysisJson<'a> {
+    fn from(analysis: &'a proto::GameAnalysis) -> AnalysisJson<'a> {
+        let proto::GameAnalysis { opening, phases, time_use } = analysis;
+        let proto::Phases { middlegame_ply, endgame_ply } = phases.unwrap_or_default();
+        AnalysisJson {
+            opening: opening.as_ref().map(|opening| {
+                let proto::Opening { eco, name, family, ply } = opening;
+                OpeningJson {
+                    eco,
+                    name,
+                    family: enum_name(*family, |f: proto::OpeningFamily| f.as_str_name()),
+                    ply: *ply,
+                }
+            }),
+            phases: PhasesJson { middlegame_ply, endgame_ply },
+            time_use: time_use.iter().map(TimeUseJson::from).collect(),
+        }
+    }
+}
+
+impl From<&proto::TimeUse> for TimeUseJson {
+    fn from(time_use: &proto::TimeUse) -> TimeUseJson {
+        let proto::TimeUse {
+            side,
+            timed_moves,
+            total_ms,
+            mean_ms,
+            sd_ms,
+            cv,
+            min_window_cv,
+            fast_moves,
+            instant_moves,
+            forced_moves,
+            forced_ms,
+            opening_ms,
+            middlegame_ms,
+            endgame_ms,
+            no_fast_moves,
+            moderately_consistent,
+            highly_consistent,
+            consistent_streak,
+        } = *time_use;
+        TimeUseJson {
+            side: enum_name(side, |c: proto::Color| c.as_str_name()),
+            timed_moves,
+            total_ms,
+            mean_ms,
+            sd_ms,
+            cv,
+            min_window_cv,
+            fast_moves,
+            instant_moves,
+            forced_moves,
+            forced_ms,
+            opening_ms,
+            middlegame_ms,
+            endgame_ms,
+            no_fast_moves,
+            moderately_consistent,
+            highly_consistent,
+            consistent_streak,
+        }
+    }
+}
+
+impl AnalysisJson<'_> {
+    /// Writes `,"analysis":{...}`.
+    ///
+    /// # Errors
+    ///
+    /// What serializing fails with.
+    pub fn write_field(&self, out: &mut Vec<u8>) -> io::Result<()> {
+        write_field(out, "analysis", Some(self))
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -124,6 +254,7 @@ pub struct Messages {
     illegal_move: Option<proto::IllegalMove>,
     position: proto::Position,
     outcome: proto::Outcome,
+    analysis: Option<proto::GameAnalysis>,
 }
 
 impl Messages {
@@ -134,7 +265,13 @@ impl Messages {
             // The legal moves go from the replay into the JSON.
             position: final_position_listing(replay, &[]),
             outcome: proto::Outcome::from(&replay.outcome),
+            analysis: None,
         }
+    }
+
+    /// The messages with `analysis`, when there is one.
+    pub fn with_analysis(self, analysis: Option<&GameAnalysis>) -> Messages {
+        Messages { analysis: analysis.map(proto::GameAnalysis::from), ..self }
     }
 }
 
@@ -144,8 +281,14 @@ impl<'a> GameJson<'a> {
         // The fields of the message this JSON stands for, each given its
         // JSON form below.
         let _: fn(proto::ValidateGameResponse) =
-            |proto::ValidateGameResponse { plies: _, illegal_move: _, position: _, outcome: _ }| {};
-        let Messages { illegal_move, position, outcome } = messages;
+            |proto::ValidateGameResponse {
+                 plies: _,
+                 illegal_move: _,
+                 position: _,
+                 outcome: _,
+                 analysis: _,
+             }| {};
+        let Messages { illegal_move, position, outcome, analysis } = messages;
         GameJson {
             plies: Plies::Records(&replay.plies),
             clocks: replay.clocks.as_ref().map(|clocks| clocks.plies_ms.as_slice()),
@@ -155,6 +298,7 @@ impl<'a> GameJson<'a> {
                 ..PositionJson::from(position)
             }),
             outcome: Some(OutcomeJson::from(outcome)),
+            analysis: analysis.as_ref().map(AnalysisJson::from),
         }
     }
 
@@ -176,7 +320,7 @@ impl<'a> GameJson<'a> {
     ///
     /// What serializing the fields other than the plies fails with.
     pub fn write_json(&self, out: &mut Vec<u8>) -> io::Result<()> {
-        let GameJson { plies, clocks, illegal_move, position, outcome } = self;
+        let GameJson { plies, clocks, illegal_move, position, outcome, analysis } = self;
         out.extend_from_slice(b"{\"plies\":[");
         match *plies {
             Plies::Records(records)
@@ -209,6 +353,7 @@ impl<'a> GameJson<'a> {
             position.write(out)?;
         }
         write_field(out, "outcome", outcome.as_ref())?;
+        write_field(out, "analysis", analysis.as_ref())?;
         out.push(b'}');
         Ok(())
     }
@@ -228,6 +373,45 @@ pub fn write_game<S: AsRef<str>>(
     options: &ReplayOptions,
     clock: Option<&ClockRecord>,
 ) -> io::Result<()> {
+    write_game_analysed(out, start, moves, options, clock, false)
+}
+
+/// [`write_game`], with the game's analysis (`"analysis"`, after the
+/// outcome) when `analysed`: its time use from the clock record's move
+/// times.
+///
+/// # Errors
+///
+/// What serializing the answer fails with.
+pub fn write_game_analysed<S: AsRef<str>>(
+    out: &mut Vec<u8>,
+    start: GamePosition,
+    moves: &[S],
+    options: &ReplayOptions,
+    clock: Option<&ClockRecord>,
+    analysed: bool,
+) -> io::Result<()> {
+    if analysed {
+        // The analysis plays the accepted moves again from the start.
+        let mut replayer = Replayer::new(start.clone(), options.analysis);
+        let played = clock
+            .and_then(|record| record.run(start.turn()))
+            .map_or(moves.len(), |run| run.plies(moves.len()));
+        replayer.extend(&moves[..played], options);
+        let times: Vec<Option<u64>> = clock
+            .map(|record| record.move_times_ms().iter().copied().map(Some).collect())
+            .unwrap_or_default();
+        let control = clock.map(ClockRecord::control);
+        let analysis = GameAnalysis::of_replay(&start, &replayer, &times, control);
+        let replay = match clock {
+            Some(record) => replay_clocked(start, moves, options, record),
+            None => replay(start, moves, options),
+        };
+        let messages = Messages::new(&replay).with_analysis(Some(&analysis));
+        GameJson::new(&replay, &messages).write_json(out)?;
+        out.push(b'\n');
+        return Ok(());
+    }
     if let Some(record) = clock {
         let replay = replay_clocked(start, moves, options, record);
         let messages = Messages::new(&replay);

@@ -28,8 +28,9 @@ pub mod pgn_json;
 use crate::answer::millis::duration;
 use crate::proto;
 use arbiter_chess::{
-    CastlingMode, ClaimableDraw, Color, GamePosition, GameResult, IllegalMove, IllegalReason,
-    LegalMove, Outcome, PlyRecord, Replay, Rules, Termination, UciMove, Variant, Winnability,
+    CastlingMode, ClaimableDraw, Color, GameAnalysis, GamePosition, GameResult, IllegalMove,
+    IllegalReason, LegalMove, Opening, OpeningFamily, Outcome, Phases, PlyRecord, Replay, Rules,
+    Termination, TimeUse, UciMove, Variant, Winnability,
 };
 use arbiter_pgn::{ClockFinding, ClockFindingKind, ClockReport, VariationReason};
 
@@ -57,6 +58,86 @@ impl From<&Replay> for proto::ValidateGameResponse {
             illegal_move: illegal_move.as_ref().map(proto::IllegalMove::from),
             position: Some(final_position(replay)),
             outcome: Some(proto::Outcome::from(outcome)),
+            analysis: None,
+        }
+    }
+}
+
+impl From<&GameAnalysis> for proto::GameAnalysis {
+    fn from(analysis: &GameAnalysis) -> proto::GameAnalysis {
+        let GameAnalysis { opening, phases, time_use } = analysis;
+        let Phases { middlegame_ply, endgame_ply } = *phases;
+        proto::GameAnalysis {
+            opening: opening.as_ref().map(|opening| {
+                let Opening { eco, name, family, ply } = *opening;
+                proto::Opening {
+                    eco: eco.to_owned(),
+                    name: name.to_owned(),
+                    family: proto::OpeningFamily::from(family) as i32,
+                    ply,
+                }
+            }),
+            phases: Some(proto::Phases { middlegame_ply, endgame_ply }),
+            time_use: time_use.iter().map(proto::TimeUse::from).collect(),
+        }
+    }
+}
+
+impl From<OpeningFamily> for proto::OpeningFamily {
+    fn from(family: OpeningFamily) -> proto::OpeningFamily {
+        match family {
+            OpeningFamily::IrregularOpening => proto::OpeningFamily::IrregularOpening,
+            OpeningFamily::FlankOpening => proto::OpeningFamily::FlankOpening,
+            OpeningFamily::OtherD4Defence => proto::OpeningFamily::OtherD4Defence,
+            OpeningFamily::IndianDefence => proto::OpeningFamily::IndianDefence,
+            OpeningFamily::SemiOpenGame => proto::OpeningFamily::SemiOpenGame,
+            OpeningFamily::OpenGame => proto::OpeningFamily::OpenGame,
+            OpeningFamily::ClosedGame => proto::OpeningFamily::ClosedGame,
+        }
+    }
+}
+
+impl From<&TimeUse> for proto::TimeUse {
+    fn from(time_use: &TimeUse) -> proto::TimeUse {
+        let TimeUse {
+            side,
+            timed_moves,
+            total_ms,
+            mean_ms,
+            sd_ms,
+            cv,
+            min_window_cv,
+            fast_moves,
+            instant_moves,
+            forced_moves,
+            forced_ms,
+            opening_ms,
+            middlegame_ms,
+            endgame_ms,
+            no_fast_moves,
+            moderately_consistent,
+            highly_consistent,
+            consistent_streak,
+        } = *time_use;
+        proto::TimeUse {
+            side: color(side) as i32,
+            timed_moves,
+            total_ms,
+            mean_ms,
+            sd_ms,
+            cv,
+            min_window_cv,
+            fast_moves,
+            instant_moves,
+            forced_moves,
+            forced_ms,
+            opening_ms,
+            middlegame_ms,
+            endgame_ms,
+            no_fast_moves,
+            moderately_consistent,
+            highly_consistent,
+            consistent_streak,
         }
     }
 }

@@ -8,6 +8,7 @@
 
 use std::io::{self, Write};
 
+use crate::answer::json::AnalysisJson;
 use crate::answer::millis::push_seconds;
 use crate::proto;
 use arbiter_chess::{Color, IllegalMove};
@@ -35,6 +36,20 @@ pub fn write_json(report: &GameReport, out: &mut Vec<u8>) -> io::Result<()> {
 ///
 /// None in practice: writing to a vector does not fail.
 pub fn write_json_fields(report: &GameReport, out: &mut Vec<u8>) -> io::Result<()> {
+    write_json_fields_analysed(report, false, out)
+}
+
+/// [`write_json_fields`], with what the game was (`"analysis"`, after the
+/// clock) when `analysed` and the game has a verdict.
+///
+/// # Errors
+///
+/// None in practice: writing to a vector does not fail.
+pub fn write_json_fields_analysed(
+    report: &GameReport,
+    analysed: bool,
+    out: &mut Vec<u8>,
+) -> io::Result<()> {
     let GameReport { index: _, line, game, verdict } = report;
     write!(out, "\"line\":{line},\"tags\":{{")?;
     if let Some(game) = game {
@@ -56,7 +71,16 @@ pub fn write_json_fields(report: &GameReport, out: &mut Vec<u8>) -> io::Result<(
     }
     out.push(b'}');
     match verdict {
-        Ok(verdict) => write_verdict(verdict, out)?,
+        Ok(verdict) => {
+            write_verdict(verdict, out)?;
+            if analysed
+                && let Some(analysis) =
+                    game.as_ref().and_then(|game| arbiter_pgn::game_analysis(game, verdict))
+            {
+                let message = proto::GameAnalysis::from(&analysis);
+                AnalysisJson::from(&message).write_field(out)?;
+            }
+        }
         Err(error) => {
             out.extend_from_slice(b",\"error\":{\"reason\":");
             string(out, error.reason())?;

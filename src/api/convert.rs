@@ -22,6 +22,8 @@ pub struct GameRequest {
     pub options: ReplayOptions,
     /// The clock record, which decides flag falls, if any.
     pub clock: Option<ClockRecord>,
+    /// Whether the answer says what the game was.
+    pub analysis: bool,
 }
 
 /// Reads the start position (the core's one reading: see
@@ -306,6 +308,7 @@ impl GameRequest {
             flagged: flagged_value,
             include_winnability,
             clock,
+            include_analysis,
         } = request;
         let field = |name| FieldPath { prefix, name };
         let rules = variant(variant_value, field("variant"))?;
@@ -335,6 +338,7 @@ impl GameRequest {
         Ok(GameRequest {
             start,
             clock,
+            analysis: include_analysis,
             moves,
             options: ReplayOptions {
                 notation,
@@ -403,7 +407,9 @@ impl LegalMovesQuery {
             analysis: limits.analysis,
             ..ReplayOptions::default()
         };
-        Ok(LegalMovesQuery { game: GameRequest { start, moves, options, clock: None } })
+        Ok(LegalMovesQuery {
+            game: GameRequest { start, moves, options, clock: None, analysis: false },
+        })
     }
 }
 

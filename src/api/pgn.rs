@@ -64,6 +64,8 @@ fn verdict(verdict: &Verdict) -> proto::PgnVerdict {
         result_tag: result_tag.clone(),
         result_consistent: *result_consistent,
         clock: clock.as_ref().map(crate::answer::pgn_clock_message),
+        // Added by the service when the stream asks for it.
+        analysis: None,
     }
 }
 

@@ -17,7 +17,10 @@ use crate::move_texts::MoveTexts;
 use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameSummary;
 use crate::telemetry::prometheus::{self, StreamGame};
-use arbiter_chess::{GamePosition, Replay, ReplayOptions, ReplayTail, Replayer, worth_a_full_look};
+use arbiter_chess::{
+    GameAnalysis, GamePosition, Replay, ReplayOptions, ReplayTail, Replayer, TimeControl,
+    worth_a_full_look,
+};
 use arbiter_pgn::{
     RawGame, ReaderOptions, Splitter, check_game_with, may_analyse_fully, play_read_game,
 };
@@ -65,15 +68,32 @@ async fn run<T: Send + 'static>(
 /// cache lookup is cheap and done here; the moves left to play after it,
 /// and whether the full unwinnability analysis will run, decide whether
 /// the rest runs on the blocking pool, for every rule set alike.
+///
+/// A game whose request asks what it was (`include_analysis`) bypasses the
+/// cache: the analysis plays the accepted moves again from the start, and
+/// a cached prefix keeps no such list once it is extended in place. Such a
+/// call replays in full, and leaves the cache as it was; a call without it
+/// does no work more than before (one `bool` tested).
 async fn replay_then<T: Send + 'static>(
     game: GameRequest,
     options: ReplayOptions,
     cache: Option<Arc<ReplayCache>>,
     limits: &Limits,
-    respond: impl FnOnce(Replay) -> T + Send + 'static,
+    respond: impl FnOnce(Replay, Option<GameAnalysis>) -> T + Send + 'static,
 ) -> Result<(T, GameSummary), Status> {
-    let GameRequest { start, mut moves, options: _, clock } = game;
+    let GameRequest { start, mut moves, options: _, clock, analysis: analysed } = game;
     let sent = moves.len();
+    // What the analysis needs: the start, and the clock record's times and
+    // control.
+    let wanted = analysed.then(|| {
+        prometheus::count_analysis("game");
+        let times: Vec<Option<u64>> = clock
+            .as_ref()
+            .map(|record| record.move_times_ms().iter().copied().map(Some).collect())
+            .unwrap_or_default();
+        (start.clone(), times, clock.as_ref().map(|record| record.control().clone()))
+    });
+    let cache = if analysed { None } else { cache };
     // A clock record decides the flag fall, and ends the moves to play
     // before a move made after it: that move's text is kept for the answer.
     let clock = clock.and_then(|record| record.run(start.turn()));
@@ -104,6 +124,8 @@ async fn replay_then<T: Send + 'static>(
         GamePosition::Variant(_) => false,
     };
     let answer = move |played: PlayedMoves| {
+        let analysis = wanted
+            .and_then(|(start, times, control)| played.analysis(&start, &times, control.as_ref()));
         let mut replay = played.answer(&options);
         if let Some(run) = clock {
             replay.complete(&run, sent, late.as_deref(), &options);
@@ -113,7 +135,7 @@ async fn replay_then<T: Send + 'static>(
         let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
         let report = GameSummary::new(options.notation, variant, sent, illegal, outcome);
         report.count();
-        (respond(replay), report)
+        (respond(replay, analysis), report)
     };
     let play = move || PlayedMoves::play(cache, prefix, start, moves, &options);
     if remaining > limits.blocking_moves || analysis {
@@ -157,6 +179,22 @@ impl PlayedMoves {
         }
     }
 
+    /// What the game of the moves played was; `None` from the cache,
+    /// which an analysed call bypasses.
+    fn analysis(
+        &self,
+        start: &GamePosition,
+        times: &[Option<u64>],
+        control: Option<&TimeControl>,
+    ) -> Option<GameAnalysis> {
+        match self {
+            PlayedMoves::Cached(..) => None,
+            PlayedMoves::Fresh(fresh) => {
+                Some(GameAnalysis::of_replay(start, &fresh.0, times, control))
+            }
+        }
+    }
+
     /// Whether the answer will run the final position's full look.
     fn final_look_pending(&self) -> bool {
         match self {
@@ -177,18 +215,27 @@ impl PlayedMoves {
     }
 }
 
-/// The answer to one game of a PGN text, its clock findings counted.
-fn pgn_answer(report: &arbiter_pgn::GameReport) -> proto::ValidatePgnResponse {
+/// The answer to one game of a PGN text, its clock findings counted, with
+/// what the game was when `analysed`.
+fn pgn_answer(report: &arbiter_pgn::GameReport, analysed: bool) -> proto::ValidatePgnResponse {
     if let Ok(verdict) = &report.verdict
         && let Some(clock) = &verdict.clock
     {
         prometheus::count_clock_findings(clock);
     }
-    super::pgn::response(report)
+    let mut response = super::pgn::response(report);
+    if analysed
+        && let (Some(game), Ok(verdict)) = (&report.game, &report.verdict)
+        && let Some(proto::validate_pgn_response::Result::Verdict(answer)) = &mut response.result
+    {
+        answer.analysis =
+            arbiter_pgn::game_analysis(game, verdict).as_ref().map(proto::GameAnalysis::from);
+    }
+    response
 }
 
-fn validate_response(replay: Replay) -> wire::GameAnswer {
-    wire::GameAnswer::from(replay)
+fn validate_response(replay: Replay, analysis: Option<GameAnalysis>) -> wire::GameAnswer {
+    wire::GameAnswer::from(replay).with_analysis(analysis.as_ref())
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
@@ -257,20 +304,27 @@ type PgnStream = Pin<Box<dyn Stream<Item = Result<proto::ValidatePgnResponse, St
 /// The games of a `ValidatePgn` stream, cut from its chunks as they come:
 /// each chunk's complete games, the last game when the stream ends, and
 /// the stream's error (which ends it) in its place. A chunk is taken only
-/// when the games of the one before have all been taken.
+/// when the games of the one before have all been taken. Each game comes
+/// with whether the stream's first request asked for the analysis.
 fn pgn_games(
     chunks: Streaming<proto::ValidatePgnRequest>,
     options: ReaderOptions,
-) -> impl Stream<Item = Result<RawGame, Status>> + Send {
+) -> impl Stream<Item = Result<(RawGame, bool), Status>> + Send {
     futures_util::stream::unfold(
-        (chunks, Some(Splitter::new(options))),
-        |(mut chunks, mut splitter)| async move {
+        (chunks, Some(Splitter::new(options)), None::<bool>),
+        |(mut chunks, mut splitter, mut analysed)| async move {
             let cutting = splitter.as_mut()?;
             let mut games = VecDeque::new();
             let next = match chunks.next().await {
-                Some(Ok(proto::ValidatePgnRequest { chunk })) => {
+                Some(Ok(proto::ValidatePgnRequest { chunk, include_analysis })) => {
+                    let analysed = *analysed.get_or_insert_with(|| {
+                        if include_analysis {
+                            prometheus::count_analysis("pgn");
+                        }
+                        include_analysis
+                    });
                     cutting.push(&chunk, &mut games);
-                    games.into_iter().map(Ok).collect()
+                    games.into_iter().map(|game| Ok((game, analysed))).collect()
                 }
                 Some(Err(status)) => {
                     // tonic's `Streaming` yields a decode error again on
@@ -281,10 +335,11 @@ fn pgn_games(
                 None => {
                     cutting.finish(&mut games);
                     splitter = None;
-                    games.into_iter().map(Ok).collect()
+                    let analysed = analysed.unwrap_or(false);
+                    games.into_iter().map(|game| Ok((game, analysed))).collect()
                 }
             };
-            Some((futures_util::stream::iter(next), (chunks, splitter)))
+            Some((futures_util::stream::iter(next), (chunks, splitter, analysed)))
         },
     )
     .flatten()
@@ -357,7 +412,7 @@ impl RulesService for Handlers {
         // ahead of the answers the client has taken.
         let responses = pgn_games(request.into_inner(), options)
             .map(move |game| async move {
-                let raw = game?;
+                let (raw, analysed) = game?;
                 let _in_flight = StreamGame::start();
                 // A long game is read and checked on the blocking pool; a
                 // short one is read here, and checked there when it may
@@ -365,20 +420,23 @@ impl RulesService for Handlers {
                 // set-up start past the gate, budgets above the
                 // defaults), as `ValidateGame` is.
                 if raw.text.as_ref().map_or(0, Vec::len) > heavy_bytes {
-                    return run(true, move || pgn_answer(&check_game_with(raw, true, checking)))
-                        .await;
+                    return run(true, move || {
+                        pgn_answer(&check_game_with(raw, true, checking), analysed)
+                    })
+                    .await;
                 }
                 let (index, line, game) = raw.into_game();
                 let heavy = raised || game.as_ref().is_ok_and(may_analyse_fully);
                 let play = move || play_read_game(index, line, game, true, checking);
                 if heavy {
-                    return run(true, move || pgn_answer(&play().finish())).await;
+                    return run(true, move || pgn_answer(&play().finish(), analysed)).await;
                 }
                 // Its moves are played here; the final position's full
                 // look, which a game ending in a blocked pawn structure
                 // may make long, is not.
                 let played = play();
-                run(played.final_look_pending(), move || pgn_answer(&played.finish())).await
+                run(played.final_look_pending(), move || pgn_answer(&played.finish(), analysed))
+                    .await
             })
             .buffered(self.limits.stream_games_in_flight)
             .map(move |item| {
@@ -397,7 +455,7 @@ impl RulesService for Handlers {
             LegalMovesQuery::from_proto(request.into_inner(), &self.limits)?;
         let options = game.options;
         let (response, report) =
-            replay_then(game, options, self.cache.clone(), &self.limits, |r| {
+            replay_then(game, options, self.cache.clone(), &self.limits, |r, _| {
                 proto::LegalMovesResponse {
                     position: Some(position_message(&r.position, &r.legal_moves, r.shredder_fen)),
                     outcome: Some(proto::Outcome::from(&r.outcome)),

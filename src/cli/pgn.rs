@@ -31,6 +31,10 @@ pub struct PgnArgs {
     /// Print one JSON object per game on standard output, in input order.
     #[arg(long)]
     pub json: bool,
+    /// With --json: say what each game was (`"analysis"`): its opening,
+    /// its phases and each side's time use from `[%emt]` or `[%clk]`.
+    #[arg(long = "analysis", requires = "json")]
+    pub what_it_was: bool,
     /// Write the canonical PGN of every readable game to OUT (`-`: standard
     /// output).
     #[arg(long, value_name = "OUT")]
@@ -121,6 +125,8 @@ struct GameOutput {
 #[derive(Clone, Copy, Debug)]
 struct Mode {
     json: bool,
+    /// With `json`: each game's analysis.
+    analysed: bool,
     canonical: bool,
     checking: CheckOptions,
 }
@@ -149,7 +155,8 @@ fn answer_of(report: &GameReport, mode: Mode) -> GameOutput {
     let mut json = Vec::new();
     if mode.json {
         // Writing to a vector does not fail.
-        let _ = crate::answer::pgn_json::write_json_fields(report, &mut json);
+        let _ =
+            crate::answer::pgn_json::write_json_fields_analysed(report, mode.analysed, &mut json);
     }
     let mut canonical = Vec::new();
     if mode.canonical
@@ -295,6 +302,7 @@ pub fn run(args: &PgnArgs) -> ExitCode {
     let mut progress = Progress::new(args.quiet, total_bytes);
     let mode = Mode {
         json: args.json,
+        analysed: args.what_it_was,
         canonical: args.canonical.is_some(),
         checking: CheckOptions {
             analysis: args.analysis.analysis(),

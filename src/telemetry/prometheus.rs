@@ -39,6 +39,12 @@ pub const GAMES_FINISHED: &str = "arbiter_games_finished_total";
 /// requested `notation`.
 /// Clock findings of `ValidatePgn` games, by `kind`.
 pub const CLOCK_FINDINGS: &str = "arbiter_clock_findings_total";
+/// Analyses asked for (`include_analysis`), by `source`: `game` for a
+/// game of `ValidateGame` or `ValidateGames`, `pgn` for a `ValidatePgn`
+/// stream.
+pub const ANALYSIS_REQUESTS: &str = "arbiter_analysis_requests_total";
+/// The `source` labels of [`ANALYSIS_REQUESTS`].
+pub const ANALYSIS_SOURCES: [&str; 2] = ["game", "pgn"];
 /// Games checked on a clock record (`ValidateGame`, `ValidateGames`).
 pub const CLOCKED_GAMES: &str = "arbiter_clocked_games_total";
 pub const GAME_REQUESTS: &str = "arbiter_game_requests_total";
@@ -126,6 +132,7 @@ fn describe() {
     describe_counter!(GAME_REQUESTS, "games asked about, by requested notation and variant");
     describe_counter!(CLOCK_FINDINGS, "clock findings of ValidatePgn games, by kind");
     describe_counter!(CLOCKED_GAMES, "games checked on a clock record that runs");
+    describe_counter!(ANALYSIS_REQUESTS, "analyses asked for (include_analysis), by source");
     describe_gauge!(
         STREAM_GAMES_IN_FLIGHT,
         "games of ValidateGames and ValidatePgn streams being checked"
@@ -166,6 +173,9 @@ fn register_at_zero() {
     }
     counter!(CONNECTIONS_REFUSED).increment(0);
     counter!(CLOCKED_GAMES).increment(0);
+    for source in ANALYSIS_SOURCES {
+        counter!(ANALYSIS_REQUESTS, "source" => source).increment(0);
+    }
     for rpc in STALLED_RPCS {
         for reason in STALLED_REASONS {
             counter!(CALLS_STALLED, "rpc" => rpc, "reason" => reason).increment(0);
@@ -209,6 +219,13 @@ pub fn count_clock_findings(report: &ClockReport) {
         let kind = proto::ClockFindingKind::from(finding.kind).as_str_name();
         counter!(CLOCK_FINDINGS, "kind" => strip(kind, "CLOCK_FINDING_KIND_")).increment(1);
     }
+}
+
+/// Counts a request for the analysis, from `source` (one of
+/// [`ANALYSIS_SOURCES`]).
+pub fn count_analysis(source: &'static str) {
+    debug_assert!(ANALYSIS_SOURCES.contains(&source));
+    counter!(ANALYSIS_REQUESTS, "source" => source).increment(1);
 }
 
 /// Counts a game checked on a clock record that runs.

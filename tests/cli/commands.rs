@@ -504,3 +504,94 @@ fn the_commands_take_the_analysis_budgets_the_server_takes() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--unwinnable-nodes") && stderr.contains("1000.."), "{stderr}");
 }
+
+/// `validate --analysis`: the opening, the phases and each side's time use
+/// from the clock record, beside the outcome.
+#[test]
+fn validate_says_what_the_game_was() {
+    let moves = ["e4", "c5", "Nf3", "d6", "d4"];
+    let out = arbiter(
+        &[
+            &["validate", "--analysis", "--time-control", "300+3", "--move-times", "0,0,1.2,0.8,3"]
+                [..],
+            &moves[..],
+        ]
+        .concat(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out.stdout);
+    assert_eq!(v["outcome"]["result"], "GAME_RESULT_ONGOING");
+    let analysis = &v["analysis"];
+    // lichess's b.tsv: `B50 Sicilian Defense 1. e4 c5 2. Nf3 d6 3. d4`.
+    assert_eq!(analysis["opening"]["eco"], "B50");
+    assert_eq!(analysis["opening"]["name"], "Sicilian Defense");
+    assert_eq!(analysis["opening"]["family"], "OPENING_FAMILY_SEMI_OPEN_GAME");
+    assert_eq!(analysis["opening"]["ply"], 5);
+    assert_eq!(analysis["phases"], serde_json::json!({}));
+    let time_use = analysis["timeUse"].as_array().unwrap();
+    assert_eq!(time_use.len(), 2);
+    // White's moves of T: 1.2 s and 3 s (its first move left out).
+    assert_eq!(time_use[0]["side"], "COLOR_WHITE");
+    assert_eq!(
+        (time_use[0]["timedMoves"].as_u64(), time_use[0]["totalMs"].as_u64()),
+        (Some(2), Some(4_200))
+    );
+    assert_eq!(time_use[0]["meanMs"].as_f64(), Some(2_100.0));
+    assert_eq!(
+        (time_use[1]["timedMoves"].as_u64(), time_use[1]["totalMs"].as_u64()),
+        (Some(1), Some(800))
+    );
+    assert!(time_use[1].get("cv").is_none(), "no cv under two moves");
+    // Without the flag, no analysis.
+    let plain = json(&arbiter(&[&["validate"][..], &moves[..]].concat()).stdout);
+    assert!(plain.get("analysis").is_none());
+    // A batch: the same game with its clock record on a line, and a FEN
+    // start, which names no opening.
+    let lines = "; e4 c5 Nf3 d6 d4; 300+3 0,0,1.2,0.8,3\n4k3/8/8/8/8/8/4P3/4K3 w - - 0 1; e4\n";
+    let out = arbiter_with_input(&["validate", "--analysis", "--batch", "-"], lines.into());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines[0]["analysis"], *analysis);
+    assert!(lines[1]["analysis"].get("opening").is_none());
+    assert_eq!(lines[1]["analysis"]["phases"]["endgamePly"], 0);
+}
+
+/// `pgn --json --analysis`: each game's analysis, its times from `[%clk]`
+/// readings (less the increment) or `[%emt]`.
+#[test]
+fn pgn_json_says_what_each_game_was() {
+    let pgn = "[Event \"clocked\"]\n[TimeControl \"300+3\"]\n\n\
+        1. e4 { [%clk 0:05:00] } c5 { [%clk 0:05:00] } 2. Nf3 { [%clk 0:04:58] } \
+        d6 { [%clk 0:04:55] } 3. d4 { [%emt 0:00:07] } *\n\n\
+        [Event \"bare\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"]\n[SetUp \"1\"]\n\n1. e4 *\n";
+    let out = arbiter_with_input(&["pgn", "--json", "--analysis", "-q"], pgn.as_bytes().to_vec());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let games: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(games.len(), 2);
+    let analysis = &games[0]["analysis"];
+    // lichess's b.tsv: `B50 Sicilian Defense 1. e4 c5 2. Nf3 d6 3. d4`.
+    assert_eq!(analysis["opening"]["name"], "Sicilian Defense");
+    assert_eq!(analysis["opening"]["ply"], 5);
+    let time_use = analysis["timeUse"].as_array().unwrap();
+    // White: 2. Nf3 took 5 s (300 + 3 - 298), 3. d4 7 s by its emt.
+    assert_eq!(time_use[0]["totalMs"], 12_000);
+    assert_eq!(time_use[0]["timedMoves"], 2);
+    // Black: 2... d6 took 8 s.
+    assert_eq!(time_use[1]["totalMs"], 8_000);
+    // A FEN start: no opening; the endgame from the start; no times.
+    let bare = &games[1]["analysis"];
+    assert!(bare.get("opening").is_none());
+    assert_eq!(bare["phases"], serde_json::json!({"endgamePly": 0}));
+    assert_eq!(bare["timeUse"], serde_json::json!([]));
+    // Without --analysis, none.
+    let plain = arbiter_with_input(&["pgn", "--json", "-q"], pgn.as_bytes().to_vec());
+    assert!(!String::from_utf8(plain.stdout).unwrap().contains("\"analysis\""));
+}

@@ -27,7 +27,7 @@ async fn validate(
     let mut client = server.client().await;
     let chunks: Vec<proto::ValidatePgnRequest> = text
         .chunks(size.max(1))
-        .map(|chunk| proto::ValidatePgnRequest { chunk: chunk.to_vec() })
+        .map(|chunk| proto::ValidatePgnRequest { chunk: chunk.to_vec(), include_analysis: false })
         .collect();
     let mut answers = client.validate_pgn(tokio_stream::iter(chunks)).await?.into_inner();
     let mut out = Vec::new();
@@ -250,7 +250,7 @@ async fn validate_pgn_applies_back_pressure() {
     let counter = Arc::clone(&pulled);
     let requests = tokio_stream::iter(0..total).map(move |_| {
         counter.fetch_add(1, Ordering::SeqCst);
-        proto::ValidatePgnRequest { chunk: game.clone().into_bytes() }
+        proto::ValidatePgnRequest { chunk: game.clone().into_bytes(), include_analysis: false }
     });
     let mut answers = client.validate_pgn(requests).await.unwrap().into_inner();
     tokio::time::sleep(Duration::from_millis(500)).await;

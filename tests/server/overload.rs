@@ -42,7 +42,7 @@ fn random_game(rng: &mut SmallRng, plies: usize) -> Vec<String> {
 
 /// What the server must answer to `request`, from the rules core in process.
 fn expected(request: &ValidateGameRequest) -> ValidateGameResponse {
-    let GameRequest { start, moves, options, clock } =
+    let GameRequest { start, moves, options, clock, analysis: _ } =
         GameRequest::from_proto(request.clone().into(), "", &Limits::default()).unwrap();
     let GamePosition::Chess(start) = start else {
         panic!("the overload test plays standard chess")
@@ -209,7 +209,8 @@ async fn a_long_final_look_leaves_the_async_worker_free() {
             ..Default::default()
         };
         let expected = expected(&request);
-        let chunk = proto::ValidatePgnRequest { chunk: pgn.clone().into_bytes() };
+        let chunk =
+            proto::ValidatePgnRequest { chunk: pgn.clone().into_bytes(), include_analysis: false };
         let game = tokio::spawn(async move {
             if call == "ValidatePgn" {
                 let answers = client.validate_pgn(tokio_stream::iter([chunk])).await.unwrap();

@@ -134,6 +134,7 @@ async fn stalled_streams_give_their_slots_back() {
     let games = proto::ValidateGamesRequest { id: "a".into(), game: Some(game()) };
     let pgn = proto::ValidatePgnRequest {
         chunk: b"[Event \"?\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n".to_vec(),
+        include_analysis: false,
     };
     let mut streams = Vec::new();
     for (method, message) in

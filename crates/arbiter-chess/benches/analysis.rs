@@ -93,7 +93,7 @@ fn skip_analysed() -> bool {
 }
 
 fn analyse(g: &Game) -> arbiter_chess::GameAnalysis {
-    let mut analyzer = Analyzer::new(&g.start, true);
+    let mut analyzer = Analyzer::new(&g.start.clone().into());
     for (_, after, legal, ms) in &g.plies {
         analyzer.push(after, *legal, *ms);
     }
@@ -140,7 +140,7 @@ fn main() {
     let replay_analysed = best(if skip_analysed() { 0 } else { rounds }, games.len(), || {
         for g in &games {
             let mut pos = g.start.clone();
-            let mut analyzer = Analyzer::new(&pos, true);
+            let mut analyzer = Analyzer::new(&pos.clone().into());
             for (m, _, _, ms) in &g.plies {
                 let legal = black_box(pos.legal_moves().len());
                 pos = pos.play(*m);

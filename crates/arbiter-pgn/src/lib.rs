@@ -16,6 +16,7 @@
 //! assert!(reader.next_game().unwrap().is_none());
 //! ```
 
+mod analysis;
 mod check;
 mod chunks;
 mod clock;
@@ -25,6 +26,7 @@ mod reader;
 mod start;
 mod terms;
 
+pub use analysis::game_analysis;
 pub use check::{
     CheckOptions, GameReport, PlayedReport, ResultToken, VariationError, VariationReason, Verdict,
     check_game, check_game_for_counts, check_game_with, check_parsed, check_parsed_with,

@@ -16,14 +16,19 @@ use crate::answer::winnability_message;
 use crate::api::codec::Encode;
 use crate::proto;
 use arbiter_chess::{
-    Color, LegalMove, MAX_FEN_LEN, Outcome, PlyRecord, Replay, SanString, UciMove,
+    Color, GameAnalysis, LegalMove, MAX_FEN_LEN, Outcome, PlyRecord, Replay, SanString, UciMove,
 };
 
 /// The generated twins of the answers written here, each field named: a
 /// field added to the contract does not compile until the encoders below
 /// write it (and the byte-for-byte tests hold them to the generated code).
-const _: fn(proto::ValidateGameResponse) =
-    |proto::ValidateGameResponse { plies: _, illegal_move: _, position: _, outcome: _ }| {};
+const _: fn(proto::ValidateGameResponse) = |proto::ValidateGameResponse {
+                                                plies: _,
+                                                illegal_move: _,
+                                                position: _,
+                                                outcome: _,
+                                                analysis: _,
+                                            }| {};
 const _: fn(proto::Ply) =
     |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _ }| {};
 const _: fn(proto::LegalMove) = |proto::LegalMove { uci: _, san: _, claimable_draws: _ }| {};
@@ -61,6 +66,18 @@ impl GameAnswer {
     /// The encoded message.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
+    }
+}
+
+impl GameAnswer {
+    /// The answer with `analysis` (field 5, after the fields that
+    /// `From<Replay>` writes, 1 to 4): written by prost, for the calls that
+    /// ask for it only.
+    pub fn with_analysis(mut self, analysis: Option<&GameAnalysis>) -> GameAnswer {
+        if let Some(analysis) = analysis {
+            message::encode(5, &proto::GameAnalysis::from(analysis), &mut self.bytes);
+        }
+        self
     }
 }
 
@@ -650,5 +667,28 @@ mod tests {
             result: Some(proto::validate_games_response::Result::Error(error)),
         };
         assert_eq!(written(&stream), expected.encode_to_vec());
+    }
+
+    /// The analysis is field 5 as prost writes it, after the rest.
+    #[test]
+    fn an_answer_with_its_analysis_is_the_contracts() {
+        use arbiter_chess::{GameAnalysis, GamePosition, ReplayOptions, Replayer, Rules};
+        let options = ReplayOptions::default();
+        let start = GamePosition::new(Rules::Standard);
+        let mut replayer = Replayer::new(start.clone(), options.analysis);
+        let tail = replayer.extend(&["e4", "c5", "Nf3", "d6", "d4"], &options);
+        let times = [Some(0), Some(0), Some(1_200), Some(800), Some(0)];
+        let analysis = GameAnalysis::of_replay(&start, &replayer, &times, None);
+        let replayed = replayer.answer(tail, &options);
+        let mut expected = proto::ValidateGameResponse::from(&replayed);
+        expected.analysis = Some(proto::GameAnalysis::from(&analysis));
+        // lichess's b.tsv: `B50 Sicilian Defense 1. e4 c5 2. Nf3 d6 3. d4`.
+        let opening = expected.analysis.as_ref().unwrap().opening.as_ref().unwrap();
+        assert_eq!(
+            (opening.eco.as_str(), opening.name.as_str(), opening.ply),
+            ("B50", "Sicilian Defense", 5)
+        );
+        let game = GameAnswer::from(replayed).with_analysis(Some(&analysis));
+        assert_eq!(written(&game), expected.encode_to_vec());
     }
 }

@@ -197,6 +197,7 @@ pub struct ValidateGameRequest {
     pub flagged: i32,
     pub include_winnability: bool,
     pub clock: Option<proto::GameClock>,
+    pub include_analysis: bool,
 }
 
 impl Decode for ValidateGameRequest {
@@ -250,6 +251,8 @@ impl ValidateGameRequest {
                 ctx,
             )
             .map_err(at(NAME, "clock")),
+            14 => pbool::merge(wire_type, &mut self.include_analysis, buf, ctx)
+                .map_err(at(NAME, "include_analysis")),
             _ => skip_field(wire_type, tag, buf, ctx),
         }
     }
@@ -513,6 +516,7 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             flagged,
             include_winnability,
             clock,
+            include_analysis,
         } = request;
         ValidateGameRequest {
             fen,
@@ -528,6 +532,7 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             flagged,
             include_winnability,
             clock,
+            include_analysis,
         }
     }
 }
@@ -594,6 +599,7 @@ mod tests {
                 move_times: vec![prost_types::Duration { seconds: 1, nanos: 500_000_000 }; 5],
                 pending: Some(prost_types::Duration::default()),
             }),
+            include_analysis: true,
         }
     }
 

@@ -11,9 +11,11 @@ pub mod opening;
 pub mod phases;
 pub mod time_use;
 
-use crate::board::position::{CastlingMode, Position};
+use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::rules::clock::control::TimeControl;
+use crate::rules::game::Replayer;
+use crate::rules::start::{GamePosition, Rules};
 
 use opening::{Opening, OpeningSearch, same_epd};
 use phases::{Divider, Phases};
@@ -32,12 +34,76 @@ pub struct GameAnalysis {
     pub time_use: Vec<TimeUse>,
 }
 
+impl GameAnalysis {
+    /// What the game of a replayer's accepted moves was: `start` is the
+    /// position the replayer started from, `times_ms` the time each ply
+    /// took where known (unknown past its end), `control` the time
+    /// control that lichess's consistency flags need. It plays the kept
+    /// moves again from `start`, reading no text: only its callers pay.
+    ///
+    /// ```
+    /// use arbiter_chess::{GameAnalysis, GamePosition, Replayer, ReplayOptions, Rules};
+    /// let options = ReplayOptions::default();
+    /// let start = GamePosition::new(Rules::Standard);
+    /// let mut replayer = Replayer::new(start.clone(), options.analysis);
+    /// replayer.extend(&["e4", "c5", "Nf3", "d6"], &options);
+    /// let times = [Some(0), Some(0), Some(900)];
+    /// let analysis = GameAnalysis::of_replay(&start, &replayer, &times, None);
+    /// assert_eq!(analysis.opening.unwrap().eco, "B50");
+    /// assert_eq!(analysis.time_use[0].total_ms, 900);
+    /// assert_eq!(analysis.time_use[1].timed_moves, 0);
+    /// ```
+    pub fn of_replay(
+        start: &GamePosition,
+        replayer: &Replayer,
+        times_ms: &[Option<u64>],
+        control: Option<&TimeControl>,
+    ) -> GameAnalysis {
+        let mut analyzer = Analyzer::new(start);
+        if let Some(control) = control {
+            analyzer = analyzer.with_control(control);
+        }
+        let time = |i: usize| times_ms.get(i).copied().flatten();
+        let plies = replayer.plies(0).enumerate();
+        match start {
+            GamePosition::Chess(start) => {
+                let mut pos = start.clone();
+                for (i, ply) in plies {
+                    let ms = time(i);
+                    // The legal moves count only for a timed move.
+                    let legal = if ms.is_some() { pos.legal_moves().len() } else { 0 };
+                    let Some(m) = ply.uci.to_move(&pos) else {
+                        debug_assert!(false, "a kept ply is legal where it was played");
+                        break;
+                    };
+                    pos.play_unchecked(m);
+                    analyzer.push(&pos, legal, ms);
+                }
+            }
+            GamePosition::Variant(start) => {
+                let mut pos = start.clone();
+                for (i, ply) in plies {
+                    let ms = time(i);
+                    let legal = if ms.is_some() { pos.legal_moves().len() } else { 0 };
+                    let Ok(m) = pos.parse_uci(&ply.uci.to_string()) else {
+                        debug_assert!(false, "a kept ply is legal where it was played");
+                        break;
+                    };
+                    pos.play_unchecked(m);
+                    analyzer.push(pos.board(), legal, ms);
+                }
+            }
+        }
+        analyzer.finish()
+    }
+}
+
 /// A game's analysis built ply by ply, as a replay plays it.
 ///
 /// ```
-/// use arbiter_chess::{Analyzer, Position, UciMove};
+/// use arbiter_chess::{Analyzer, GamePosition, Position, Rules, UciMove};
+/// let mut analyzer = Analyzer::new(&GamePosition::new(Rules::Standard));
 /// let mut pos = Position::default();
-/// let mut analyzer = Analyzer::new(&pos, true);
 /// for (uci, ms) in [("e2e4", 0), ("c7c5", 0), ("g1f3", 1_200), ("d7d6", 800)] {
 ///     let legal = pos.legal_moves().len();
 ///     pos = pos.play(uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap());
@@ -69,16 +135,25 @@ pub struct Analyzer {
 }
 
 impl Analyzer {
-    /// An analyzer of a game from `start`. `standard` says that the game
-    /// is standard chess (not Chess960 nor a variant): its opening is then
-    /// named if `start` is the standard start (placement, side to move,
-    /// castling and en passant; the move counters aside).
-    pub fn new(start: &Position, standard: bool) -> Analyzer {
-        let standard_start = standard
-            && start.castling_mode() == CastlingMode::Standard
-            && same_epd(start, &Position::default());
+    /// An analyzer of a game from `start`, under any rules: the phases and
+    /// the time use read the board ([`GamePosition::board`]); the opening
+    /// is named only in standard chess from the standard start (placement,
+    /// side to move, castling and en passant; the move counters aside).
+    ///
+    /// ```
+    /// use arbiter_chess::{Analyzer, GamePosition, Rules, Variant};
+    /// let horde = GamePosition::new(Rules::Variant(Variant::Horde));
+    /// let analysis = Analyzer::new(&horde).finish();
+    /// assert_eq!(analysis.opening, None);
+    /// // Black's 7 pieces beside the king are all of the board's: ≤ 10.
+    /// assert_eq!(analysis.phases.middlegame_ply, Some(0));
+    /// ```
+    pub fn new(start: &GamePosition) -> Analyzer {
+        let board = start.board();
+        let standard_start =
+            start.rules() == Rules::Standard && same_epd(board, &Position::default());
         let mut divider = Divider::default();
-        let dividing = divider.see(start);
+        let dividing = divider.see(board);
         Analyzer {
             opening: standard_start.then(OpeningSearch::default),
             divider,
@@ -98,9 +173,9 @@ impl Analyzer {
         self
     }
 
-    /// The next ply: the board after it, the legal moves its mover had
-    /// (in the position it was played from) and the time it took, if
-    /// known.
+    /// The next ply: the board after it ([`GamePosition::board`] in a
+    /// variant), the legal moves its mover had (in the position it was
+    /// played from) and the time it took, if known.
     #[inline]
     pub fn push(&mut self, after: &Position, legal_moves: usize, ms: Option<u64>) {
         let ply = self.plies;

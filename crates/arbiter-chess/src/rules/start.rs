@@ -281,6 +281,22 @@ impl GamePosition {
         }
     }
 
+    /// The board: the placement, the side to move, castling, en passant
+    /// and the move counters (a variant's pockets and checks aside). In a
+    /// variant, its check information is chess's, not the variant's.
+    ///
+    /// ```
+    /// use arbiter_chess::{GamePosition, Role, Rules, Variant};
+    /// let horde = GamePosition::new(Rules::Variant(Variant::Horde));
+    /// assert_eq!(horde.board().by_role(Role::Pawn).count(), 44);
+    /// ```
+    pub fn board(&self) -> &Position {
+        match self {
+            GamePosition::Chess(pos) => pos,
+            GamePosition::Variant(pos) => pos.board(),
+        }
+    }
+
     /// The side to move.
     pub fn turn(&self) -> Color {
         match self {

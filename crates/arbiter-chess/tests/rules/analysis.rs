@@ -16,8 +16,8 @@
 use std::path::Path;
 
 use arbiter_chess::{
-    Analyzer, CastlingMode, Color, GameAnalysis, Opening, OpeningFamily, Position, San,
-    TimeControl, UciMove, find_opening, game_phases,
+    Analyzer, CastlingMode, Color, GameAnalysis, GamePosition, Opening, OpeningFamily, Position,
+    Rules, San, TimeControl, UciMove, Variant, find_opening, game_phases,
 };
 use arbiter_pgn::{clock_report, parse_game};
 use serde_json::Value;
@@ -81,17 +81,16 @@ fn every_table_line_reaches_its_epd_and_names_itself() {
 
 /// Replays `moves` (UCI) from `start` through an [`Analyzer`].
 fn analyse(
-    start: &Position,
-    standard: bool,
+    start: &GamePosition,
     moves: &[&str],
     times: &[Option<u64>],
     control: Option<&TimeControl>,
 ) -> GameAnalysis {
-    let mut analyzer = Analyzer::new(start, standard);
+    let mut analyzer = Analyzer::new(start);
     if let Some(control) = control {
         analyzer = analyzer.with_control(control);
     }
-    let mut pos = start.clone();
+    let mut pos = start.board().clone();
     for (uci, &ms) in moves.iter().zip(times) {
         let legal = pos.legal_moves().len();
         let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
@@ -183,7 +182,7 @@ fn generated_games_agree_with_the_python_oracle() {
         let times: Vec<Option<u64>> =
             record["times"].as_array().unwrap().iter().map(Value::as_u64).collect();
         let control = record["tc"].as_str().unwrap().parse::<TimeControl>().ok();
-        let ours = analyse(&start, true, &moves, &times, control.as_ref());
+        let ours = analyse(&start.into(), &moves, &times, control.as_ref());
         let found = differences(&ours, record);
         if !found.is_empty() {
             failures.push(format!("line {} ({kind}): {}", i + 1, found.join("; ")));
@@ -214,7 +213,7 @@ fn lichess_sample() -> Option<Vec<(Tags, GameAnalysis)>> {
         let report = clock_report(raw, plies, Color::White, 1000);
         let elapsed = report.as_ref().map(|r| r.elapsed_ms.clone()).unwrap_or_default();
         let control = report.as_ref().and_then(|r| r.control.clone()).and_then(Result::ok);
-        let mut analyzer = Analyzer::new(&start, true);
+        let mut analyzer = Analyzer::new(&start.clone().into());
         if let Some(control) = &control {
             analyzer = analyzer.with_control(control);
         }
@@ -404,7 +403,7 @@ fn scalachess_divider_games_fall_in_their_ranges() {
             None => assert_eq!(phases.endgame_ply, None, "game {}", i + 1),
         }
         // The same through the analyzer, fed ply by ply.
-        let mut analyzer = Analyzer::new(&positions[0], true);
+        let mut analyzer = Analyzer::new(&positions[0].clone().into());
         for pos in &positions[1..] {
             analyzer.push(pos, 20, None);
         }
@@ -418,26 +417,64 @@ fn scalachess_divider_games_fall_in_their_ranges() {
 fn only_standard_games_from_the_standard_start_name_an_opening() {
     let sicilian = ["e2e4", "c7c5", "g1f3", "d7d6"];
     let times = [None; 4];
-    let start = Position::default();
-    let named = analyse(&start, true, &sicilian, &times, None).opening.unwrap();
+    let start = GamePosition::new(Rules::Standard);
+    let named = analyse(&start, &sicilian, &times, None).opening.unwrap();
     assert_eq!((named.eco, named.ply), ("B50", 4));
     // A variant or Chess960 game from the same placement: no opening.
-    assert_eq!(analyse(&start, false, &sicilian, &times, None).opening, None);
-    let chess960 = Position::from_fen(
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        CastlingMode::Chess960,
+    let three_check = GamePosition::from_fen(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1",
+        Rules::Variant(Variant::ThreeCheck),
     )
     .unwrap();
-    assert_eq!(analyse(&chess960, true, &sicilian, &times, None).opening, None);
+    assert_eq!(analyse(&three_check, &sicilian, &times, None).opening, None);
+    let chess960 = GamePosition::new(Rules::Chess960);
+    assert_eq!(
+        chess960.board(),
+        &Position::from_fen(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            CastlingMode::Chess960,
+        )
+        .unwrap()
+    );
+    assert_eq!(analyse(&chess960, &sicilian, &times, None).opening, None);
     // The start with other counters is the start; with black to move it is not.
     let counters: Position =
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 5 9".parse().unwrap();
-    assert_eq!(analyse(&counters, true, &sicilian, &times, None).opening, Some(named));
+    assert_eq!(analyse(&counters.into(), &sicilian, &times, None).opening, Some(named));
     let black: Position =
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1".parse().unwrap();
-    assert_eq!(analyse(&black, true, &["e7e5"], &[None], None).opening, None);
+    assert_eq!(analyse(&black.into(), &["e7e5"], &[None], None).opening, None);
     // No moves, no opening; not an error.
-    assert_eq!(analyse(&start, true, &[], &[], None).opening, None);
+    assert_eq!(analyse(&start, &[], &[], None).opening, None);
+}
+
+/// The phases and the time use under every rule set: a variant's board is
+/// divided as a chess board is, and its times are counted the same way.
+#[test]
+fn phases_and_time_use_work_under_every_rule_set() {
+    let moves = ["e2e4", "c7c5", "g1f3", "d7d6", "f1b5", "c8d7"];
+    let times = [Some(0), Some(0), Some(1_000), Some(2_000), Some(3_000), Some(4_000)];
+    let standard = analyse(&GamePosition::new(Rules::Standard), &moves, &times, None);
+    for rules in [
+        Rules::Chess960,
+        Rules::Variant(Variant::ThreeCheck),
+        Rules::Variant(Variant::KingOfTheHill),
+        Rules::Variant(Variant::Crazyhouse),
+    ] {
+        let start = GamePosition::new(rules);
+        let ours = analyse(&start, &moves, &times, None);
+        assert_eq!(ours.opening, None, "{rules}");
+        assert_eq!(ours.phases, standard.phases, "{rules}");
+        assert_eq!(ours.time_use, standard.time_use, "{rules}");
+    }
+    assert_eq!(standard.phases.middlegame_ply, None);
+    // White's second and third moves, Black's second and third.
+    assert_eq!((standard.time_use[0].total_ms, standard.time_use[1].total_ms), (4_000, 6_000));
+    // Horde: White's rank 1 is full of pawns and stays so.
+    let horde = GamePosition::new(Rules::Variant(Variant::Horde));
+    let ours = analyse(&horde, &["d4d5", "e7e6"], &[Some(0), Some(0)], None);
+    assert_eq!(ours.opening, None);
+    assert_eq!(ours.time_use.len(), 0);
 }
 
 #[test]
@@ -449,11 +486,50 @@ fn the_opening_looks_no_further_than_forty_plies() {
     let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
     let mut moves: Vec<&str> = shuffle.iter().copied().cycle().take(40).collect();
     let start = Position::default();
-    let within = analyse(&start, true, &moves, &[None; 40], None).opening.unwrap();
+    let within = analyse(&start.clone().into(), &moves, &[None; 40], None).opening.unwrap();
     assert!(within.ply <= 40 && within.ply > 36, "{within:?}");
     moves.push("e2e4");
-    let past = analyse(&start, true, &moves, &[None; 41], None).opening;
+    let past = analyse(&start.clone().into(), &moves, &[None; 41], None).opening;
     assert_eq!(past, Some(within));
-    let e4 = analyse(&start, true, &["e2e4"], &[None], None).opening.unwrap();
+    let e4 = analyse(&start.clone().into(), &["e2e4"], &[None], None).opening.unwrap();
     assert_eq!((e4.eco, e4.name, e4.ply), ("B00", "King's Pawn Game", 1));
+}
+
+/// [`GameAnalysis::of_replay`] plays a replayer's kept moves again: the
+/// same analysis as an [`Analyzer`] fed here, in a variant (crazyhouse
+/// drops) and in Chess960 (castling written king takes rook).
+#[test]
+fn the_analysis_of_a_replay_is_the_analyzers() {
+    use arbiter_chess::{ReplayOptions, Replayer, VariantPosition};
+    let options = ReplayOptions::default();
+    let times: Vec<Option<u64>> = (0..12).map(|i| (i != 7).then_some(i * 300)).collect();
+    // Crazyhouse: a capture, then the piece dropped back.
+    let crazyhouse = GamePosition::new(Rules::Variant(Variant::Crazyhouse));
+    let moves = ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qa5", "P@d5", "P@e5", "Nf3", "Nc6", "d4"];
+    let mut replayer = Replayer::new(crazyhouse.clone(), options.analysis);
+    assert!(replayer.extend(&moves, &options).illegal_move().is_none());
+    let ours = GameAnalysis::of_replay(&crazyhouse, &replayer, &times, None);
+    let GamePosition::Variant(start) = &crazyhouse else { unreachable!() };
+    let mut analyzer = Analyzer::new(&crazyhouse);
+    let mut pos: VariantPosition = start.clone();
+    for (san, &ms) in moves.iter().zip(&times) {
+        let legal = pos.legal_moves().len();
+        pos = pos.play(pos.parse_san(san).unwrap());
+        analyzer.push(pos.board(), legal, ms);
+    }
+    let theirs = analyzer.finish();
+    assert_eq!(ours, theirs);
+    assert_eq!(ours.opening, None);
+    assert_eq!(ours.time_use.len(), 2);
+
+    // Chess960 position 518 (the standard array), both sides castling
+    // king-side, king takes rook.
+    let chess960 = GamePosition::start(None, None, Some(518)).unwrap();
+    let moves = ["e2e4", "e7e5", "g1f3", "g8f6", "f1c4", "f8c5", "e1h1", "e8h8"];
+    let mut replayer = Replayer::new(chess960.clone(), options.analysis);
+    let tail = replayer.extend(&moves, &options);
+    assert!(tail.illegal_move().is_none(), "{:?}", tail.illegal_move());
+    let ours = GameAnalysis::of_replay(&chess960, &replayer, &times, None);
+    let expected = analyse(&chess960, &moves, &times[..moves.len()], None);
+    assert_eq!(ours, expected);
 }

@@ -84,6 +84,11 @@ impl ClockRecord {
         &self.control
     }
 
+    /// The time each ply took, in milliseconds.
+    pub fn move_times_ms(&self) -> &[u64] {
+        &self.move_times_ms
+    }
+
     /// Runs the record on the clock from a start position with `turn` to
     /// move, up to the first move made after its mover's flag fell; `None`
     /// for an unknown or unlimited control, which runs no clock.

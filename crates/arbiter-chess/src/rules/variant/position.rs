@@ -166,6 +166,13 @@ impl VariantPosition {
         self.board.turn
     }
 
+    /// The board: the placement and chess's fields, without the pockets
+    /// and the checks. Its check information is chess's, which the
+    /// variant may not share.
+    pub fn board(&self) -> &Position {
+        &self.board
+    }
+
     /// Squares occupied by `color`.
     pub fn by_color(&self, color: Color) -> Bitboard {
         self.board.by_color(color)
