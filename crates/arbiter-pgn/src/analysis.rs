@@ -23,7 +23,7 @@ use super::start::start_position;
 /// let analysis = game_analysis(report.game.as_ref().unwrap(), report.verdict.as_ref().unwrap());
 /// let analysis = analysis.unwrap();
 /// assert_eq!(analysis.opening.unwrap().eco, "B50");
-/// // 2. Nf3 took 5 s less the 3 s increment; 2... d6 8 s.
+/// // 2. Nf3 took 5 s: 2 s off the clock and the 3 s increment; 2... d6 8 s.
 /// assert_eq!(analysis.time_use[0].total_ms, 5_000);
 /// assert_eq!(analysis.time_use[1].total_ms, 8_000);
 /// ```
