@@ -66,7 +66,7 @@ pub use rules::dead::{
 pub use rules::game::{
     Game, IllegalMove, IllegalMoves, LegalMove, Notation, PENALTY_MS, ParseIllegalMovesError,
     Played, PlyRecord, RAPID_PENALTY_MS, Replay, ReplayOptions, ReplayTail, Replayer, Ruling,
-    RulingAction, replay, replay_clocked,
+    RulingAction, played_times, replay, replay_clocked, replay_ruled,
 };
 pub use rules::outcome::{
     ClaimableDraw, DrawClaims, GameResult, Outcome, Termination, is_insufficient_material,

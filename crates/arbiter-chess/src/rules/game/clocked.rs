@@ -93,7 +93,7 @@ pub fn replay_clocked<S: AsRef<str>>(
 ) -> Replay {
     let start = start.into();
     if options.illegal_moves != IllegalMoves::Stop {
-        return replay_ruled(start, moves, options, Some(record));
+        return replay_ruled(start, moves, options, Some(record)).0;
     }
     let Some(run) = record.run(start.turn()) else {
         return replay(start, moves, options);

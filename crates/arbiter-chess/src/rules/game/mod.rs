@@ -13,6 +13,7 @@ pub use clocked::replay_clocked;
 pub use replay::{IllegalMove, Replay, ReplayOptions, ReplayTail, Replayer, replay};
 pub use ruling::{
     IllegalMoves, PENALTY_MS, ParseIllegalMovesError, RAPID_PENALTY_MS, Ruling, RulingAction,
+    played_times, replay_ruled,
 };
 
 use crate::board::bitboard::Bitboard;

@@ -118,7 +118,7 @@ pub fn replay<S: AsRef<str>>(
     options: &ReplayOptions,
 ) -> Replay {
     if options.illegal_moves != IllegalMoves::Stop {
-        return replay_ruled(start.into(), moves, options, None);
+        return replay_ruled(start, moves, options, None).0;
     }
     let mut replayer = Replayer::new(start, options.analysis);
     let tail = replayer.extend(moves, options);

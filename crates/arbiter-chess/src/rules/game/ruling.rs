@@ -185,7 +185,6 @@ fn rule<S: AsRef<str>>(
     options: &ReplayOptions,
     penalty_ms: u64,
 ) -> Ruled {
-    let limit = options.illegal_moves.limit().unwrap_or(1);
     let mut replayer = Replayer::new(start, options.analysis);
     let (mut fens, mut rulings, mut counts) = (Vec::new(), Vec::new(), [0u32; 2]);
     let mut next = 0;
@@ -195,9 +194,10 @@ fn rule<S: AsRef<str>>(
         let Some(mut bad) = tail.take_illegal_move() else { break End::Played };
         // The tail counts plies; each ruling before it was an input too.
         bad.index += rulings.len();
-        if !bad.reason.is_completed_move() {
+        let Some(limit) = options.illegal_moves.limit().filter(|_| bad.reason.is_completed_move())
+        else {
             break End::Illegal(bad);
-        }
+        };
         let side = replayer.turn();
         counts[side.index()] += 1;
         let count = counts[side.index()];
@@ -256,16 +256,30 @@ impl RuledClock {
     }
 }
 
-/// [`crate::replay`] and [`crate::replay_clocked`] under rules other than
-/// [`IllegalMoves::Stop`]: the completed illegal moves ruled on, with the
-/// clock record (when given, and its control runs a clock) charging each
-/// one's time to its mover and adding the penalty to the opponent's.
-pub(super) fn replay_ruled<S: AsRef<str>>(
-    start: GamePosition,
+/// [`crate::replay`], or with a clock record [`crate::replay_clocked`], as
+/// they answer under rules other than [`IllegalMoves::Stop`]: the completed
+/// illegal moves ruled on, the clock (when its control runs one) charging
+/// each one's time to its mover and adding the time given to the
+/// opponent's. With it, the replayer of the moves played, for what else a
+/// caller asks of them (the game's analysis, with the times of
+/// [`played_times`]).
+///
+/// ```
+/// use arbiter_chess::{IllegalMoves, Position, ReplayOptions, RulingAction, replay_ruled};
+/// let options = ReplayOptions { illegal_moves: IllegalMoves::Fide, ..Default::default() };
+/// let (r, played) = replay_ruled(Position::default(), &["e4", "e5", "Ke3", "Ke2"], &options, None);
+/// assert_eq!((r.plies.len(), played.len()), (3, 3));
+/// assert_eq!(r.rulings[0].index, 2);
+/// assert_eq!(r.rulings[0].action, RulingAction::TimeAdded);
+/// assert_eq!(r.rulings[0].message, "no white king can move to e3");
+/// ```
+pub fn replay_ruled<S: AsRef<str>>(
+    start: impl Into<GamePosition>,
     moves: &[S],
     options: &ReplayOptions,
     record: Option<&ClockRecord>,
-) -> Replay {
+) -> (Replay, Replayer) {
+    let start = start.into();
     let penalty_ms =
         options.illegal_moves.penalty_ms(record.map_or(&TimeControl::Unknown, |r| r.control()));
     let clock =
@@ -307,6 +321,25 @@ pub(super) fn replay_ruled<S: AsRef<str>>(
     answer(ruled, moves, options, flagged, Some((run, record.pending_ms())))
 }
 
+/// The times of the moves played, by ply: the record's `times` (one per
+/// sent move) without those of the ruled-on illegal moves.
+///
+/// ```
+/// use arbiter_chess::{IllegalMoves, Position, ReplayOptions, played_times, replay_ruled};
+/// let options = ReplayOptions { illegal_moves: IllegalMoves::Fide, ..Default::default() };
+/// let (r, _) = replay_ruled(Position::default(), &["e4", "Ke3", "e5"], &options, None);
+/// assert_eq!(played_times(&r.rulings, &[1_000, 2_000, 3_000]), [Some(1_000), Some(3_000)]);
+/// ```
+pub fn played_times(rulings: &[Ruling], times: &[u64]) -> Vec<Option<u64>> {
+    let mut rulings = rulings.iter().peekable();
+    times
+        .iter()
+        .enumerate()
+        .filter(|&(index, _)| rulings.next_if(|ruling| ruling.index == index).is_none())
+        .map(|(_, &ms)| Some(ms))
+        .collect()
+}
+
 /// The answer to ruled moves, `flagged` the side whose flag fell when the
 /// clock says one did, with the clocks of `clock` (and the time used on
 /// the move in progress).
@@ -316,7 +349,7 @@ fn answer<S: AsRef<str>>(
     options: &ReplayOptions,
     flagged: Option<Color>,
     clock: Option<(RuledClock, u64)>,
-) -> Replay {
+) -> (Replay, Replayer) {
     let Ruled { replayer, fens, mut rulings, end } = ruled;
     // The count ends the game as a flag fall of the offender does: the
     // opponent wins unless it is proven that they cannot mate.
@@ -327,6 +360,7 @@ fn answer<S: AsRef<str>>(
     let flagged = offender.or(flagged);
     let answer_options = ReplayOptions { flagged, ..*options };
     let mut replay = replayer.answer(ReplayTail::with_fens(fens), &answer_options);
+
     if offender.is_some()
         && let Some(last) = rulings.last_mut()
     {
@@ -367,7 +401,7 @@ fn answer<S: AsRef<str>>(
         replay.clocks = Some(clocks(run, pending_ms, &replay, options.plies_from));
     }
     replay.rulings = rulings;
-    replay
+    (replay, replayer)
 }
 
 /// The clocks of a ruled replay: each returned ply's mover's time, and
