@@ -679,6 +679,35 @@ mod tests {
         assert_eq!(written(&stream), expected.encode_to_vec());
     }
 
+    /// Rulings are field 6 as prost writes it, after the analysis, and
+    /// with or without a clock.
+    #[test]
+    fn an_answer_with_rulings_is_the_contracts() {
+        use arbiter_chess::{
+            ClockRecord, GameAnalysis, IllegalMoves, ReplayOptions, played_times, replay_ruled,
+        };
+        let fide = ReplayOptions { illegal_moves: IllegalMoves::Fide, ..ReplayOptions::default() };
+        let moves = ["e4", "e5", "Ke3", "Nf3", "Nc6", "Ke1e3", "Nf6"];
+        let times = vec![1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 7_000];
+        let record = ClockRecord::new("180+2".parse().unwrap(), times.clone(), 0, 7).unwrap();
+        let start = arbiter_chess::Position::default();
+        for record in [None, Some(&record)] {
+            let (replayed, played) = replay_ruled(start.clone(), &moves, &fide, record);
+            assert_eq!(replayed.rulings.len(), 2);
+            let analysis = GameAnalysis::of_replay(
+                &start.clone().into(),
+                &played,
+                &played_times(&replayed.rulings, &times),
+                None,
+            );
+            let mut expected = proto::ValidateGameResponse::from(&replayed);
+            expected.analysis = Some(proto::GameAnalysis::from(&analysis));
+            assert_eq!(expected.rulings.len(), 2);
+            let game = GameAnswer::new(replayed, Some(&analysis));
+            assert_eq!(written(&game), expected.encode_to_vec());
+        }
+    }
+
     /// The analysis is field 5 as prost writes it, after the rest.
     #[test]
     fn an_answer_with_its_analysis_is_the_contracts() {
