@@ -215,6 +215,9 @@ fn register_at_zero() {
         counter!(CLOCK_FINDINGS, "kind" => strip(kind.as_str_name(), "CLOCK_FINDING_KIND_"))
             .increment(0);
     }
+    for action in (1..).map_while(|value| proto::RulingAction::try_from(value).ok()) {
+        counter!(RULINGS, "action" => strip(action.as_str_name(), "RULING_ACTION_")).increment(0);
+    }
 }
 
 /// Counts a PGN game's clock findings, by kind.
