@@ -3,7 +3,7 @@
 # `arbiter --listen 127.0.0.1:<free port>`, runs the README command with that
 # address in place of localhost:50051 and checks its JSON, lists services by
 # reflection, shows a failing call's error details, runs the README's clocked
-# game, then stops the server by
+# game and its "What the game was" call, then stops the server by
 # PID with SIGTERM and checks that it exits 0.
 #
 # Needs: the release binary (ARBITER_BIN, default target/release/arbiter),
@@ -115,7 +115,23 @@ assert reply["outcome"]["termination"] == "TERMINATION_TIMEOUT", reply["outcome"
 EOF
 echo "check: the flag fell on Nf3, black wins on time, clocks 59s 58s, then 0s and 58s"
 
-# 5. Stop by PID; a clean drain exits 0.
+# 5. The README's "What the game was": the Najdorf named at ply 10, no phase yet.
+analysed='{"moves": ["e4","c5","Nf3","d6","d4","cxd4","Nxd4","Nf6","Nc3","a6"],
+  "skipLegalMoves": true, "includeAnalysis": true}'
+echo
+echo "\$ grpcurl -plaintext -d '$analysed' $address arbiter.v1.RulesService/ValidateGame"
+"$GRPCURL" -plaintext -d "$analysed" "$address" arbiter.v1.RulesService/ValidateGame \
+    | tee "$work/analysed.json"
+"$PYTHON" - "$work/analysed.json" <<'EOF' || fail "unexpected analysed ValidateGame answer"
+import json, sys
+analysis = json.load(open(sys.argv[1]))["analysis"]
+assert analysis["opening"] == {"eco": "B90", "name": "Sicilian Defense: Najdorf Variation",
+                               "family": "OPENING_FAMILY_SEMI_OPEN_GAME", "ply": 10}, analysis
+assert analysis.get("phases") == {} and "timeUse" not in analysis, analysis
+EOF
+echo "check: B90 Sicilian Defense: Najdorf Variation at ply 10, no middlegame yet"
+
+# 6. Stop by PID; a clean drain exits 0.
 echo
 kill -TERM "$server_pid"
 await_exit "$server_pid" "$work/server.log"

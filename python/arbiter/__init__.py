@@ -18,6 +18,11 @@ here with `json.loads`. The GIL is released while Rust works.
 - `pgn_table(path, jobs=None)`: the games of a file as a `pyarrow.Table`,
   one row per game (needs pyarrow).
 
+Each of them takes `analysis=True` to say what each game was, as the
+command line's `--analysis` does: its opening (lichess's chess-openings
+table), its phases (lichess's Divider) and each side's time use from the
+clock record. A call without it computes none of that.
+
 Bad arguments raise `ValueError` with the reason; a missing file raises
 `FileNotFoundError`; a game that is illegal or unreadable is a result in
 its dict or row, as on the command line.
@@ -65,6 +70,7 @@ def validate(
     time_control: Optional[str] = None,
     move_times: Optional[Sequence[float]] = None,
     pending_time: Optional[float] = None,
+    analysis: bool = False,
 ) -> dict[str, Any]:
     """Checks a game move by move: the object `arbiter validate` prints.
 
@@ -90,6 +96,19 @@ def validate(
     per move, rounded to the millisecond), `pending_time` the seconds the
     side to move has used on its move in progress; each ply then carries
     its mover's `clock`, the position both `clocks`.
+
+    With `analysis=True`, the answer has `analysis` after `outcome`, as
+    `arbiter validate --analysis` prints it: `opening` (`eco`, `name`,
+    `family`, `ply`; absent unless the game is standard chess from the
+    standard start and reaches a named line), `phases` (`middlegamePly`,
+    `endgamePly`: the plies where they start, each absent when none) and
+    `timeUse` (one dict per side, White first, from `move_times`; empty
+    without them): `timedMoves`, `totalMs`, `meanMs`, `sdMs`, `cv`,
+    `minWindowCv`, `fastMoves`, `instantMoves`, `forcedMoves`, `forcedMs`,
+    `openingMs`, `middlegameMs`, `endgameMs` and lichess's thresholds
+    `noFastMoves`, `moderatelyConsistent`, `highlyConsistent`,
+    `consistentStreak`. A side's first move is left out of its times, as
+    lichess does.
 
     An illegal move is an answer (its `illegalMove`), not an exception.
 
@@ -117,6 +136,7 @@ def validate(
         time_control=time_control,
         move_times=None if move_times is None else [float(t) for t in move_times],
         pending_time=pending_time,
+        analysis=analysis,
     )
     result: dict[str, Any] = json.loads(line)
     return result
@@ -127,35 +147,46 @@ def _dicts(lines: bytes) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines.split(b"\n") if line]
 
 
-def check_pgn(data: Union[str, bytes]) -> list[dict[str, Any]]:
+def check_pgn(data: Union[str, bytes], *, analysis: bool = False) -> list[dict[str, Any]]:
     """Checks the games of PGN text: one dict per game, each the line
     `arbiter pgn --json` prints for it (`index`, `line`, `tags`, `plies`,
     `illegalMove`, `variationErrors`, `position`, `outcome`, `resultTag`,
-    `resultConsistent`, or `error` for a game that cannot be read). A game
-    with a `Variant` tag naming one of lichess's variants (`Crazyhouse`,
-    `Atomic`, `King of the Hill`, ...) is checked by that variant's rules.
+    `resultConsistent`, `clock`, or `error` for a game that cannot be
+    read). A game with a `Variant` tag naming one of lichess's variants
+    (`Crazyhouse`, `Atomic`, `King of the Hill`, ...) is checked by that
+    variant's rules.
+
+    With `analysis=True`, each game that has a verdict also has
+    `analysis`, as `arbiter pgn --json --analysis` prints it: `opening`,
+    `phases` and `timeUse` (see `validate`), the times from `[%emt]`, else
+    from consecutive `[%clk]` readings.
 
     Raises:
         ValueError: `data` is neither str nor bytes.
     """
-    return _dicts(_arbiter.check_pgn_json(data))
+    return _dicts(_arbiter.check_pgn_json(data, analysis=analysis))
 
 
-def iter_pgn_file(path: Path, jobs: Optional[int] = None) -> Iterator[dict[str, Any]]:
+def iter_pgn_file(
+    path: Path, jobs: Optional[int] = None, *, analysis: bool = False
+) -> Iterator[dict[str, Any]]:
     """The games of a PGN file (plain, .zst, .gz or .bz2, found by content)
-    one by one, as `check_pgn` has them, read and checked ahead on `jobs`
-    threads (default: every core) in bounded memory.
+    one by one, as `check_pgn` has them (with `analysis` when asked for),
+    read and checked ahead on `jobs` threads (default: every core) in
+    bounded memory.
 
     Raises:
         FileNotFoundError: there is no file at `path` (at once).
         OSError: the file cannot be read to its end (after its last game).
         ValueError: `jobs` is 0.
     """
-    for batch in _arbiter.PgnLines(os.fspath(path), jobs):
+    for batch in _arbiter.PgnLines(os.fspath(path), jobs, analysis):
         yield from _dicts(batch)
 
 
-def check_pgn_file(path: Path, jobs: Optional[int] = None) -> list[dict[str, Any]]:
+def check_pgn_file(
+    path: Path, jobs: Optional[int] = None, *, analysis: bool = False
+) -> list[dict[str, Any]]:
     """The games of a PGN file as a list: see `iter_pgn_file`.
 
     Raises:
@@ -164,12 +195,12 @@ def check_pgn_file(path: Path, jobs: Optional[int] = None) -> list[dict[str, Any
         ValueError: `jobs` is 0.
     """
     games: list[dict[str, Any]] = []
-    for batch in _arbiter.PgnLines(os.fspath(path), jobs):
+    for batch in _arbiter.PgnLines(os.fspath(path), jobs, analysis):
         games.extend(_dicts(batch))
     return games
 
 
-def pgn_table(path: Path, jobs: Optional[int] = None) -> pyarrow.Table:
+def pgn_table(path: Path, jobs: Optional[int] = None, *, analysis: bool = False) -> pyarrow.Table:
     """The games of a PGN file as a `pyarrow.Table`, one row per game, built
     in Rust and handed over through the Arrow C data interface.
 
@@ -183,10 +214,20 @@ def pgn_table(path: Path, jobs: Optional[int] = None) -> pyarrow.Table:
     `reason` and `message`), and the tags `white`, `black`, `result`,
     `time_control` and `site`. Values a game lacks are null.
 
+    With `analysis=True`, what each game was (its `analysis`, as
+    `check_pgn(..., analysis=True)` has it) follows: `eco`, `opening`
+    (`opening.name`), `opening_family` (`opening.family`), `opening_ply`,
+    `middlegame_ply` and `endgame_ply` (`phases`), and for each side, as
+    `white_...` then `black_...`, its `timeUse` entry's `timed_moves`,
+    `mean_ms`, `cv`, `min_window_cv`, `fast_moves`, `instant_moves` and
+    `forced_moves`: null for an unreadable game, for a game with no
+    opening named, a phase not reached, or no time known. Without it the
+    table has none of these columns and none of it is computed.
+
     Raises:
         ImportError: pyarrow is not installed.
         FileNotFoundError: there is no file at `path`.
         OSError: the file cannot be read to its end.
         ValueError: `jobs` is 0.
     """
-    return _arbiter.pgn_table(os.fspath(path), jobs)
+    return _arbiter.pgn_table(os.fspath(path), jobs, analysis)

@@ -24,18 +24,27 @@ def validate_json(
     time_control: Optional[str] = None,
     move_times: Optional[list[float]] = None,
     pending_time: Optional[float] = None,
+    analysis: bool = False,
 ) -> bytes:
-    """The JSON line `arbiter validate` prints for the game."""
+    """The JSON line `arbiter validate` (`--analysis` when `analysis`)
+    prints for the game."""
 
-def check_pgn_json(data: Union[str, bytes]) -> bytes:
-    """The JSON lines `arbiter pgn --json` prints for the games of `data`."""
+def check_pgn_json(data: Union[str, bytes], analysis: bool = False) -> bytes:
+    """The JSON lines `arbiter pgn --json` (`--analysis` when `analysis`)
+    prints for the games of `data`."""
 
-def pgn_table(path: Union[str, PathLike[str]], jobs: Optional[int] = None) -> pyarrow.Table:
-    """The games of the file at `path`, one row each."""
+def pgn_table(
+    path: Union[str, PathLike[str]], jobs: Optional[int] = None, analysis: bool = False
+) -> pyarrow.Table:
+    """The games of the file at `path`, one row each; the analysis's
+    columns too when `analysis`."""
 
 class PgnLines(Iterator[bytes]):
-    """Batches of the JSON lines of `arbiter pgn --json` for a file's games."""
+    """Batches of the JSON lines of `arbiter pgn --json` (`--analysis` when
+    `analysis`) for a file's games."""
 
-    def __init__(self, path: Union[str, PathLike[str]], jobs: Optional[int] = None) -> None: ...
+    def __init__(
+        self, path: Union[str, PathLike[str]], jobs: Optional[int] = None, analysis: bool = False
+    ) -> None: ...
     def __iter__(self) -> "PgnLines": ...
     def __next__(self) -> bytes: ...

@@ -5,7 +5,10 @@
 //! with `json.loads`, so its dicts equal the command line's output by
 //! construction; the module `table` builds `pgn_table`'s Arrow columns.
 //! The GIL is released while Rust works, and files are read and checked on
-//! `jobs` threads as `arbiter pgn` does ([`arbiter::pgn_files`]).
+//! `jobs` threads as `arbiter pgn` does ([`arbiter::pgn_files`]). What a
+//! game was (`analysis=True`: its opening, phases and time use) is the
+//! command line's `--analysis`, asked for per call: a call without it
+//! computes none.
 
 mod table;
 
@@ -20,7 +23,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use arbiter::answer::json::write_game;
+use arbiter::answer::json::write_game_analysed;
 use arbiter::answer::pgn_json;
 use arbiter::pgn_files::{self, Check, Games, OnError};
 use arbiter_chess::{
@@ -34,7 +37,8 @@ use arbiter_pgn::{CheckOptions, GameReader, GameReport, RawGame, ReaderOptions, 
 #[pyo3(signature = (
     moves, fen=None, variant=None, chess960=None, notation="auto", strict=false,
     fens=false, legal_moves=true, flagged=None, winnability=false, shredder_fen=false,
-    time_control=None, move_times=None, pending_time=None, illegal_moves="stop",
+    time_control=None, move_times=None, pending_time=None, analysis=false,
+    illegal_moves="stop",
 ))]
 #[allow(clippy::too_many_arguments)] // The keyword arguments of `arbiter.validate`.
 fn validate_json<'py>(
@@ -53,6 +57,7 @@ fn validate_json<'py>(
     time_control: Option<&str>,
     move_times: Option<Vec<f64>>,
     pending_time: Option<f64>,
+    analysis: bool,
     illegal_moves: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let rules = variant.map(str::parse::<Rules>).transpose().map_err(value_error)?;
@@ -111,7 +116,9 @@ fn validate_json<'py>(
         None => None,
     };
     let mut json = Vec::new();
-    py.detach(|| write_game(&mut json, start, &moves, &options, clock.as_ref()))?;
+    py.detach(|| {
+        write_game_analysed(&mut json, start, &moves, &options, clock.as_ref(), analysis)
+    })?;
     Ok(PyBytes::new(py, &json))
 }
 
@@ -140,9 +147,12 @@ fn value_error(reason: impl ToString) -> PyErr {
 }
 
 /// What `arbiter pgn --json` makes of each game: its JSON line without the
-/// opening `{"index":N,` (written in order, by [`push_line`]).
-#[derive(Debug)]
-struct JsonLines;
+/// opening `{"index":N,` (written in order, by [`push_line`]), with what
+/// the game was when `analysed` (`arbiter pgn --json --analysis`).
+#[derive(Clone, Copy, Debug)]
+struct JsonLines {
+    analysed: bool,
+}
 
 impl Check for JsonLines {
     type Answer = Vec<u8>;
@@ -154,7 +164,7 @@ impl Check for JsonLines {
     fn answer(&self, report: &GameReport) -> Vec<u8> {
         let mut json = Vec::new();
         // Writing to a vector does not fail.
-        let _ = pgn_json::write_json_fields(report, &mut json);
+        let _ = pgn_json::write_json_fields_analysed(report, self.analysed, &mut json);
         json
     }
 }
@@ -180,17 +190,23 @@ fn text_of(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     }
 }
 
-/// The JSON lines of `arbiter pgn --json` for the games of `data` (PGN
-/// text, `str` or `bytes`).
+/// The JSON lines of `arbiter pgn --json` (with `--analysis` when
+/// `analysis`) for the games of `data` (PGN text, `str` or `bytes`).
 #[pyfunction]
-fn check_pgn_json<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+#[pyo3(signature = (data, analysis=false))]
+fn check_pgn_json<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    analysis: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
     let text = text_of(data)?;
+    let check = JsonLines { analysed: analysis };
     let lines = py.detach(|| -> io::Result<Vec<u8>> {
         let mut reader = GameReader::new(&text[..], ReaderOptions::default());
         let (mut out, mut index) = (Vec::new(), 0);
         while let Some(raw) = reader.next_game()? {
-            let report = JsonLines.check(raw);
-            push_line(&mut out, index, &JsonLines.answer(&report));
+            let report = check.check(raw);
+            push_line(&mut out, index, &check.answer(&report));
             index += 1;
             if let Some(game) = report.game {
                 reader.recycle(game);
@@ -241,8 +257,9 @@ fn read_errors(errors: &Mutex<Vec<String>>) -> PyResult<()> {
     }
 }
 
-/// The JSON lines of a file's games, in batches, checked on a thread of
-/// their own (and its `jobs` workers) while Python takes them.
+/// The JSON lines of a file's games (with their analysis when asked for),
+/// in batches, checked on a thread of their own (and its `jobs` workers)
+/// while Python takes them.
 #[pyclass(module = "arbiter._arbiter")]
 struct PgnLines {
     batches: Mutex<mpsc::Receiver<Vec<u8>>>,
@@ -256,15 +273,15 @@ const BATCH_BYTES: usize = 256 << 10;
 #[pymethods]
 impl PgnLines {
     #[new]
-    #[pyo3(signature = (path, jobs=None))]
-    fn new(path: PathBuf, jobs: Option<usize>) -> PyResult<PgnLines> {
+    #[pyo3(signature = (path, jobs=None, analysis=false))]
+    fn new(path: PathBuf, jobs: Option<usize>, analysis: bool) -> PyResult<PgnLines> {
         let jobs = jobs_of(jobs)?;
         let (games, errors) = games_of(path)?;
         // A few batches ahead: memory stays bounded when Python is slower.
         let (send, batches) = mpsc::sync_channel::<Vec<u8>>(4);
         let run = std::thread::spawn(move || {
             let (mut batch, mut index) = (Vec::new(), 0);
-            let sent = pgn_files::run(games, jobs, &JsonLines, |fields| {
+            let sent = pgn_files::run(games, jobs, &JsonLines { analysed: analysis }, |fields| {
                 push_line(&mut batch, index, &fields);
                 index += 1;
                 if batch.len() >= BATCH_BYTES {

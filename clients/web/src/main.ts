@@ -3,8 +3,10 @@
 // server's answer decides what the board allows next. The page reads like
 // chess: numbered moves, words for the outcome and the illegal move (the
 // contract's names stay in tooltips and a details line), each side's clock
-// and a move-time chart when a clock record comes with the game, and the
-// arrow keys step through the moves.
+// and a move-time chart when a clock record comes with the game, what the
+// game was (its opening's ECO code and name, where its middlegame and
+// endgame start: the answer's `analysis`, asked for with `includeAnalysis`),
+// and the arrow keys step through the moves.
 import { Chessground } from "@lichess-org/chessground";
 import type { Api } from "@lichess-org/chessground/api";
 import type { Color as BoardColor, Key } from "@lichess-org/chessground/types";
@@ -16,12 +18,14 @@ import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import {
   ClaimableDraw,
   ClaimableDrawSchema,
+  type GameAnalysis,
   GameClockSchema,
   GameResult,
   GameResultSchema,
   type IllegalMove,
   IllegalMoveReason,
   IllegalMoveReasonSchema,
+  OpeningFamilySchema,
   type Outcome,
   RulesService,
   Termination,
@@ -281,6 +285,50 @@ function clockRecord(): { timeControl: string; moveTimesMs: number[] } | undefin
   return { timeControl, moveTimesMs };
 }
 
+// ---- what the game was ----------------------------------------------------
+
+/** A ply as a player names it, e.g. `10. Nf3` or `10... Nf6`: the
+ * `index`-th (from 0) of the game from `startFen`. */
+export function plyLabel(startFen: string, index: number, san: string): string {
+  const fields = startFen.split(" ");
+  const counted = index + (fields[1] === "b" ? 1 : 0);
+  const number = (Number(fields[5] ?? "1") || 1) + Math.floor(counted / 2);
+  return counted % 2 === 0 ? `${number}. ${san}` : `${number}... ${san}`;
+}
+
+/** The opening in words: its ECO code and name, e.g. "C60 Ruy Lopez". */
+export function openingWords(analysis: GameAnalysis | undefined, fromStandardStart: boolean): string {
+  const opening = analysis?.opening;
+  if (opening !== undefined) return `${opening.eco} ${opening.name}`;
+  return fromStandardStart ? "No named opening" : "No named opening (the game does not start from the standard position)";
+}
+
+/** The phases in words, e.g. "Middlegame from ply 19 (after 10. e5), endgame
+ * from ply 61 (after 31. Rxd8)": each starts at the position after that ply
+ * (ply 0: the start). */
+export function phasesWords(analysis: GameAnalysis | undefined, startFen: string, sans: string[]): string {
+  const at = (ply: number): string =>
+    ply === 0 ? "the start" : `ply ${ply} (after ${plyLabel(startFen, ply - 1, sans[ply - 1] ?? "?")})`;
+  const middle = analysis?.phases?.middlegamePly;
+  const end = analysis?.phases?.endgamePly;
+  if (middle === undefined && end === undefined) return "Opening throughout: no middlegame or endgame reached";
+  if (middle === undefined) return `Endgame from ${at(end ?? 0)}`;
+  if (end === undefined) return `Middlegame from ${at(middle)}; no endgame reached`;
+  return `Middlegame from ${at(middle)}, endgame from ${at(end)}`;
+}
+
+/** The opening's and the phases' contract names and numbers, for developers. */
+function analysisNames(analysis: GameAnalysis | undefined): string {
+  const opening = analysis?.opening;
+  const phases = analysis?.phases;
+  const parts =
+    opening === undefined
+      ? ["no opening"]
+      : [opening.eco, protoName(OpeningFamilySchema, opening.family), `named at ply ${opening.ply}`];
+  parts.push(`middlegamePly ${phases?.middlegamePly ?? "-"}`, `endgamePly ${phases?.endgamePly ?? "-"}`);
+  return parts.join(" · ");
+}
+
 // ---- the board ------------------------------------------------------------
 
 /** The squares a move in UCI touches: a drop (`N@f3`) only its target. */
@@ -514,6 +562,14 @@ function show(reply: ValidateGameResponse, startFen: string, sentMs: number[] | 
 
   renderClock(reply, startFen, sentMs);
 
+  const standardStart = startFen === START_FEN && Number(variantSelect.value) === Variant.STANDARD;
+  const opening = element("opening");
+  opening.textContent = openingWords(reply.analysis, standardStart);
+  const family = reply.analysis?.opening?.family;
+  opening.title = family === undefined ? "" : enumName(OpeningFamilySchema, family, "OPENING_FAMILY_").toLowerCase().replaceAll("_", " ");
+  element("phases").textContent = phasesWords(reply.analysis, startFen, reply.plies.map((ply) => ply.san));
+  element("analysis-names").textContent = analysisNames(reply.analysis);
+
   const sans = reply.position?.legalMoves.map((move) => move.san) ?? [];
   element("legal-count").textContent = `(${sans.length})`;
   element("legal").textContent = sans.join(" ");
@@ -557,6 +613,7 @@ async function check(): Promise<void> {
     ...base,
     moves: parseMoves(movesInput.value),
     includeFens: true,
+    includeAnalysis: true,
     clock:
       record === undefined
         ? undefined

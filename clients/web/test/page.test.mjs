@@ -4,8 +4,9 @@
 // replayed: moves clicked on the board and stepped through with the arrow
 // keys, pasted games with an illegal move, a claimable draw and a fallen flag,
 // a PGN file loaded with its clock record (each side's remaining time and the
-// move-time charts), a bad FEN, a crazyhouse game with a drop; a page on an
-// origin the server does not list cannot call it. What the page says is read
+// move-time charts), a bad FEN, a crazyhouse game with a drop; what each game
+// was (its opening's ECO code and name, where its middlegame and endgame
+// start); a page on an origin the server does not list cannot call it. What the page says is read
 // as a player reads it: numbered moves and words, the contract's names beside.
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync } from "node:fs";
@@ -125,6 +126,8 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
     assert.equal(await text(page, "outcome-names"), "* · GAME_RESULT_ONGOING");
     assert.equal(await page.getByTestId("error").isHidden(), true);
     assert.equal(await page.getByTestId("clock").isHidden(), true);
+    assert.equal(await text(page, "opening"), "No named opening");
+    assert.equal(await text(page, "phases"), "Opening throughout: no middlegame or endgame reached");
   });
 
   it("plays a game clicked on the board up to mate, numbered by moves, in words", async () => {
@@ -139,6 +142,15 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
     assert.equal(await page.getByTestId("moves-input").inputValue(), "f2f3 e7e5 g2g4 d8h4");
     // The mated king's square is marked in check.
     await checkSquares(page, 1);
+    // lichess's table names the line itself (a00: "1. f3 e5 2. g4 Qh4#"),
+    // reached at ply 4; A00 is the irregular openings' family.
+    assert.equal(await text(page, "opening"), "A00 Barnes Opening: Fool's Mate");
+    assert.equal(await page.getByTestId("opening").getAttribute("title"), "irregular opening");
+    assert.equal(await text(page, "phases"), "Opening throughout: no middlegame or endgame reached");
+    assert.equal(
+      await text(page, "analysis-names"),
+      "A00 · OPENING_FAMILY_IRREGULAR_OPENING · named at ply 4 · middlegamePly - · endgamePly -",
+    );
   });
 
   it("steps through the moves with the arrow keys, the board following", async () => {
@@ -232,6 +244,9 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
     assert.deepEqual(await page.getByTestId("ply-clock").allInnerTexts(), ["3:00", "3:00.5", "2:57.8", "2:59.5", "2:53", "2:49.1", "2:53.9"]);
     assert.deepEqual(await rows(page), ["1. e4 3:00 e5 3:00.5", "2. Bc4 2:57.8 Nc6 2:59.5", "3. Qh5 2:53 Nf6 2:49.1", "4. Qxf7# 2:53.9 1-0"]);
     assert.equal(await text(page, "outcome"), "White wins by checkmate");
+    // The last named position is after 2. Bc4 (c23: "1. e4 e5 2. Bc4").
+    assert.equal(await text(page, "opening"), "C23 Bishop's Opening");
+    assert.equal(await page.getByTestId("opening").getAttribute("title"), "open game");
     assert.equal(await text(page, "clocks"), "White 2:53.9 · Black 2:49.1");
     // The charts' points are the move times: one point per move of the
     // side, its height proportional to the time on one scale for both.
@@ -261,6 +276,29 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     if (README_SCREENSHOT !== undefined) copyFileSync(SCREENSHOT, README_SCREENSHOT);
     await press(page, "End");
+  });
+
+  it("says where a game's middlegame and endgame start, the plies named as moves", async () => {
+    // Pieces other than kings and pawns (14 at the start): Bxa3, bxa3,
+    // Rxh4 and Nxh6 leave 10 after 6... Nxh6 (ply 12), the middlegame's
+    // first rule; Rxh6, Rxh6, Rxh3 and gxh3 leave 6 after 9. gxh3 (ply 17),
+    // the endgame's. (python-chess and crates/arbiter-chess/tests/data/
+    // analysis.py, lichess's Divider, say the same.)
+    await paste(page, "1. h4 h6 2. Na3 e5 3. d3 Bxa3 4. bxa3 Qxh4 5. Rxh4 f5 6. Bxh6 Nxh6 7. Rxh6 Rxh6 8. Nh3 Rxh3 9. gxh3");
+    assert.equal(await text(page, "opening"), "A00 Kádas Opening");
+    assert.equal(await text(page, "phases"), "Middlegame from ply 12 (after 6... Nxh6), endgame from ply 17 (after 9. gxh3)");
+    assert.equal(
+      await text(page, "analysis-names"),
+      "A00 · OPENING_FAMILY_IRREGULAR_OPENING · named at ply 1 · middlegamePly 12 · endgamePly 17",
+    );
+    // From a set-up position: no opening; eight pieces other than kings and
+    // pawns are a middlegame from the start, and two captures make six.
+    await page.getByTestId("fen-input").fill("r3k2r/8/8/3nb3/3NB3/8/8/R3K2R w KQkq - 0 1");
+    await paste(page, "1. Bxd5 Bxd4");
+    assert.equal(await text(page, "opening"), "No named opening (the game does not start from the standard position)");
+    assert.equal(await text(page, "phases"), "Middlegame from the start, endgame from ply 2 (after 1... Bxd4)");
+    assert.equal(await text(page, "analysis-names"), "no opening · middlegamePly 0 · endgamePly 2");
+    await page.getByTestId("fen-input").fill("");
   });
 
   it("shows a bad request's reason and field from the error details", async () => {

@@ -33,6 +33,9 @@ reading, unknown where negative), with the same three answers and no moves.
 
 Run with python-chess 1.11.2 from the repository's root:
     python3 crates/arbiter-chess/tests/data/analysis.py [SHARED_DATA_DIR]
+
+Imported, it writes nothing: the wheel's tests (python/tests/test_analysis.py)
+call `load_openings`, `analyse`, `clock_times` and `family` as their oracle.
 """
 import io
 import json
@@ -46,21 +49,46 @@ import chess
 import chess.pgn
 
 ROOT = pathlib.Path(__file__).resolve().parents[4]
-DATA = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared/data"
 OUT = pathlib.Path(__file__).resolve().parent / "analysis.jsonl"
 
 # -- opening ------------------------------------------------------------------
 
 LINES = []  # (eco, name, moves as UCI)
 BY_EPD = {}
-for volume in "abcde":
-    rows = (DATA / "openings" / f"{volume}.tsv").read_text(encoding="utf-8").splitlines()[1:]
-    for row in rows:
-        eco, name, pgn = row.split("\t")
-        game = chess.pgn.read_game(io.StringIO(pgn))
-        board = game.end().board()
-        BY_EPD[board.epd()] = (eco, name)
-        LINES.append((eco, name, [m.uci() for m in game.mainline_moves()]))
+
+
+def load_openings(data):
+    """Reads the table's lines from `data`/openings/{a..e}.tsv (once)."""
+    if BY_EPD:
+        return
+    for volume in "abcde":
+        rows = (data / "openings" / f"{volume}.tsv").read_text(encoding="utf-8").splitlines()[1:]
+        for row in rows:
+            eco, name, pgn = row.split("\t")
+            game = chess.pgn.read_game(io.StringIO(pgn))
+            board = game.end().board()
+            BY_EPD[board.epd()] = (eco, name)
+            LINES.append((eco, name, [m.uci() for m in game.mainline_moves()]))
+
+
+def family(eco):
+    """The family of an ECO code, by the ranges of issue 48."""
+    letter, number = eco[0], int(eco[1:])
+    if letter == "A":
+        if number == 0:
+            return "IRREGULAR_OPENING"
+        if number <= 39:
+            return "FLANK_OPENING"
+        if number <= 44 or number >= 80:
+            return "OTHER_D4_DEFENCE"
+        return "INDIAN_DEFENCE"
+    if letter == "B" or (letter == "C" and number <= 19):
+        return "SEMI_OPEN_GAME"
+    if letter == "C":
+        return "OPEN_GAME"
+    if letter == "D":
+        return "CLOSED_GAME" if number <= 69 else "INDIAN_DEFENCE"
+    return "INDIAN_DEFENCE"
 
 
 def opening(positions_after):
@@ -315,7 +343,29 @@ def game_line(kind, start, ucis, names_opening):
     return record
 
 
+def clock_times(game):
+    """A game's moves (UCI), each move's time from consecutive [%clk]
+    readings (previous + increment - reading, unknown where negative or
+    without a previous reading), and its TimeControl tag."""
+    tc = game.headers.get("TimeControl", "?")
+    inc = int(tc.split("+")[1]) * 1000 if "+" in tc else 0
+    times, last = [], {}
+    for node in game.mainline():
+        mover = not node.board().turn
+        clk = node.clock()
+        ms = None
+        if clk is not None:
+            clk = round(clk * 1000)
+            if mover in last and last[mover] + inc - clk >= 0:
+                ms = last[mover] + inc - clk
+            last[mover] = clk
+        times.append(ms)
+    return [m.uci() for m in game.mainline_moves()], times, tc
+
+
 def main():
+    data = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared/data"
+    load_openings(data)
     out = []
     for eco, name, line in RNG.sample(LINES, 120):
         board = chess.Board()
@@ -349,24 +399,11 @@ def main():
         board = chess.Board(start)
         out.append(game_line("fen", start, extend(board, RNG.randrange(1, 120)), False))
 
-    sample = DATA / "pgn/shakmaty/lichess_db_1000k.pgn"
+    sample = data / "pgn/shakmaty/lichess_db_1000k.pgn"
     with open(sample, encoding="utf-8") as f:
         index = 0
         while (game := chess.pgn.read_game(f)) is not None:
-            tc = game.headers.get("TimeControl", "?")
-            inc = int(tc.split("+")[1]) * 1000 if "+" in tc else 0
-            times, last = [], {}
-            for node in game.mainline():
-                mover = not node.board().turn
-                clk = node.clock()
-                ms = None
-                if clk is not None:
-                    clk = round(clk * 1000)
-                    if mover in last and last[mover] + inc - clk >= 0:
-                        ms = last[mover] + inc - clk
-                    last[mover] = clk
-                times.append(ms)
-            ucis = [m.uci() for m in game.mainline_moves()]
+            ucis, times, tc = clock_times(game)
             record = {"kind": "lichess", "index": index, "site": game.headers.get("Site", "")[-8:]}
             record.update(analyse(None, ucis, times, tc, True))
             out.append(record)

@@ -2,7 +2,11 @@
 //! in Rust and handed to pyarrow through the Arrow C data interface (no
 //! Python object per row). Each value is the one `arbiter pgn --json`
 //! writes for the game, by the same names of the contract
-//! ([`arbiter::proto`]).
+//! ([`arbiter::proto`]). With `analysis=True` the table has the columns of
+//! what each game was too ([`analysis`]); without, nothing of it is
+//! computed and the clock record is left unread.
+
+mod analysis;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,7 +21,9 @@ use pyo3::types::PyList;
 
 use arbiter::pgn_files::{self, Check};
 use arbiter::proto;
-use arbiter_pgn::{CheckOptions, GameReport, RawGame, check_game_with};
+use arbiter_pgn::{CheckOptions, GameReport, RawGame, check_game_with, game_analysis};
+
+use analysis::AnalysisColumns;
 
 /// The tags a row carries, by their PGN names, as its columns name them.
 const TAGS: [(&str, &str); 5] = [
@@ -48,18 +54,27 @@ struct Row {
     error_reason: Option<&'static str>,
     error: Option<String>,
     tags: [Option<String>; TAGS.len()],
+    /// What the game was, when asked for and the game has a verdict.
+    analysis: Option<proto::GameAnalysis>,
 }
 
-/// What `pgn_table` makes of each game.
-#[derive(Debug)]
-struct Rows;
+/// What `pgn_table` makes of each game: with `analysed`, what it was too.
+#[derive(Clone, Copy, Debug)]
+struct Rows {
+    analysed: bool,
+}
 
 impl Check for Rows {
     type Answer = Row;
 
     fn check(&self, raw: RawGame) -> GameReport {
-        // The table has no clock column: the record is left unread.
-        check_game_with(raw, false, CheckOptions { read_clocks: false, ..CheckOptions::DEFAULT })
+        // The clock record is read only for the analysis's time use: the
+        // table has no clock column.
+        check_game_with(
+            raw,
+            false,
+            CheckOptions { read_clocks: self.analysed, ..CheckOptions::DEFAULT },
+        )
     }
 
     fn answer(&self, report: &GameReport) -> Row {
@@ -90,6 +105,14 @@ impl Check for Rows {
                 }
                 row.variation_errors =
                     Some(u32::try_from(verdict.variation_errors.len()).unwrap_or(u32::MAX));
+                if self.analysed {
+                    // As `arbiter pgn --json --analysis` has it (its message).
+                    row.analysis = report
+                        .game
+                        .as_ref()
+                        .and_then(|game| game_analysis(game, verdict))
+                        .map(|analysis| proto::GameAnalysis::from(&analysis));
+                }
             }
             Err(error) => {
                 row.error_reason = Some(error.reason());
@@ -118,9 +141,16 @@ struct Columns {
     error_reason: StringBuilder,
     error: StringBuilder,
     tags: [StringBuilder; TAGS.len()],
+    /// With `analysis=True`: what each game was.
+    analysis: Option<AnalysisColumns>,
 }
 
 impl Columns {
+    /// The columns of a table with the analysis's when `analysed`.
+    fn new(analysed: bool) -> Columns {
+        Columns { analysis: analysed.then(AnalysisColumns::default), ..Columns::default() }
+    }
+
     fn push(&mut self, index: u64, row: Row) {
         let Row {
             line,
@@ -137,6 +167,7 @@ impl Columns {
             error_reason,
             error,
             tags,
+            analysis,
         } = row;
         self.index.append_value(index);
         self.line.append_value(line);
@@ -154,6 +185,9 @@ impl Columns {
         self.error.append_option(error);
         for (builder, tag) in self.tags.iter_mut().zip(tags) {
             builder.append_option(tag);
+        }
+        if let Some(columns) = &mut self.analysis {
+            columns.push(analysis.as_ref());
         }
     }
 
@@ -178,6 +212,9 @@ impl Columns {
         for ((_, name), builder) in TAGS.iter().zip(&mut self.tags) {
             columns.push((name, Arc::new(builder.finish())));
         }
+        if let Some(analysis) = &mut self.analysis {
+            columns.extend(analysis.finish());
+        }
         let fields: Vec<Field> = columns
             .iter()
             .map(|(name, column)| {
@@ -200,13 +237,14 @@ fn export(batch: RecordBatch) -> Result<Exported, ArrowError> {
 }
 
 /// The games of the file at `path` as a `pyarrow.Table`, checked on `jobs`
-/// threads.
+/// threads, with the analysis's columns when `analysis`.
 #[pyfunction]
-#[pyo3(signature = (path, jobs=None))]
+#[pyo3(signature = (path, jobs=None, analysis=false))]
 pub fn pgn_table<'py>(
     py: Python<'py>,
     path: PathBuf,
     jobs: Option<usize>,
+    analysis: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let pyarrow = py
         .import("pyarrow")
@@ -214,9 +252,9 @@ pub fn pgn_table<'py>(
     let jobs = super::jobs_of(jobs)?;
     let (games, errors) = super::games_of(path)?;
     let exported = py.detach(|| -> Result<Vec<Exported>, String> {
-        let (mut columns, mut batches, mut index) = (Columns::default(), Vec::new(), 0);
+        let (mut columns, mut batches, mut index) = (Columns::new(analysis), Vec::new(), 0);
         let arrow = |err: ArrowError| std::io::Error::other(err.to_string());
-        pgn_files::run(games, jobs, &Rows, |row| {
+        pgn_files::run(games, jobs, &Rows { analysed: analysis }, |row| {
             columns.push(index, row);
             index += 1;
             if index % BATCH_ROWS as u64 == 0 {
