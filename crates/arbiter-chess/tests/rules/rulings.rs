@@ -236,7 +236,7 @@ fn model(
             break;
         }
         if let Some(m) = legal_move(&pos, &input.text) {
-            plies.push(SanPlus::from_move(pos.clone(), m.clone()).to_string());
+            plies.push(SanPlus::from_move(pos.clone(), m).to_string());
             pos.play_unchecked(m);
             if let (Some(remaining), Some((_, inc))) = (&mut remaining, control) {
                 remaining[side] = remaining[side] - input.time_ms + inc * 1000;
