@@ -544,7 +544,6 @@ function renderMoves(reply: ValidateGameResponse, startFen: string, inputs: stri
   const rulingRow = (ruling: Ruling, plyBefore: number): void => {
     const opened = newRow();
     opened.classList.add("ruling");
-    opened.dataset.testid = "move";
     opened.title = rulingDetail(ruling);
     const move = span("ply illegal-move", inputs[ruling.index] ?? "?", "ruling-move");
     const words = span("ruling-words", `${rulingWho(ruling)}: ${rulingAction(ruling)}`, "ruling-words");
@@ -592,7 +591,8 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
 }
 
 /** A sent move's time on a chart: `index` in the sent list, `to` the ply
- * the board shows for it, `illegal` for a ruled illegal move. */
+ * the board shows for it, `illegal` for an illegal move (ruled on, or the
+ * request's illegal move). */
 type TimePoint = { index: number; ms: number; label: string; to: number; illegal: boolean };
 
 /** One side's move times as points on a line (y grows with the time; one
@@ -662,7 +662,8 @@ function renderClock(reply: ValidateGameResponse, startFen: string, sentMs: numb
           ? `${text} (${rulingWho(ruling)})`
           : `${text} (not played)`;
     const to = ply !== undefined ? move.ply : ruling !== undefined ? move.plyBefore : last;
-    sides[move.white ? "white" : "black"].push({ index, ms, label, to, illegal: ply === undefined });
+    const illegal = ruling !== undefined || index === reply.illegalMove?.index;
+    sides[move.white ? "white" : "black"].push({ index, ms, label, to, illegal });
   });
   const maxMs = Math.max(0, ...sentMs);
   element("charts").replaceChildren(
