@@ -13,8 +13,8 @@ use crate::answer::json::write_game_analysed;
 use crate::config::{AnalysisArgs, ServeConfig};
 use crate::telemetry::Telemetry;
 use arbiter_chess::{
-    ClockRecord, Color, GamePosition, Notation, Position, ReplayOptions, Rules, SearchBudget,
-    TimeControl, Winnability, analyse, echo, seconds_ms,
+    ClockRecord, Color, GamePosition, IllegalMoves, Notation, Position, ReplayOptions, Rules,
+    SearchBudget, TimeControl, Winnability, analyse, echo, seconds_ms,
 };
 
 mod batch;
@@ -142,6 +142,15 @@ pub enum ColorArg {
     Black,
 }
 
+/// What a completed illegal move does ([`IllegalMoves`]).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum IllegalMovesArg {
+    Stop,
+    Fide,
+    #[value(name = "fide-2009")]
+    Fide2009,
+}
+
 /// How the moves are written.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum NotationArg {
@@ -199,6 +208,12 @@ pub struct ValidateArgs {
     /// with helpmates (`position.winnability`).
     #[arg(long)]
     pub winnability: bool,
+    /// What a completed illegal move does: `stop` the replay (as online
+    /// servers refuse it), or be ruled on as an arbiter does over the
+    /// board: `fide` (Laws of 2023, 7.5.5: time to the opponent, the second
+    /// loses) or `fide-2009` (the third loses). Rulings go in `"rulings"`.
+    #[arg(long, value_enum, default_value = "stop", value_name = "RULES")]
+    pub illegal_moves: IllegalMovesArg,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// Say what the game was, beside the outcome (`"analysis"`): its
@@ -338,6 +353,11 @@ impl ValidateArgs {
             }),
             winnability: self.winnability,
             analysis: self.analysis.analysis(),
+            illegal_moves: match self.illegal_moves {
+                IllegalMovesArg::Stop => IllegalMoves::Stop,
+                IllegalMovesArg::Fide => IllegalMoves::Fide,
+                IllegalMovesArg::Fide2009 => IllegalMoves::Fide2009,
+            },
         }
     }
 }

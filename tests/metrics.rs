@@ -340,6 +340,13 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     };
     let r = client.validate_game(flag).await.unwrap().into_inner();
     assert_eq!(r.illegal_move.unwrap().reason, proto::IllegalMoveReason::FlagFell as i32);
+    // Over the board: White's two completed illegal moves, ruled on.
+    let ruled = proto::ValidateGameRequest {
+        illegal_moves: proto::IllegalMoves::Fide as i32,
+        ..game(&["e4", "e5", "Ke3", "Nf3", "Nc6", "Ke1e3"])
+    };
+    let r = client.validate_game(ruled).await.unwrap().into_inner();
+    assert_eq!(r.rulings.len(), 2);
     let pgn = "[TimeControl \"60\"]\n\n1. e4 {[%clk 0:00:59]} e5 {[%clk 0:00:58]} 2. Nf3 {[%clk 0:00:58]} Nc6 {[%clk 0:01:30]} *\n";
     let chunk =
         proto::ValidatePgnRequest { chunk: pgn.as_bytes().to_vec(), include_analysis: true };
@@ -357,6 +364,14 @@ async fn every_call_is_counted_by_method_code_and_domain() {
     assert_eq!(delta("arbiter_clock_findings_total", &[("kind", "EMT_MISMATCH")]), 0.0, "{text}");
     assert_eq!(delta("arbiter_analysis_requests_total", &[("source", "game")]), 1.0, "{text}");
     assert_eq!(delta("arbiter_analysis_requests_total", &[("source", "pgn")]), 1.0, "{text}");
+    assert_eq!(delta("arbiter_rulings_total", &[("action", "TIME_ADDED")]), 1.0, "{text}");
+    assert_eq!(delta("arbiter_rulings_total", &[("action", "GAME_LOST")]), 1.0, "{text}");
+    assert_eq!(delta("arbiter_rulings_total", &[("action", "GAME_DRAWN")]), 0.0, "{text}");
+    assert_eq!(
+        delta("arbiter_games_finished_total", &[("termination", "ILLEGAL_MOVES")]),
+        1.0,
+        "{text}"
+    );
     server.shutdown().await.unwrap();
 }
 
@@ -379,6 +394,8 @@ async fn known_series_are_registered_at_zero_at_start_up() {
         "arbiter_clocked_games_total",
         "arbiter_analysis_requests_total{source=\"game\"}",
         "arbiter_analysis_requests_total{source=\"pgn\"}",
+        "arbiter_rulings_total{action=\"GAME_DRAWN\"}",
+        "arbiter_games_finished_total{termination=\"ILLEGAL_MOVES_VS_UNWINNABLE\"}",
         "arbiter_game_requests_total{notation=\"UCI\",variant=\"STANDARD\"}",
         "arbiter_game_requests_total{notation=\"SAN\",variant=\"CHESS960\"}",
         "arbiter_game_requests_total{notation=\"SAN\",variant=\"RACING_KINGS\"}",

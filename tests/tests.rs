@@ -34,6 +34,7 @@ mod server {
     mod connections;
     mod cors;
     mod overload;
+    mod rulings;
     mod service;
     mod stalls;
     mod standin;

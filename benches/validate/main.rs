@@ -109,8 +109,13 @@ impl GameEnd {
             Some(Termination::InsufficientMaterial | Termination::DeadPosition) => {
                 GameEnd::DeadPosition
             }
-            Some(Termination::Timeout | Termination::TimeoutVsUnwinnable) => {
-                unreachable!("no flag falls in the benchmark's games")
+            Some(
+                Termination::Timeout
+                | Termination::TimeoutVsUnwinnable
+                | Termination::IllegalMoves
+                | Termination::IllegalMovesVsUnwinnable,
+            ) => {
+                unreachable!("no flag falls or rulings in the benchmark's games")
             }
             Some(Termination::FivefoldRepetition) => GameEnd::FivefoldRepetition,
             Some(Termination::SeventyFiveMoveRule) => GameEnd::SeventyFiveMoveRule,

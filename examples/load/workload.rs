@@ -285,8 +285,14 @@ pub fn legal_item(
     verify: bool,
 ) -> Result<Item<LegalMovesRequest>, Error> {
     let expected = if verify {
-        let ValidateGameResponse { position, outcome, illegal_move, plies: _, analysis: _ } =
-            answer(&validate_request(game, len, len))?;
+        let ValidateGameResponse {
+            position,
+            outcome,
+            illegal_move,
+            plies: _,
+            analysis: _,
+            rulings: _,
+        } = answer(&validate_request(game, len, len))?;
         Some(LegalMovesResponse { position, outcome, illegal_move }.encode_to_vec())
     } else {
         None

@@ -210,7 +210,9 @@ fn validate(request: proto::ValidateGameRequest) -> Result<proto::ValidateGameRe
         illegal_move,
         position: Some(game.position(request.skip_legal_moves)),
         outcome: Some(game.outcome()),
-        // The stand-in says nothing of what the game was.
+        // The stand-in says nothing of what the game was, and stops at
+        // the first illegal move.
         analysis: None,
+        rulings: Vec::new(),
     })
 }

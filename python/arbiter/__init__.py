@@ -71,6 +71,7 @@ def validate(
     move_times: Optional[Sequence[float]] = None,
     pending_time: Optional[float] = None,
     analysis: bool = False,
+    illegal_moves: str = "stop",
 ) -> dict[str, Any]:
     """Checks a game move by move: the object `arbiter validate` prints.
 
@@ -111,11 +112,21 @@ def validate(
     lichess does.
 
     An illegal move is an answer (its `illegalMove`), not an exception.
+    With `illegal_moves="fide"` (the Laws of 2023, 7.5.5) or "fide-2009"
+    (7.4(b) of 2009), a move that reads as a move but is illegal is ruled
+    on as an arbiter does over the board, not the end of the replay: it is
+    taken back, the opponent gets time (`timeAdded`: 60 s in rapid and
+    blitz under "fide", else 120 s) and the player's second ("fide") or
+    third ("fide-2009") loses, or draws when the opponent cannot mate.
+    Each ruling is a dict of `rulings` (`index`, `side`, `count`,
+    `reason`, `message`, `action`, `timeAdded`); `plies` are the moves
+    played, and `move_times` has one time per sent move, illegal ones
+    included.
 
     Raises:
-        ValueError: an invalid FEN, an unknown variant, notation or side,
-            a chess-only option with a lichess variant, a bad time control,
-            or move times that do not fit the moves.
+        ValueError: an invalid FEN, an unknown variant, notation, side or
+            `illegal_moves`, a chess-only option with a lichess variant, a
+            bad time control, or move times that do not fit the moves.
     """
     if isinstance(moves, str):
         moves = moves.split()
@@ -137,6 +148,7 @@ def validate(
         move_times=None if move_times is None else [float(t) for t in move_times],
         pending_time=pending_time,
         analysis=analysis,
+        illegal_moves=illegal_moves,
     )
     result: dict[str, Any] = json.loads(line)
     return result

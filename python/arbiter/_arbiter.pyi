@@ -25,9 +25,10 @@ def validate_json(
     move_times: Optional[list[float]] = None,
     pending_time: Optional[float] = None,
     analysis: bool = False,
+    illegal_moves: str = "stop",
 ) -> bytes:
-    """The JSON line `arbiter validate` (`--analysis` when `analysis`)
-    prints for the game."""
+    """The JSON line `arbiter validate` (`--analysis` when `analysis`,
+    `--illegal-moves` as `illegal_moves`) prints for the game."""
 
 def check_pgn_json(data: Union[str, bytes], analysis: bool = False) -> bytes:
     """The JSON lines `arbiter pgn --json` (`--analysis` when `analysis`)

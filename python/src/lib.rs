@@ -38,6 +38,7 @@ use arbiter_pgn::{CheckOptions, GameReader, GameReport, RawGame, ReaderOptions, 
     moves, fen=None, variant=None, chess960=None, notation="auto", strict=false,
     fens=false, legal_moves=true, flagged=None, winnability=false, shredder_fen=false,
     time_control=None, move_times=None, pending_time=None, analysis=false,
+    illegal_moves="stop",
 ))]
 #[allow(clippy::too_many_arguments)] // The keyword arguments of `arbiter.validate`.
 fn validate_json<'py>(
@@ -57,6 +58,7 @@ fn validate_json<'py>(
     move_times: Option<Vec<f64>>,
     pending_time: Option<f64>,
     analysis: bool,
+    illegal_moves: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let rules = variant.map(str::parse::<Rules>).transpose().map_err(value_error)?;
     // The core's one reading of (rules, FEN, number), as on every surface.
@@ -92,6 +94,7 @@ fn validate_json<'py>(
         },
         winnability,
         analysis: Analysis::DEFAULT,
+        illegal_moves: illegal_moves.parse().map_err(value_error)?,
     };
     let clock = match time_control {
         Some(tag) => {

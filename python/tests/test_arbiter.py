@@ -56,6 +56,25 @@ def test_validate_from_a_fen_equals_the_cli(cli: Path) -> None:
     assert arbiter.validate("Qg7#", fen=fen)["outcome"]["termination"] == "TERMINATION_CHECKMATE"
 
 
+def test_rulings_on_illegal_moves_equal_the_cli(cli: Path) -> None:
+    # White's king to e3 twice (index 2 and 5), on a blitz clock.
+    moves = ["e4", "e5", "Ke3", "Nf3", "Nc6", "Ke1e3", "Nf6"]
+    times = [1, 2, 3, 4, 5, 6, 7]
+    for rules in ("stop", "fide", "fide-2009"):
+        flags = ["--illegal-moves", rules, "--time-control", "180+2"]
+        flags += ["--move-times", ",".join(str(t) for t in times)]
+        expected = run_cli(cli, "validate", *flags, "--", *moves)
+        got = arbiter.validate(moves, time_control="180+2", move_times=times, illegal_moves=rules)
+        assert [got] == expected, rules
+    ruled = arbiter.validate(moves, illegal_moves="fide")
+    assert [r["index"] for r in ruled["rulings"]] == [2, 5]
+    assert ruled["rulings"][0]["timeAdded"] == "120s"
+    assert ruled["outcome"]["termination"] == "TERMINATION_ILLEGAL_MOVES"
+    assert "rulings" not in arbiter.validate(moves)
+    with pytest.raises(ValueError, match="stop, fide or fide-2009"):
+        arbiter.validate(moves, illegal_moves="uscf")
+
+
 def test_a_clocked_game_equals_the_cli(cli: Path) -> None:
     moves = ["e4", "e5", "Nf3", "Nc6", "Bb5"]
     cases = [

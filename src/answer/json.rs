@@ -23,8 +23,9 @@ use crate::answer::millis::{duration, push_duration_json};
 use crate::answer::{final_position_listing, push_decimal};
 use crate::proto;
 use arbiter_chess::{
-    ClockRecord, Fen, GameAnalysis, GamePosition, LegalMove, PlyRecord, Replay, ReplayOptions,
-    Replayer, SanString, UciMove, replay, replay_clocked,
+    ClockRecord, Fen, GameAnalysis, GamePosition, IllegalMoves, LegalMove, PlyRecord, Replay,
+    ReplayOptions, Replayer, SanString, UciMove, played_times, replay, replay_clocked,
+    replay_ruled,
 };
 
 /// A `ValidateGameResponse` as proto3 JSON, written by
@@ -38,6 +39,7 @@ pub struct GameJson<'a> {
     position: Option<PositionJson<'a>>,
     outcome: Option<OutcomeJson<'a>>,
     analysis: Option<AnalysisJson<'a>>,
+    rulings: Vec<RulingJson<'a>>,
 }
 
 /// A `GameAnalysis`, beside the outcome of `arbiter validate --analysis`
@@ -179,6 +181,41 @@ struct IllegalMoveJson<'a> {
     message: &'a str,
 }
 
+/// A `Ruling`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RulingJson<'a> {
+    index: u32,
+    side: &'static str,
+    count: u32,
+    reason: &'static str,
+    message: &'a str,
+    action: &'static str,
+    /// The Duration's proto3 JSON string (`"60s"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time_added: Option<String>,
+}
+
+impl<'a> From<&'a proto::Ruling> for RulingJson<'a> {
+    fn from(ruling: &'a proto::Ruling) -> RulingJson<'a> {
+        let proto::Ruling { index, side, count, reason, message, action, time_added } = ruling;
+        RulingJson {
+            index: *index,
+            side: enum_name(*side, |c: proto::Color| c.as_str_name()),
+            count: *count,
+            reason: enum_name(*reason, |r: proto::IllegalMoveReason| r.as_str_name()),
+            message,
+            action: enum_name(*action, |a: proto::RulingAction| a.as_str_name()),
+            time_added: time_added.as_ref().map(|time| {
+                let mut text = Vec::new();
+                push_duration_json(&mut text, time);
+                // Without the quotes serde writes again.
+                String::from_utf8_lossy(&text[1..text.len() - 1]).into_owned()
+            }),
+        }
+    }
+}
+
 /// A `Position`, written by [`PositionJson::write`].
 #[derive(Debug)]
 struct PositionJson<'a> {
@@ -255,6 +292,7 @@ pub struct Messages {
     position: proto::Position,
     outcome: proto::Outcome,
     analysis: Option<proto::GameAnalysis>,
+    rulings: Vec<proto::Ruling>,
 }
 
 impl Messages {
@@ -266,6 +304,7 @@ impl Messages {
             position: final_position_listing(replay, &[]),
             outcome: proto::Outcome::from(&replay.outcome),
             analysis: None,
+            rulings: replay.rulings.iter().map(proto::Ruling::from).collect(),
         }
     }
 
@@ -287,8 +326,9 @@ impl<'a> GameJson<'a> {
                  position: _,
                  outcome: _,
                  analysis: _,
+                 rulings: _,
              }| {};
-        let Messages { illegal_move, position, outcome, analysis } = messages;
+        let Messages { illegal_move, position, outcome, analysis, rulings } = messages;
         GameJson {
             plies: Plies::Records(&replay.plies),
             clocks: replay.clocks.as_ref().map(|clocks| clocks.plies_ms.as_slice()),
@@ -299,6 +339,7 @@ impl<'a> GameJson<'a> {
             }),
             outcome: Some(OutcomeJson::from(outcome)),
             analysis: analysis.as_ref().map(AnalysisJson::from),
+            rulings: rulings.iter().map(RulingJson::from).collect(),
         }
     }
 
@@ -320,7 +361,7 @@ impl<'a> GameJson<'a> {
     ///
     /// What serializing the fields other than the plies fails with.
     pub fn write_json(&self, out: &mut Vec<u8>) -> io::Result<()> {
-        let GameJson { plies, clocks, illegal_move, position, outcome, analysis } = self;
+        let GameJson { plies, clocks, illegal_move, position, outcome, analysis, rulings } = self;
         out.extend_from_slice(b"{\"plies\":[");
         match *plies {
             Plies::Records(records)
@@ -354,6 +395,8 @@ impl<'a> GameJson<'a> {
         }
         write_field(out, "outcome", outcome.as_ref())?;
         write_field(out, "analysis", analysis.as_ref())?;
+        // A repeated field at its default (empty) is left out.
+        write_field(out, "rulings", Some(rulings).filter(|list| !list.is_empty()))?;
         out.push(b'}');
         Ok(())
     }
@@ -391,6 +434,20 @@ pub fn write_game_analysed<S: AsRef<str>>(
     clock: Option<&ClockRecord>,
     analysed: bool,
 ) -> io::Result<()> {
+    if options.illegal_moves != IllegalMoves::Stop {
+        // Ruled on: the moves played are not a prefix of those sent.
+        let (replay, played) = replay_ruled(start.clone(), moves, options, clock);
+        let analysis = analysed.then(|| {
+            let times = clock
+                .map(|record| played_times(&replay.rulings, record.move_times_ms()))
+                .unwrap_or_default();
+            GameAnalysis::of_replay(&start, &played, &times, clock.map(ClockRecord::control))
+        });
+        let messages = Messages::new(&replay).with_analysis(analysis.as_ref());
+        GameJson::new(&replay, &messages).write_json(out)?;
+        out.push(b'\n');
+        return Ok(());
+    }
     if analysed {
         // The analysis plays the accepted moves again from the start.
         let mut replayer = Replayer::new(start.clone(), options.analysis);

@@ -30,7 +30,7 @@ use crate::proto;
 use arbiter_chess::{
     CastlingMode, ClaimableDraw, Color, GameAnalysis, GamePosition, GameResult, IllegalMove,
     IllegalReason, LegalMove, Opening, OpeningFamily, Outcome, Phases, PlyRecord, Replay, Rules,
-    Termination, TimeUse, UciMove, Variant, Winnability,
+    Ruling, RulingAction, Termination, TimeUse, UciMove, Variant, Winnability,
 };
 use arbiter_pgn::{ClockFinding, ClockFindingKind, ClockReport, VariationReason};
 
@@ -46,6 +46,7 @@ impl From<&Replay> for proto::ValidateGameResponse {
             winnability: _,
             shredder_fen: _,
             clocks,
+            rulings,
         } = replay;
         let mut plies: Vec<proto::Ply> = plies.iter().map(proto::Ply::from).collect();
         if let Some(clocks) = clocks {
@@ -59,6 +60,26 @@ impl From<&Replay> for proto::ValidateGameResponse {
             position: Some(final_position(replay)),
             outcome: Some(proto::Outcome::from(outcome)),
             analysis: None,
+            rulings: rulings.iter().map(proto::Ruling::from).collect(),
+        }
+    }
+}
+
+impl From<&Ruling> for proto::Ruling {
+    fn from(ruling: &Ruling) -> proto::Ruling {
+        let Ruling { index, side, count, reason, message, action, time_added_ms } = ruling;
+        proto::Ruling {
+            index: u32::try_from(*index).unwrap_or(u32::MAX),
+            side: color(*side) as i32,
+            count: *count,
+            reason: proto::IllegalMoveReason::from(*reason) as i32,
+            message: message.clone(),
+            action: match action {
+                RulingAction::TimeAdded => proto::RulingAction::TimeAdded,
+                RulingAction::GameLost => proto::RulingAction::GameLost,
+                RulingAction::GameDrawn => proto::RulingAction::GameDrawn,
+            } as i32,
+            time_added: time_added_ms.map(duration),
         }
     }
 }
@@ -407,6 +428,8 @@ impl From<Termination> for proto::Termination {
             Termination::DeadPosition => proto::Termination::DeadPosition,
             Termination::Timeout => proto::Termination::Timeout,
             Termination::TimeoutVsUnwinnable => proto::Termination::TimeoutVsUnwinnable,
+            Termination::IllegalMoves => proto::Termination::IllegalMoves,
+            Termination::IllegalMovesVsUnwinnable => proto::Termination::IllegalMovesVsUnwinnable,
             Termination::Explosion => proto::Termination::Explosion,
             Termination::KingOfTheHill => proto::Termination::KingOfTheHill,
             Termination::ThirdCheck => proto::Termination::ThirdCheck,

@@ -7,8 +7,8 @@ use std::fmt;
 use crate::move_texts::MoveTexts;
 use crate::proto;
 use arbiter_chess::{
-    ClockRecord, Color, Delay, DelayKind, GamePosition, MAX_SECONDS, Notation, Period,
-    ReplayOptions, Rules, StartError, StartFenError, TimeControl, TimeOf, Variant,
+    ClockRecord, Color, Delay, DelayKind, GamePosition, IllegalMoves, MAX_SECONDS, Notation,
+    Period, ReplayOptions, Rules, StartError, StartFenError, TimeControl, TimeOf, Variant,
 };
 
 use super::wire;
@@ -103,6 +103,17 @@ fn notation(value: i32, field: FieldPath<'_>) -> Result<Notation, RequestError> 
         Ok(proto::Notation::Unspecified) => Ok(Notation::Auto),
         Ok(proto::Notation::Uci) => Ok(Notation::Uci),
         Ok(proto::Notation::San) => Ok(Notation::San),
+        Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_string(), value }),
+    }
+}
+
+/// What to do with completed illegal moves: stop at the first for
+/// ILLEGAL_MOVES_UNSPECIFIED.
+fn illegal_moves(value: i32, field: FieldPath<'_>) -> Result<IllegalMoves, RequestError> {
+    match proto::IllegalMoves::try_from(value) {
+        Ok(proto::IllegalMoves::Unspecified | proto::IllegalMoves::Stop) => Ok(IllegalMoves::Stop),
+        Ok(proto::IllegalMoves::Fide) => Ok(IllegalMoves::Fide),
+        Ok(proto::IllegalMoves::Fide2009) => Ok(IllegalMoves::Fide2009),
         Err(_) => Err(RequestError::UnknownEnumValue { field: field.to_string(), value }),
     }
 }
@@ -309,11 +320,13 @@ impl GameRequest {
             include_winnability,
             clock,
             include_analysis,
+            illegal_moves: illegal_moves_value,
         } = request;
         let field = |name| FieldPath { prefix, name };
         let rules = variant(variant_value, field("variant"))?;
         let notation = notation(notation_value, field("notation"))?;
         let flagged = flagged(flagged_value, field("flagged"))?;
+        let illegal_moves = illegal_moves(illegal_moves_value, field("illegal_moves"))?;
         check_moves(&moves, field("moves"), limits)?;
         chess_only(shredder_fen, rules, field("shredder_fen"))?;
         chess_only(include_winnability, rules, field("include_winnability"))?;
@@ -351,6 +364,7 @@ impl GameRequest {
                 flagged,
                 winnability: include_winnability,
                 analysis: limits.analysis,
+                illegal_moves,
             },
         })
     }

@@ -18,8 +18,8 @@ use crate::proto::{self, rules_service_server::RulesService};
 use crate::telemetry::GameSummary;
 use crate::telemetry::prometheus::{self, StreamGame};
 use arbiter_chess::{
-    GameAnalysis, GamePosition, Replay, ReplayOptions, ReplayTail, Replayer, TimeControl,
-    worth_a_full_look,
+    ClockRecord, GameAnalysis, GamePosition, IllegalMoves, Replay, ReplayOptions, ReplayTail,
+    Replayer, TimeControl, played_times, replay_ruled, worth_a_full_look,
 };
 use arbiter_pgn::{
     RawGame, ReaderOptions, Splitter, check_game_with, may_analyse_fully, play_read_game,
@@ -93,6 +93,9 @@ async fn replay_then<T: Send + 'static>(
             .unwrap_or_default();
         (start.clone(), times, clock.as_ref().map(|record| record.control().clone()))
     });
+    if options.illegal_moves != IllegalMoves::Stop {
+        return run(true, move || rule_then(start, moves, options, clock, wanted, respond)).await;
+    }
     let cache = if analysed { None } else { cache };
     // A clock record decides the flag fall, and ends the moves to play
     // before a move made after it: that move's text is kept for the answer.
@@ -145,6 +148,38 @@ async fn replay_then<T: Send + 'static>(
     // a game ending in a blocked pawn structure may make long, is not.
     let played = play();
     run(played.final_look_pending(), move || answer(played)).await
+}
+
+/// [`replay_then`] for a game whose completed illegal moves are ruled on
+/// ([`IllegalMoves::Fide`], [`IllegalMoves::Fide2009`]): replayed whole,
+/// not through the cache (whose kept replays stop at an illegal move), off
+/// the async workers (a ruling at the count analyses who can still mate).
+fn rule_then<T>(
+    start: GamePosition,
+    moves: MoveTexts,
+    options: ReplayOptions,
+    clock: Option<ClockRecord>,
+    wanted: Option<(GamePosition, Vec<Option<u64>>, Option<TimeControl>)>,
+    respond: impl FnOnce(Replay, Option<GameAnalysis>) -> T,
+) -> (T, GameSummary) {
+    let sent = moves.len();
+    let (replay, played) = replay_ruled(start, &moves.tail(0), &options, clock.as_ref());
+    let analysis = wanted.map(|(start, times, control)| {
+        let times = match &clock {
+            Some(record) => played_times(&replay.rulings, record.move_times_ms()),
+            None => times,
+        };
+        GameAnalysis::of_replay(&start, &played, &times, control.as_ref())
+    });
+    if replay.clocks.is_some() {
+        prometheus::count_clocked_game();
+    }
+    prometheus::count_rulings(&replay.rulings);
+    let variant = proto::Variant::from(replay.position.rules());
+    let (illegal, outcome) = (replay.illegal_move.as_ref(), &replay.outcome);
+    let report = GameSummary::new(options.notation, variant, sent, illegal, outcome);
+    report.count();
+    (respond(replay, analysis), report)
 }
 
 /// A game's moves played, through the cache or not, before the final
@@ -235,7 +270,7 @@ fn pgn_answer(report: &arbiter_pgn::GameReport, analysed: bool) -> proto::Valida
 }
 
 fn validate_response(replay: Replay, analysis: Option<GameAnalysis>) -> wire::GameAnswer {
-    wire::GameAnswer::from(replay).with_analysis(analysis.as_ref())
+    wire::GameAnswer::new(replay, analysis.as_ref())
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.

@@ -244,6 +244,8 @@ fn outcome(outcome: &proto::Outcome) -> Option<Outcome> {
         proto::Termination::DeadPosition => Some(Termination::DeadPosition),
         proto::Termination::Timeout => Some(Termination::Timeout),
         proto::Termination::TimeoutVsUnwinnable => Some(Termination::TimeoutVsUnwinnable),
+        proto::Termination::IllegalMoves => Some(Termination::IllegalMoves),
+        proto::Termination::IllegalMovesVsUnwinnable => Some(Termination::IllegalMovesVsUnwinnable),
         proto::Termination::Explosion => Some(Termination::Explosion),
         proto::Termination::KingOfTheHill => Some(Termination::KingOfTheHill),
         proto::Termination::ThirdCheck => Some(Termination::ThirdCheck),

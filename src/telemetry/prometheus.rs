@@ -20,7 +20,7 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 use super::{GameSummary, TelemetryError};
 use crate::proto;
-use arbiter_chess::{IllegalReason, Notation, Termination};
+use arbiter_chess::{IllegalReason, Notation, Ruling, RulingAction, Termination};
 use arbiter_pgn::ClockReport;
 
 /// gRPC calls finished, by `grpc_service`, `grpc_method` and `grpc_code`.
@@ -45,6 +45,9 @@ pub const CLOCK_FINDINGS: &str = "arbiter_clock_findings_total";
 pub const ANALYSIS_REQUESTS: &str = "arbiter_analysis_requests_total";
 /// The `source` labels of [`ANALYSIS_REQUESTS`].
 pub const ANALYSIS_SOURCES: [&str; 2] = ["game", "pgn"];
+/// Rulings on completed illegal moves (`illegal_moves` FIDE or
+/// FIDE_2009), by `action`.
+pub const RULINGS: &str = "arbiter_rulings_total";
 /// Games checked on a clock record (`ValidateGame`, `ValidateGames`).
 pub const CLOCKED_GAMES: &str = "arbiter_clocked_games_total";
 pub const GAME_REQUESTS: &str = "arbiter_game_requests_total";
@@ -133,6 +136,7 @@ fn describe() {
     describe_counter!(CLOCK_FINDINGS, "clock findings of ValidatePgn games, by kind");
     describe_counter!(CLOCKED_GAMES, "games checked on a clock record that runs");
     describe_counter!(ANALYSIS_REQUESTS, "analyses asked for (include_analysis), by source");
+    describe_counter!(RULINGS, "rulings on completed illegal moves, by action");
     describe_gauge!(
         STREAM_GAMES_IN_FLIGHT,
         "games of ValidateGames and ValidatePgn streams being checked"
@@ -211,6 +215,9 @@ fn register_at_zero() {
         counter!(CLOCK_FINDINGS, "kind" => strip(kind.as_str_name(), "CLOCK_FINDING_KIND_"))
             .increment(0);
     }
+    for action in (1..).map_while(|value| proto::RulingAction::try_from(value).ok()) {
+        counter!(RULINGS, "action" => strip(action.as_str_name(), "RULING_ACTION_")).increment(0);
+    }
 }
 
 /// Counts a PGN game's clock findings, by kind.
@@ -226,6 +233,18 @@ pub fn count_clock_findings(report: &ClockReport) {
 pub fn count_analysis(source: &'static str) {
     debug_assert!(ANALYSIS_SOURCES.contains(&source));
     counter!(ANALYSIS_REQUESTS, "source" => source).increment(1);
+}
+
+/// Counts the rulings on a game's completed illegal moves, by action.
+pub fn count_rulings(rulings: &[Ruling]) {
+    for ruling in rulings {
+        let action = match ruling.action {
+            RulingAction::TimeAdded => proto::RulingAction::TimeAdded,
+            RulingAction::GameLost => proto::RulingAction::GameLost,
+            RulingAction::GameDrawn => proto::RulingAction::GameDrawn,
+        };
+        counter!(RULINGS, "action" => strip(action.as_str_name(), "RULING_ACTION_")).increment(1);
+    }
 }
 
 /// Counts a game checked on a clock record that runs.

@@ -595,3 +595,58 @@ fn pgn_json_says_what_each_game_was() {
     let plain = arbiter_with_input(&["pgn", "--json", "-q"], pgn.as_bytes().to_vec());
     assert!(!String::from_utf8(plain.stdout).unwrap().contains("\"analysis\""));
 }
+
+/// `--illegal-moves`: the rulings worked out from the rules (docs/rules.md,
+/// "Over the board"), on a rapid clock (25 minutes + 10 s: 1500 + 600 ≤
+/// 3599 s, one minute added under the Laws of 2023, two under 2009's),
+/// and an unknown profile refused.
+#[test]
+fn validate_rules_on_completed_illegal_moves() {
+    let moves = ["e2e4", "e7e5", "e1e3", "g1f3", "b8c6", "e1e3", "g8f6"];
+    let times = "1,2,3,4,5,6,7";
+    let run = |rules: &str| {
+        let mut args = vec!["validate", "--illegal-moves", rules, "--time-control", "1500+10"];
+        args.extend(["--move-times", times, "--no-legal-moves"]);
+        args.extend(moves);
+        let out = arbiter(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        json(&out.stdout)
+    };
+    let fide = run("fide");
+    let rulings = fide["rulings"].as_array().unwrap();
+    assert_eq!(rulings.len(), 2);
+    assert_eq!(rulings[0]["index"], 2);
+    assert_eq!(rulings[0]["side"], "COLOR_WHITE");
+    assert_eq!(rulings[0]["action"], "RULING_ACTION_TIME_ADDED");
+    assert_eq!(rulings[0]["timeAdded"], "60s");
+    assert_eq!(rulings[1]["action"], "RULING_ACTION_GAME_LOST");
+    assert_eq!(fide["outcome"]["termination"], "TERMINATION_ILLEGAL_MOVES");
+    assert_eq!(fide["illegalMove"]["index"], 6);
+    // White 1500 - 1 + 10, less 3 (no increment), then - 4 + 10; Black
+    // 1500 - 2 + 10 + 60, then - 5 + 10; White's second foul took 6.
+    let clocks: Vec<&str> =
+        fide["plies"].as_array().unwrap().iter().map(|p| p["clock"].as_str().unwrap()).collect();
+    assert_eq!(clocks, ["1509s", "1508s", "1512s", "1573s"]);
+    assert_eq!(fide["position"]["clocks"]["white"], "1506s");
+
+    // 2009: two minutes each, and g8f6 (White's turn: no white piece on
+    // g8) is the third foul.
+    let old = run("fide-2009");
+    let rulings = old["rulings"].as_array().unwrap();
+    assert_eq!(rulings.len(), 3);
+    assert_eq!(rulings[1]["timeAdded"], "120s");
+    assert_eq!(rulings[2]["count"], 3);
+    assert!(old.get("illegalMove").is_none());
+    assert_eq!(old["outcome"]["result"], "GAME_RESULT_BLACK_WINS");
+
+    // The default stops at the first, as before.
+    let out = arbiter(&["validate", "--no-legal-moves", "e4", "e5", "Ke3"]);
+    let stop = json(&out.stdout);
+    assert!(stop.get("rulings").is_none());
+    assert_eq!(stop["illegalMove"]["index"], 2);
+
+    let out = arbiter(&["validate", "--illegal-moves", "uscf", "e4"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("stop, fide, fide-2009"), "{stderr}");
+}

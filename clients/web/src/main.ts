@@ -6,7 +6,10 @@
 // and a move-time chart when a clock record comes with the game, what the
 // game was (its opening's ECO code and name, where its middlegame and
 // endgame start: the answer's `analysis`, asked for with `includeAnalysis`),
-// and the arrow keys step through the moves.
+// and the arrow keys step through the moves. Over the board (the "Illegal
+// moves" select: FIDE's Laws of 2023 or 2009) a completed illegal move is
+// ruled on and the game goes on: each ruling stands in the move list where
+// it was made, in words.
 import { Chessground } from "@lichess-org/chessground";
 import type { Api } from "@lichess-org/chessground/api";
 import type { Color as BoardColor, Key } from "@lichess-org/chessground/types";
@@ -18,6 +21,7 @@ import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import {
   ClaimableDraw,
   ClaimableDrawSchema,
+  Color,
   type GameAnalysis,
   GameClockSchema,
   GameResult,
@@ -25,9 +29,14 @@ import {
   type IllegalMove,
   IllegalMoveReason,
   IllegalMoveReasonSchema,
+  IllegalMoves,
   OpeningFamilySchema,
   type Outcome,
+  type Ply,
   RulesService,
+  type Ruling,
+  RulingAction,
+  RulingActionSchema,
   Termination,
   TerminationSchema,
   TimeControlSchema,
@@ -58,6 +67,7 @@ function element<T extends HTMLElement>(id: string): T {
 const movesInput = element<HTMLTextAreaElement>("moves");
 const fenInput = element<HTMLInputElement>("fen");
 const variantSelect = element<HTMLSelectElement>("variant");
+const illegalMovesSelect = element<HTMLSelectElement>("illegal-moves");
 const timeControlInput = element<HTMLInputElement>("time-control");
 const moveTimesInput = element<HTMLInputElement>("move-times");
 element("server").textContent = baseUrl;
@@ -85,6 +95,16 @@ variantSelect.replaceChildren(
     }),
 );
 
+/** What the replay does with a completed illegal move: stop at the first
+ * (the default, as online servers refuse it) or rule on it as an arbiter does. */
+const ILLEGAL_MOVES_WORDS: [IllegalMoves, string][] = [
+  [IllegalMoves.STOP, "Stop at the first (as online servers do)"],
+  [IllegalMoves.FIDE, "Rule on them: FIDE 2023 (the second loses)"],
+  [IllegalMoves.FIDE_2009, "Rule on them: FIDE 2009 (the third loses)"],
+];
+illegalMovesSelect.replaceChildren(...ILLEGAL_MOVES_WORDS.map(([value, words]) => new Option(words, String(value))));
+illegalMovesSelect.value = String(IllegalMoves.STOP);
+
 // ---- words for the contract's names -------------------------------------
 
 /** How a game ended, as a player says it after "White wins" or "Draw". */
@@ -96,6 +116,7 @@ const WIN_WORDS: Partial<Record<Termination, string>> = {
   [Termination.THIRD_CHECK]: "by the third check",
   [Termination.RACE]: "by reaching the eighth rank",
   [Termination.VARIANT_WIN]: "by the variant's rule (no pieces or no moves left)",
+  [Termination.ILLEGAL_MOVES]: "on the opponent's illegal moves (the count that loses was reached)",
 };
 
 const DRAW_WORDS: Partial<Record<Termination, string>> = {
@@ -106,6 +127,7 @@ const DRAW_WORDS: Partial<Record<Termination, string>> = {
   [Termination.DEAD_POSITION]: "Draw: dead position (neither side can checkmate)",
   [Termination.TIMEOUT_VS_UNWINNABLE]: "Draw: time ran out, but the opponent cannot checkmate",
   [Termination.RACE]: "Draw: both kings reached the eighth rank",
+  [Termination.ILLEGAL_MOVES_VS_UNWINNABLE]: "Draw: illegal moves reached the count that loses, but the opponent cannot checkmate",
 };
 
 /** A termination in a few words, e.g. "checkmate", for "the game is already over (…)". */
@@ -123,6 +145,8 @@ const TERMINATION_NOUN: Partial<Record<Termination, string>> = {
   [Termination.THIRD_CHECK]: "third check",
   [Termination.RACE]: "race",
   [Termination.VARIANT_WIN]: "variant win",
+  [Termination.ILLEGAL_MOVES]: "illegal moves",
+  [Termination.ILLEGAL_MOVES_VS_UNWINNABLE]: "illegal moves",
 };
 
 const CLAIM_WORDS: Record<ClaimableDraw, string> = {
@@ -192,6 +216,71 @@ export function illegalWords(bad: IllegalMove, outcome: Outcome | undefined): st
     return `Illegal: ${words}${noun === undefined ? "" : ` (${noun})`}`;
   }
   return `Illegal: ${words}${bad.message === "" ? "" : ` — ${bad.message}`}`;
+}
+
+const ORDINALS = ["first", "second", "third"];
+
+function sideName(side: Color): string {
+  return side === Color.BLACK ? "Black" : "White";
+}
+
+/** Who made a completed illegal move and how many they have made, e.g.
+ * "White's first illegal move". */
+export function rulingWho(ruling: Ruling): string {
+  const nth = ORDINALS[ruling.count - 1] ?? `${ruling.count}th`;
+  return `${sideName(ruling.side)}'s ${nth} illegal move`;
+}
+
+/** What the arbiter did, e.g. "2:00 added to Black's clock", "White loses
+ * the game", "drawn: Black cannot checkmate". */
+export function rulingAction(ruling: Ruling): string {
+  const opponent = sideName(ruling.side === Color.BLACK ? Color.WHITE : Color.BLACK);
+  switch (ruling.action) {
+    case RulingAction.TIME_ADDED:
+      return `${formatClock(durationMs(ruling.timeAdded) ?? 0)} added to ${opponent}'s clock`;
+    case RulingAction.GAME_LOST:
+      return `${sideName(ruling.side)} loses the game`;
+    case RulingAction.GAME_DRAWN:
+      return `drawn: ${opponent} cannot checkmate`;
+    default:
+      return protoName(RulingActionSchema, ruling.action);
+  }
+}
+
+/** Why it was illegal and the contract's names, for the ruling's tooltip. */
+function rulingDetail(ruling: Ruling): string {
+  const why = REASON_WORDS[ruling.reason] ?? "not a legal move";
+  const message = ruling.message === "" ? "" : ` — ${ruling.message}`;
+  const names = [`move ${ruling.index + 1}`, protoName(IllegalMoveReasonSchema, ruling.reason), protoName(RulingActionSchema, ruling.action)];
+  return `Illegal: ${why}${message} (${names.join(" · ")})`;
+}
+
+/** What a sent move became: the `ply`-th move played, the `ruling`-th
+ * ruling, or (`kind` "other") the request's illegal move or a move after it
+ * (-1 for the index it does not have); `white`: its mover; `plyBefore`: the
+ * last ply played before it (-1: the start). */
+export type SentMove = { kind: "ply" | "ruling" | "other"; ply: number; ruling: number; white: boolean; plyBefore: number };
+
+/** Each of the `count` sent moves in order: a ruling's index is its place in
+ * the sent list and the plies are the other moves, in order, so that once a
+ * ruling fell ply i is no longer sent move i. A ruling keeps the turn (the
+ * same side's next move replaces it); the moves after the last ply alternate. */
+export function sentMoves(count: number, plies: number, rulings: Ruling[], firstBlack: boolean): SentMove[] {
+  const ruled = new Map(rulings.map((ruling, at) => [ruling.index, at]));
+  const out: SentMove[] = [];
+  let ply = 0;
+  let white = !firstBlack;
+  for (let index = 0; index < count; index += 1) {
+    const ruling = ruled.get(index);
+    if (ruling !== undefined) {
+      out.push({ kind: "ruling", ply: -1, ruling, white, plyBefore: ply - 1 });
+      continue;
+    }
+    out.push({ kind: ply < plies ? "ply" : "other", ply: ply < plies ? ply : -1, ruling: -1, white, plyBefore: ply - 1 });
+    if (ply < plies) ply += 1;
+    white = !white;
+  }
+  return out;
 }
 
 // ---- moves and clock records from what a person pastes --------------------
@@ -410,33 +499,39 @@ function span(className: string, text: string, testid?: string): HTMLSpanElement
 }
 
 /** The move list as a player reads it: `1. e4 e5 2. Nf3`, `1... e5` from a
- * position with Black to move, the illegal move in its place, then the result. */
-function renderMoves(reply: ValidateGameResponse, startFen: string, inputs: string[]): void {
+ * position with Black to move, each ruling on a completed illegal move on a
+ * row of its own where it was made (the move sent, struck through, who made
+ * it, the count and what the arbiter did; why in its tooltip; the moves go on
+ * after it as `2... Nc6`), the illegal move in its place, then the result. */
+function renderMoves(reply: ValidateGameResponse, startFen: string, inputs: string[], sent: SentMove[]): void {
   const fields = startFen.split(" ");
   let number = Number(fields[5] ?? "1") || 1;
   let black = fields[1] === "b";
   const rows: HTMLLIElement[] = [];
   let row: HTMLLIElement | undefined;
+  const newRow = (): HTMLLIElement => {
+    const opened = document.createElement("li");
+    opened.dataset.testid = "move";
+    opened.append(span("number", black ? `${number}...` : `${number}.`));
+    rows.push(opened);
+    return opened;
+  };
   const place = (item: HTMLElement): void => {
-    if (row === undefined || !black) {
-      row = document.createElement("li");
-      row.dataset.testid = "move";
-      row.append(span("number", black ? `${number}...` : `${number}.`));
-      rows.push(row);
-    }
+    if (row === undefined || !black) row = newRow();
     row.append(" ", item);
     if (black) number += 1;
     black = !black;
   };
-  reply.plies.forEach((ply, index) => {
+  // The text sent for each played ply: the sent moves that are no ruling.
+  const inputOf = sent.flatMap((move, index) => (move.kind === "ply" ? [index] : []));
+  const plyItem = (ply: Ply, index: number): HTMLElement => {
     const item = span("ply", "");
     item.dataset.index = String(index);
     item.title = `UCI ${ply.uci}`;
-    const san = span("san", ply.san, "ply");
-    item.append(san);
+    item.append(span("san", ply.san, "ply"));
     if (!ply.canonicalInput) {
       item.classList.add("normalised");
-      item.title += ` · written ${inputs[index] ?? "?"}`;
+      item.title += ` · written ${inputs[inputOf[index] ?? -1] ?? "?"}`;
     }
     const left = durationMs(ply.clock);
     if (left !== undefined) {
@@ -444,19 +539,35 @@ function renderMoves(reply: ValidateGameResponse, startFen: string, inputs: stri
       item.title += ` · ${formatClock(left)} left`;
     }
     item.addEventListener("click", () => showPly(index));
-    place(item);
-  });
+    return item;
+  };
+  const rulingRow = (ruling: Ruling, plyBefore: number): void => {
+    const opened = newRow();
+    opened.classList.add("ruling");
+    opened.title = rulingDetail(ruling);
+    const move = span("ply illegal-move", inputs[ruling.index] ?? "?", "ruling-move");
+    const words = span("ruling-words", `${rulingWho(ruling)}: ${rulingAction(ruling)}`, "ruling-words");
+    opened.append(" ", move, " ", words);
+    // The position it was made in.
+    opened.addEventListener("click", () => showPly(plyBefore));
+    // The same side's next move follows on a row of its own.
+    row = undefined;
+  };
+  for (const move of sent) {
+    const ruling = reply.rulings[move.ruling];
+    const ply = reply.plies[move.ply];
+    if (ruling !== undefined) rulingRow(ruling, move.plyBefore);
+    else if (ply !== undefined) place(plyItem(ply, move.ply));
+  }
   // The end where the game ended: a move made after it (the game was
   // over, or the flag had fallen) follows it.
   const outcome = reply.outcome;
   if (outcome !== undefined && outcome.result !== GameResult.ONGOING) {
     const end = span("result", outcome.pgnResult, "move-end");
     end.title = outcomeWords(outcome);
-    if (row === undefined) {
-      row = document.createElement("li");
-      rows.push(row);
-    }
-    row.append(" ", end);
+    const last = rows.at(-1) ?? document.createElement("li");
+    if (rows.length === 0) rows.push(last);
+    last.append(" ", end);
   }
   const bad = reply.illegalMove;
   if (bad !== undefined) {
@@ -479,9 +590,14 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
   return node;
 }
 
+/** A sent move's time on a chart: `index` in the sent list, `to` the ply
+ * the board shows for it, `illegal` for an illegal move (ruled on, or the
+ * request's illegal move). */
+type TimePoint = { index: number; ms: number; label: string; to: number; illegal: boolean };
+
 /** One side's move times as points on a line (y grows with the time; one
  * scale for both sides, so that the two charts compare). */
-function chart(side: "white" | "black", times: { ply: number; ms: number }[], maxMs: number, labels: string[]): SVGSVGElement {
+function chart(side: "white" | "black", times: TimePoint[], maxMs: number): SVGSVGElement {
   const { width, height, pad, left } = CHART;
   const root = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img", class: `chart ${side}` });
   root.dataset.testid = `chart-${side}`;
@@ -501,19 +617,28 @@ function chart(side: "white" | "black", times: { ply: number; ms: number }[], ma
   root.append(bottom);
   root.append(svg("polyline", { points: times.map((t, i) => `${x(i)},${y(t.ms)}`).join(" "), class: "line" }));
   times.forEach((t, i) => {
-    const point = svg("circle", { cx: x(i), cy: y(t.ms), r: 2.5, class: "point", "data-ms": t.ms, "data-ply": t.ply });
+    const point = svg("circle", {
+      cx: x(i),
+      cy: y(t.ms),
+      r: t.illegal ? 3.5 : 2.5,
+      class: t.illegal ? "point illegal" : "point",
+      "data-ms": t.ms,
+      "data-index": t.index,
+      "data-ply": t.to,
+    });
     const title = svg("title", {});
-    title.textContent = `${labels[t.ply] ?? ""}: ${formatSeconds(t.ms)}`;
+    title.textContent = `${t.label}: ${formatSeconds(t.ms)}`;
     point.append(title);
-    point.addEventListener("click", () => showPly(t.ply));
+    point.addEventListener("click", () => showPly(t.to));
     root.append(point);
   });
   return root;
 }
 
 /** Each side's remaining time and the two move-time charts, from the clock
- * record sent and the answer's clocks; hidden without a record. */
-function renderClock(reply: ValidateGameResponse, startFen: string, sentMs: number[] | undefined): void {
+ * record sent (one time per sent move, a ruled illegal move's included: its
+ * mover's, the turn unchanged) and the answer's clocks; hidden without a record. */
+function renderClock(reply: ValidateGameResponse, startFen: string, sentMs: number[] | undefined, sent: SentMove[], moves: string[]): void {
   const section = element("clock");
   section.hidden = sentMs === undefined;
   if (sentMs === undefined) return;
@@ -522,30 +647,42 @@ function renderClock(reply: ValidateGameResponse, startFen: string, sentMs: numb
   const black = durationMs(clocks?.black);
   element("clocks").textContent =
     white === undefined || black === undefined ? "No clock runs for this time control" : `White ${formatClock(white)} · Black ${formatClock(black)}`;
-  const firstBlack = startFen.split(" ")[1] === "b";
-  const sides: Record<"white" | "black", { ply: number; ms: number }[]> = { white: [], black: [] };
-  sentMs.forEach((ms, ply) => {
-    const side = (ply % 2 === 0) !== firstBlack ? "white" : "black";
-    sides[side].push({ ply, ms });
+  const sides: Record<"white" | "black", TimePoint[]> = { white: [], black: [] };
+  const last = reply.plies.length - 1;
+  sentMs.forEach((ms, index) => {
+    const move = sent[index];
+    if (move === undefined) return;
+    const ply = reply.plies[move.ply];
+    const ruling = reply.rulings[move.ruling];
+    const text = index === reply.illegalMove?.index ? reply.illegalMove.move : (moves[index] ?? "?");
+    const label =
+      ply !== undefined
+        ? plyLabel(startFen, move.ply, ply.san)
+        : ruling !== undefined
+          ? `${text} (${rulingWho(ruling)})`
+          : `${text} (not played)`;
+    const to = ply !== undefined ? move.ply : ruling !== undefined ? move.plyBefore : last;
+    const illegal = ruling !== undefined || index === reply.illegalMove?.index;
+    sides[move.white ? "white" : "black"].push({ index, ms, label, to, illegal });
   });
   const maxMs = Math.max(0, ...sentMs);
-  const labels = reply.plies.map((ply) => ply.san);
-  if (reply.illegalMove !== undefined) labels[reply.illegalMove.index] = reply.illegalMove.move;
   element("charts").replaceChildren(
     ...(["white", "black"] as const).map((side) => {
       const figure = document.createElement("figure");
       const caption = document.createElement("figcaption");
       caption.textContent = `${side === "white" ? "White" : "Black"}: move times`;
-      figure.append(chart(side, sides[side], maxMs, labels), caption);
+      figure.append(chart(side, sides[side], maxMs), caption);
       return figure;
     }),
   );
 }
 
-function show(reply: ValidateGameResponse, startFen: string, sentMs: number[] | undefined): void {
+/** Shows the answer to the game sent: `moves` and `sentMs` as the request carried them. */
+function show(reply: ValidateGameResponse, startFen: string, moves: string[], sentMs: number[] | undefined): void {
   shown = { reply, startFen };
-  const inputs = parseMoves(movesInput.value);
-  renderMoves(reply, startFen, inputs);
+  const firstBlack = startFen.split(" ")[1] === "b";
+  const sent = sentMoves(Math.max(moves.length, sentMs?.length ?? 0), reply.plies.length, reply.rulings, firstBlack);
+  renderMoves(reply, startFen, moves, sent);
 
   const illegal = element("illegal");
   const illegalNames = element("illegal-names");
@@ -560,7 +697,7 @@ function show(reply: ValidateGameResponse, startFen: string, sentMs: number[] | 
   outcome.title = outcomeNames(reply.outcome);
   element("outcome-names").textContent = outcomeNames(reply.outcome);
 
-  renderClock(reply, startFen, sentMs);
+  renderClock(reply, startFen, sentMs, sent, moves);
 
   const standardStart = startFen === START_FEN && Number(variantSelect.value) === Variant.STANDARD;
   const opening = element("opening");
@@ -609,11 +746,13 @@ async function check(): Promise<void> {
   }
   const record = clockRecord();
   const base = { fen: fenInput.value.trim(), variant: Number(variantSelect.value) };
+  const moves = parseMoves(movesInput.value);
   const request = create(ValidateGameRequestSchema, {
     ...base,
-    moves: parseMoves(movesInput.value),
+    moves,
     includeFens: true,
     includeAnalysis: true,
+    illegalMoves: Number(illegalMovesSelect.value) as IllegalMoves,
     clock:
       record === undefined
         ? undefined
@@ -633,7 +772,7 @@ async function check(): Promise<void> {
       client.validateGame(start, { timeoutMs: 10_000 }),
     ]);
     element("error").hidden = true;
-    show(reply, first.position?.fen ?? START_FEN, record?.moveTimesMs);
+    show(reply, first.position?.fen ?? START_FEN, moves, record?.moveTimesMs);
   } catch (err) {
     showError(err);
   } finally {
@@ -646,6 +785,7 @@ element("paste").addEventListener("submit", (event) => {
   void check();
 });
 variantSelect.addEventListener("change", () => void check());
+illegalMovesSelect.addEventListener("change", () => void check());
 element("undo").addEventListener("click", () => {
   movesInput.value = parseMoves(movesInput.value).slice(0, -1).join(" ");
   void check();

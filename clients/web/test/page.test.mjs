@@ -6,8 +6,12 @@
 // a PGN file loaded with its clock record (each side's remaining time and the
 // move-time charts), a bad FEN, a crazyhouse game with a drop; what each game
 // was (its opening's ECO code and name, where its middlegame and endgame
-// start); a page on an origin the server does not list cannot call it. What the page says is read
-// as a player reads it: numbered moves and words, the contract's names beside.
+// start); games ruled on over the board (FIDE 2023 with a clock, FIDE 2009
+// without: each ruling in the move list, the clock and the charts following
+// the shifted indices) and the default stopping at the first illegal move; a
+// page on an origin the server does not list cannot call it. What the page
+// says is read as a player reads it: numbered moves and words, the contract's
+// names beside.
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -188,6 +192,9 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
   });
 
   it("shows a pasted game's canonical SAN, its illegal move with the reason, and the legal moves", async () => {
+    // Illegal moves stop the replay unless the user asks for rulings.
+    const rules = await page.getByTestId("illegal-moves").evaluate((select) => select.selectedOptions[0].text);
+    assert.equal(rules, "Stop at the first (as online servers do)");
     await paste(page, "1. e4 e5 2. Ng1f3 Nc6 3. Ke3 Bc5");
     assert.deepEqual(await plies(page), ["e4", "e5", "Nf3", "Nc6"]);
     assert.deepEqual(await rows(page), ["1. e4 e5", "2. Nf3 Nc6", "3. Ke3"]);
@@ -270,12 +277,6 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
     // The polyline joins the same points.
     const line = await page.locator("[data-testid=chart-white] polyline").getAttribute("points");
     assert.equal(line, white.map((p) => `${p.cx},${p.cy}`).join(" "));
-    await press(page, "ArrowLeft");
-    await press(page, "ArrowLeft");
-    mkdirSync(join(REPO, "target"), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    if (README_SCREENSHOT !== undefined) copyFileSync(SCREENSHOT, README_SCREENSHOT);
-    await press(page, "End");
   });
 
   it("says where a game's middlegame and endgame start, the plies named as moves", async () => {
@@ -323,6 +324,112 @@ describe("the page, served from its own origin, checks games over gRPC-Web", () 
     assert.ok(legal.includes("gxf3") && legal.includes("Qxf3") && !legal.includes("Nc3"), legal.join(" "));
     await page.getByTestId("variant").selectOption({ label: "Standard" });
     await settled(page);
+    await page.getByTestId("reset").click();
+    await settled(page);
+  });
+
+  it("over the board (FIDE 2023, blitz): each ruling where it was made, the clock following it, the second illegal move loses", async () => {
+    await page.getByTestId("illegal-moves").selectOption({ label: "Rule on them: FIDE 2023 (the second loses)" });
+    await settled(page);
+    // Sent: e4 e5 Ke3 Ng1f3 Nc6 Ke1e3 at 180+2, taking 1 to 6 s. By the
+    // rules (docs/rules.md, "Over the board"): Ke3 (sent move 3) is White's
+    // first completed illegal move; 180 s + 60 × 2 s = 300 s ≤ 3,599 is
+    // blitz, so Black gets 60 s. Ke1e3 (sent move 6) is White's second:
+    // White loses (Black still has all the pieces it needs to mate).
+    // Remaining times, increment after each played move, none after an
+    // illegal one: White 180 − 1 + 2 = 181 (e4), 181 − 3 = 178 (Ke3),
+    // 178 − 4 + 2 = 176 (Nf3), 176 − 6 = 170 (Ke1e3); Black 180 − 2 + 2 =
+    // 180 (e5), + 60 = 240 (the ruling), 240 − 5 + 2 = 237 (Nc6).
+    await paste(page, "e4 e5 Ke3 Ng1f3 Nc6 Ke1e3", "180+2", "1 2 3 4 5 6");
+    assert.deepEqual(await plies(page), ["e4", "e5", "Nf3", "Nc6"]);
+    assert.deepEqual(await page.getByTestId("ply-clock").allInnerTexts(), ["3:01", "3:00", "2:56", "3:57"]);
+    // A ruling keeps the turn: White's next move follows it as "2.".
+    assert.deepEqual(await rows(page), [
+      "1. e4 3:01 e5 3:00",
+      "2. Ke3 White's first illegal move: 1:00 added to Black's clock",
+      "2. Nf3 2:56 Nc6 3:57",
+      "3. Ke1e3 White's second illegal move: White loses the game 0-1",
+    ]);
+    assert.deepEqual(await page.getByTestId("ruling-move").allInnerTexts(), ["Ke3", "Ke1e3"]);
+    const struck = await page.getByTestId("ruling-move").first().evaluate((item) => getComputedStyle(item).textDecorationLine);
+    assert.equal(struck, "line-through");
+    // Why, in the row's tooltip, with the contract's names.
+    const ruling = page.locator("#move-list li.ruling");
+    assert.equal(
+      await ruling.first().getAttribute("title"),
+      "Illegal: no such piece can make that move — no white king can move to e3 (move 3 · ILLEGAL_MOVE_REASON_NO_PIECE · RULING_ACTION_TIME_ADDED)",
+    );
+    assert.match(await ruling.nth(1).getAttribute("title"), /\(move 6 · ILLEGAL_MOVE_REASON_NO_PIECE · RULING_ACTION_GAME_LOST\)$/);
+    // Nf3 (ply 3) was written Ng1f3, the 4th move sent, not Ke3 (the 3rd).
+    assert.match(await page.locator("#move-list .normalised").getAttribute("title"), / · written Ng1f3 · /);
+    // The illegal move is no request's illegal move: it was ruled on.
+    assert.equal(await page.getByTestId("illegal").isHidden(), true);
+    assert.equal(await text(page, "outcome"), "Black wins on the opponent's illegal moves (the count that loses was reached)");
+    assert.equal(await text(page, "outcome-names"), "0-1 · GAME_RESULT_BLACK_WINS · TERMINATION_ILLEGAL_MOVES");
+    assert.equal(await text(page, "clocks"), "White 2:50 · Black 3:57");
+    assert.equal(await text(page, "legal-count"), "(0)");
+    // One time per sent move, each on its mover's chart: White made sent
+    // moves 1, 3, 4 and 6 (two of them illegal), Black 2 and 5.
+    const points = (side) =>
+      page.locator(`[data-testid=chart-${side}] circle.point`).evaluateAll((circles) =>
+        circles.map((c) => `${c.querySelector("title").textContent}${c.classList.contains("illegal") ? " ✗" : ""}`),
+      );
+    assert.deepEqual(await points("white"), [
+      "1. e4: 1 s",
+      "Ke3 (White's first illegal move): 3 s ✗",
+      "2. Nf3: 4 s",
+      "Ke1e3 (White's second illegal move): 6 s ✗",
+    ]);
+    assert.deepEqual(await points("black"), ["1... e5: 2 s", "2... Nc6: 5 s"]);
+    // A ruling's row shows the position it was made in: after 1... e5.
+    await ruling.first().click();
+    assert.deepEqual(await page.locator("#move-list .ply.current [data-testid=ply]").allInnerTexts(), ["e5"]);
+    assert.match(await text(page, "turn"), /^White to move · rnbqkbnr\/pppp1ppp\/8\/4p3\/4P3\/8\/PPPP1PPP\/RNBQKBNR w /);
+    mkdirSync(join(REPO, "target"), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    if (README_SCREENSHOT !== undefined) copyFileSync(SCREENSHOT, README_SCREENSHOT);
+    await press(page, "End");
+  });
+
+  it("over the board (FIDE 2009, no clock): two minutes each time, the third against a bare king is a draw", async () => {
+    await page.getByTestId("illegal-moves").selectOption({ label: "Rule on them: FIDE 2009 (the third loses)" });
+    await settled(page);
+    await page.getByTestId("fen-input").fill("4k3/8/8/8/8/8/8/3QK3 w - - 0 1");
+    // Kf3: no white king reaches f3 (White's first); Kd7: into the
+    // queen's file (Black's first); d2h7: no queen's line (White's second);
+    // each gives the opponent 120 s (the Laws of 2009; no time control
+    // anyway). O-O: White has no castling right, White's third: the game
+    // ends, but Black's bare king cannot checkmate, so it is drawn. Kd3
+    // comes after the end.
+    await paste(page, "Kf3 Qd2 Kd7 Kf7 d2h7 Ke2 Kg6 O-O Kd3");
+    assert.deepEqual(await plies(page), ["Qd2", "Kf7", "Ke2", "Kg6"]);
+    assert.deepEqual(await rows(page), [
+      "1. Kf3 White's first illegal move: 2:00 added to Black's clock",
+      "1. Qd2",
+      "1... Kd7 Black's first illegal move: 2:00 added to White's clock",
+      "1... Kf7",
+      "2. d2h7 White's second illegal move: 2:00 added to Black's clock",
+      "2. Ke2 Kg6",
+      "3. O-O White's third illegal move: drawn: Black cannot checkmate 1/2-1/2",
+      "3. Kd3",
+    ]);
+    assert.match(await page.locator("#move-list li.ruling").nth(1).getAttribute("title"), /^Illegal: the king would step into check — /);
+    assert.deepEqual(await page.getByTestId("illegal-ply").allInnerTexts(), ["Kd3"]);
+    assert.equal(await text(page, "illegal"), "Illegal: the game is already over (illegal moves)");
+    assert.match(await text(page, "illegal-names"), /^move 9 "Kd3" · ILLEGAL_MOVE_REASON_GAME_OVER · /);
+    assert.equal(await text(page, "outcome"), "Draw: illegal moves reached the count that loses, but the opponent cannot checkmate");
+    assert.equal(await text(page, "outcome-names"), "1/2-1/2 · GAME_RESULT_DRAW · TERMINATION_ILLEGAL_MOVES_VS_UNWINNABLE");
+  });
+
+  it("stops at the first illegal move again once the default is chosen back", async () => {
+    await page.getByTestId("illegal-moves").selectOption({ label: "Stop at the first (as online servers do)" });
+    await settled(page);
+    assert.deepEqual(await rows(page), ["1. Kf3"]);
+    assert.deepEqual(await page.getByTestId("illegal-ply").allInnerTexts(), ["Kf3"]);
+    assert.equal(await page.getByTestId("ruling-move").count(), 0);
+    assert.equal(await text(page, "illegal"), "Illegal: no such piece can make that move — no white king can move to f3");
+    assert.equal(await text(page, "outcome"), "Game in progress");
+    await page.getByTestId("fen-input").fill("");
     await page.getByTestId("reset").click();
     await settled(page);
   });

@@ -64,8 +64,9 @@ pub use rules::dead::{
     pawn_moves, per_ply_gate, worth_a_full_look,
 };
 pub use rules::game::{
-    Game, IllegalMove, LegalMove, Notation, Played, PlyRecord, Replay, ReplayOptions, ReplayTail,
-    Replayer, replay, replay_clocked,
+    Game, IllegalMove, IllegalMoves, LegalMove, Notation, PENALTY_MS, ParseIllegalMovesError,
+    Played, PlyRecord, RAPID_PENALTY_MS, Replay, ReplayOptions, ReplayTail, Replayer, Ruling,
+    RulingAction, played_times, replay, replay_clocked, replay_ruled,
 };
 pub use rules::outcome::{
     ClaimableDraw, DrawClaims, GameResult, Outcome, Termination, is_insufficient_material,

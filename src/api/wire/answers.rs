@@ -28,6 +28,7 @@ const _: fn(proto::ValidateGameResponse) = |proto::ValidateGameResponse {
                                                 position: _,
                                                 outcome: _,
                                                 analysis: _,
+                                                rulings: _,
                                             }| {};
 const _: fn(proto::Ply) =
     |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _ }| {};
@@ -70,14 +71,19 @@ impl GameAnswer {
 }
 
 impl GameAnswer {
-    /// The answer with `analysis` (field 5, after the fields that
-    /// `From<Replay>` writes, 1 to 4): written by prost, for the calls that
-    /// ask for it only.
-    pub fn with_analysis(mut self, analysis: Option<&GameAnalysis>) -> GameAnswer {
+    /// The answer to a replay, with what the game was when asked: the
+    /// fields 1 to 4 written by hand, the analysis (5) and the rulings (6),
+    /// for the calls that ask for them only, by prost.
+    pub fn new(mut replay: Replay, analysis: Option<&GameAnalysis>) -> GameAnswer {
+        let rulings = std::mem::take(&mut replay.rulings);
+        let mut answer = GameAnswer::from(replay);
         if let Some(analysis) = analysis {
-            message::encode(5, &proto::GameAnalysis::from(analysis), &mut self.bytes);
+            message::encode(5, &proto::GameAnalysis::from(analysis), &mut answer.bytes);
         }
-        self
+        for ruling in &rulings {
+            message::encode(6, &proto::Ruling::from(ruling), &mut answer.bytes);
+        }
+        answer
     }
 }
 
@@ -90,7 +96,10 @@ impl From<&proto::ValidateGameResponse> for GameAnswer {
 }
 
 impl From<Replay> for GameAnswer {
+    /// The answer to a replay with no rulings ([`GameAnswer::new`] writes
+    /// them).
     fn from(replay: Replay) -> GameAnswer {
+        debug_assert!(replay.rulings.is_empty(), "rulings are written by GameAnswer::new");
         let Replay {
             plies,
             illegal_move,
@@ -100,6 +109,7 @@ impl From<Replay> for GameAnswer {
             winnability,
             shredder_fen,
             clocks,
+            rulings: _,
         } = &replay;
         // Plies without FENs take at most 20 bytes, legal moves 20; the
         // writer grows if FENs, clocks or verdicts need more.
@@ -669,6 +679,35 @@ mod tests {
         assert_eq!(written(&stream), expected.encode_to_vec());
     }
 
+    /// Rulings are field 6 as prost writes it, after the analysis, and
+    /// with or without a clock.
+    #[test]
+    fn an_answer_with_rulings_is_the_contracts() {
+        use arbiter_chess::{
+            ClockRecord, GameAnalysis, IllegalMoves, ReplayOptions, played_times, replay_ruled,
+        };
+        let fide = ReplayOptions { illegal_moves: IllegalMoves::Fide, ..ReplayOptions::default() };
+        let moves = ["e4", "e5", "Ke3", "Nf3", "Nc6", "Ke1e3", "Nf6"];
+        let times = vec![1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 7_000];
+        let record = ClockRecord::new("180+2".parse().unwrap(), times.clone(), 0, 7).unwrap();
+        let start = arbiter_chess::Position::default();
+        for record in [None, Some(&record)] {
+            let (replayed, played) = replay_ruled(start.clone(), &moves, &fide, record);
+            assert_eq!(replayed.rulings.len(), 2);
+            let analysis = GameAnalysis::of_replay(
+                &start.clone().into(),
+                &played,
+                &played_times(&replayed.rulings, &times),
+                None,
+            );
+            let mut expected = proto::ValidateGameResponse::from(&replayed);
+            expected.analysis = Some(proto::GameAnalysis::from(&analysis));
+            assert_eq!(expected.rulings.len(), 2);
+            let game = GameAnswer::new(replayed, Some(&analysis));
+            assert_eq!(written(&game), expected.encode_to_vec());
+        }
+    }
+
     /// The analysis is field 5 as prost writes it, after the rest.
     #[test]
     fn an_answer_with_its_analysis_is_the_contracts() {
@@ -688,7 +727,7 @@ mod tests {
             (opening.eco.as_str(), opening.name.as_str(), opening.ply),
             ("B50", "Sicilian Defense", 5)
         );
-        let game = GameAnswer::from(replayed).with_analysis(Some(&analysis));
+        let game = GameAnswer::new(replayed, Some(&analysis));
         assert_eq!(written(&game), expected.encode_to_vec());
     }
 }

@@ -198,6 +198,7 @@ pub struct ValidateGameRequest {
     pub include_winnability: bool,
     pub clock: Option<proto::GameClock>,
     pub include_analysis: bool,
+    pub illegal_moves: i32,
 }
 
 impl Decode for ValidateGameRequest {
@@ -253,6 +254,8 @@ impl ValidateGameRequest {
             .map_err(at(NAME, "clock")),
             14 => pbool::merge(wire_type, &mut self.include_analysis, buf, ctx)
                 .map_err(at(NAME, "include_analysis")),
+            15 => int32::merge(wire_type, &mut self.illegal_moves, buf, ctx)
+                .map_err(at(NAME, "illegal_moves")),
             _ => skip_field(wire_type, tag, buf, ctx),
         }
     }
@@ -517,6 +520,7 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             include_winnability,
             clock,
             include_analysis,
+            illegal_moves,
         } = request;
         ValidateGameRequest {
             fen,
@@ -533,6 +537,7 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             include_winnability,
             clock,
             include_analysis,
+            illegal_moves,
         }
     }
 }
@@ -600,6 +605,7 @@ mod tests {
                 pending: Some(prost_types::Duration::default()),
             }),
             include_analysis: true,
+            illegal_moves: 2,
         }
     }
 

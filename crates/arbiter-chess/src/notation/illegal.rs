@@ -98,6 +98,30 @@ impl IllegalReason {
         IllegalReason::GivesCheck,
     ];
 
+    /// Whether a move text rejected for this reason reads as a move that
+    /// was made on the board and is illegal in its position: a completed
+    /// illegal move, which an arbiter rules on (FIDE 7.5) when asked
+    /// ([`crate::IllegalMoves`]). Not such a move: text that is not a move
+    /// (unparseable, or SAN that fits more than one move), a legal move
+    /// written in a form strict mode refuses, and moves after the game
+    /// ended or the mover's flag fell.
+    ///
+    /// ```
+    /// use arbiter_chess::IllegalReason;
+    /// assert!(IllegalReason::KingIntoCheck.is_completed_move());
+    /// assert!(!IllegalReason::Unparseable.is_completed_move());
+    /// ```
+    pub const fn is_completed_move(self) -> bool {
+        !matches!(
+            self,
+            IllegalReason::Unparseable
+                | IllegalReason::AmbiguousSan
+                | IllegalReason::NonCanonical
+                | IllegalReason::GameOver
+                | IllegalReason::FlagFell
+        )
+    }
+
     /// A stable snake_case name, for logs and metrics labels.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -50,6 +50,14 @@ pub enum Termination {
     /// A flag fell but the opponent cannot mate by any series of legal
     /// moves (FIDE 6.9): drawn.
     TimeoutVsUnwinnable,
+    /// A player's completed illegal moves reached the count that loses
+    /// (FIDE 7.5.5: the second; Laws of 2009, 7.4(b): the third) and the
+    /// opponent can mate (or it was not proven that they cannot): the
+    /// opponent wins.
+    IllegalMoves,
+    /// The count of completed illegal moves was reached, but the opponent
+    /// cannot mate by any series of legal moves: drawn.
+    IllegalMovesVsUnwinnable,
     /// Atomic: a king exploded.
     Explosion,
     /// King of the hill: a king reached d4, e4, d5 or e5.
@@ -75,6 +83,8 @@ impl Termination {
             Termination::DeadPosition => "dead_position",
             Termination::Timeout => "timeout",
             Termination::TimeoutVsUnwinnable => "timeout_vs_unwinnable",
+            Termination::IllegalMoves => "illegal_moves",
+            Termination::IllegalMovesVsUnwinnable => "illegal_moves_vs_unwinnable",
             Termination::Explosion => "explosion",
             Termination::KingOfTheHill => "king_of_the_hill",
             Termination::ThirdCheck => "third_check",
@@ -152,9 +162,10 @@ pub struct Outcome {
     pub fifty_move_claimable: bool,
     /// Threefold repetition can be claimed (only while the game goes on).
     pub threefold_claimable: bool,
-    /// With [`Termination::Timeout`]: the analysis ran out of budget before
-    /// it could prove whether the opponent of the flagged side can mate;
-    /// the win is given as 6.9 gives it unless a draw is proven.
+    /// With [`Termination::Timeout`] (or [`Termination::IllegalMoves`]):
+    /// the analysis ran out of budget before it could prove whether the
+    /// opponent of the flagged side (the offender) can mate; the win is
+    /// given as 6.9 (7.5.5) gives it unless a draw is proven.
     pub unproven: bool,
 }
 

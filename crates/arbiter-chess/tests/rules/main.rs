@@ -22,6 +22,7 @@ mod notation_props;
 mod perft;
 mod real_games;
 mod replay_differential;
+mod rulings;
 mod shared_data;
 mod time_control;
 mod unwinnable;

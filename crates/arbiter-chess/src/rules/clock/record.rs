@@ -89,6 +89,12 @@ impl ClockRecord {
         &self.move_times_ms
     }
 
+    /// The time the side to move has used on its move in progress, in
+    /// milliseconds.
+    pub fn pending_ms(&self) -> u64 {
+        self.pending_ms
+    }
+
     /// Runs the record on the clock from a start position with `turn` to
     /// move, up to the first move made after its mover's flag fell; `None`
     /// for an unknown or unlimited control, which runs no clock.

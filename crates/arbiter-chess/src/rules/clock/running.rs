@@ -162,6 +162,55 @@ impl Clock {
     /// ```
     pub fn play(&mut self, taken_ms: u64) -> Result<u64, FlagFell> {
         let mover = self.turn.index();
+        self.spend(taken_ms)?;
+        if let Timing::Periods { periods, .. } = &self.timing {
+            let period = periods[self.period[mover]];
+            let mut after = self.remaining[mover].saturating_add(period.increment_ms);
+            // Counted only in a period with a move count: no overflow.
+            if period.moves > 0 {
+                self.moves[mover] += 1;
+            }
+            if period.moves > 0 && self.moves[mover] == period.moves {
+                self.moves[mover] = 0;
+                self.period[mover] = (self.period[mover] + 1).min(periods.len() - 1);
+                after = after.saturating_add(periods[self.period[mover]].time_ms);
+            }
+            self.remaining[mover] = after;
+        }
+        self.turn = !self.turn;
+        Ok(self.remaining[mover])
+    }
+
+    /// Charges the side to move for a completed illegal move that took
+    /// `taken_ms` (FIDE 7.5.5): the clock ran while it was made, as on
+    /// any move (a delay spares it the same way, a sandclock's time flows
+    /// to the opponent), but the move is taken back, so no increment is
+    /// added, no move of a period is counted and the turn stays. Taking
+    /// longer than the mover had is a flag fall, and leaves the clock as
+    /// it was.
+    ///
+    /// ```
+    /// use arbiter_chess::{Clock, Color};
+    /// let mut clock = Clock::new(&"60+2".parse().unwrap(), Color::White).unwrap();
+    /// assert_eq!(clock.charge_illegal(5_000), Ok(55_000)); // no increment
+    /// assert_eq!(clock.turn(), Color::White);
+    /// clock.add_ms(Color::Black, 60_000);
+    /// assert_eq!(clock.remaining_ms(Color::Black), 120_000);
+    /// assert!(clock.charge_illegal(55_001).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The move took longer than the mover's time: its flag fell.
+    pub fn charge_illegal(&mut self, taken_ms: u64) -> Result<u64, FlagFell> {
+        self.spend(taken_ms)?;
+        Ok(self.remaining_ms(self.turn))
+    }
+
+    /// Charges the side to move for `taken_ms` on its clock (less a delay;
+    /// under a sandclock, given to the opponent), the turn unchanged.
+    fn spend(&mut self, taken_ms: u64) -> Result<(), FlagFell> {
+        let mover = self.turn.index();
         let remaining_ms = self.remaining[mover];
         if taken_ms > self.allowance() {
             return Err(FlagFell { mover: self.turn, remaining_ms, taken_ms });
@@ -171,24 +220,17 @@ impl Clock {
                 self.remaining[mover] = remaining_ms - taken_ms;
                 self.remaining[1 - mover] = self.remaining[1 - mover].saturating_add(taken_ms);
             }
-            Timing::Periods { periods, delay_ms, .. } => {
-                let period = periods[self.period[mover]];
-                let charged = taken_ms - taken_ms.min(*delay_ms);
-                let mut after = (remaining_ms - charged).saturating_add(period.increment_ms);
-                // Counted only in a period with a move count: no overflow.
-                if period.moves > 0 {
-                    self.moves[mover] += 1;
-                }
-                if period.moves > 0 && self.moves[mover] == period.moves {
-                    self.moves[mover] = 0;
-                    self.period[mover] = (self.period[mover] + 1).min(periods.len() - 1);
-                    after = after.saturating_add(periods[self.period[mover]].time_ms);
-                }
-                self.remaining[mover] = after;
+            Timing::Periods { delay_ms, .. } => {
+                self.remaining[mover] = remaining_ms - (taken_ms - taken_ms.min(*delay_ms));
             }
         }
-        self.turn = !self.turn;
-        Ok(self.remaining[mover])
+        Ok(())
+    }
+
+    /// Gives `side` `ms` more time: the arbiter's award to the opponent
+    /// of a completed illegal move.
+    pub fn add_ms(&mut self, side: Color, ms: u64) {
+        self.remaining[side.index()] = self.remaining[side.index()].saturating_add(ms);
     }
 
     /// The most the side to move may take on its move.

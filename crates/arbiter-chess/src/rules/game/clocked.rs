@@ -4,6 +4,7 @@
 //! the clocks and that move, named as the illegal move.
 
 use super::replay::{IllegalMove, Replay, ReplayOptions, replay};
+use super::ruling::{IllegalMoves, replay_ruled};
 use crate::board::types::Color;
 use crate::notation::echo::echo;
 use crate::notation::illegal::IllegalReason;
@@ -91,6 +92,9 @@ pub fn replay_clocked<S: AsRef<str>>(
     record: &ClockRecord,
 ) -> Replay {
     let start = start.into();
+    if options.illegal_moves != IllegalMoves::Stop {
+        return replay_ruled(start, moves, options, Some(record)).0;
+    }
     let Some(run) = record.run(start.turn()) else {
         return replay(start, moves, options);
     };

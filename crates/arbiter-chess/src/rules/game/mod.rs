@@ -6,10 +6,15 @@
 mod clocked;
 mod reading;
 mod replay;
+mod ruling;
 
 pub use crate::rules::record::{LegalMove, Notation, PlyRecord};
 pub use clocked::replay_clocked;
 pub use replay::{IllegalMove, Replay, ReplayOptions, ReplayTail, Replayer, replay};
+pub use ruling::{
+    IllegalMoves, PENALTY_MS, ParseIllegalMovesError, RAPID_PENALTY_MS, Ruling, RulingAction,
+    played_times, replay_ruled,
+};
 
 use crate::board::bitboard::Bitboard;
 use crate::board::moves::{Move, MoveKind};

@@ -17,6 +17,8 @@ use crate::rules::start::GamePosition;
 use crate::rules::unwinnable::{Winnability, analyse};
 use crate::rules::variant::VariantGame;
 
+use super::ruling::{IllegalMoves, Ruling, replay_ruled};
+
 /// What to replay and what to return.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReplayOptions {
@@ -41,6 +43,9 @@ pub struct ReplayOptions {
     /// The budgets of the unwinnability analysis (chess only: a variant's
     /// dead positions are its insufficient material).
     pub analysis: Analysis,
+    /// Whether the first illegal move ends the replay or an arbiter rules
+    /// on each completed one (FIDE 7.5.5).
+    pub illegal_moves: IllegalMoves,
 }
 
 /// The first rejected move.
@@ -60,7 +65,12 @@ pub struct Replay {
     /// Accepted moves from `plies_from` on.
     pub plies: Vec<PlyRecord>,
     /// The first rejected move; the moves after it are not looked at.
+    /// Under [`IllegalMoves`] rules that rule on completed illegal moves,
+    /// only a move that is not one (or comes after the game ended).
     pub illegal_move: Option<IllegalMove>,
+    /// The arbiter's rulings on the completed illegal moves, in order
+    /// (none under [`IllegalMoves::Stop`]).
+    pub rulings: Vec<Ruling>,
     /// The position after the last accepted move.
     pub position: GamePosition,
     /// Its legal moves (none once the game is over, or when skipped).
@@ -107,6 +117,9 @@ pub fn replay<S: AsRef<str>>(
     moves: &[S],
     options: &ReplayOptions,
 ) -> Replay {
+    if options.illegal_moves != IllegalMoves::Stop {
+        return replay_ruled(start, moves, options, None).0;
+    }
     let mut replayer = Replayer::new(start, options.analysis);
     let tail = replayer.extend(moves, options);
     replayer.answer(tail, options)
@@ -212,6 +225,16 @@ impl ReplayTail {
     pub fn take_fens(&mut self) -> Vec<Fen> {
         std::mem::take(&mut self.fens)
     }
+
+    /// Takes out the first illegal move.
+    pub(super) fn take_illegal_move(&mut self) -> Option<IllegalMove> {
+        self.illegal_move.take()
+    }
+
+    /// A tail with no illegal move and these FENs, for an answer.
+    pub(super) fn with_fens(fens: Vec<Fen>) -> ReplayTail {
+        ReplayTail { illegal_move: None, fens }
+    }
 }
 
 impl Replayer {
@@ -236,6 +259,14 @@ impl Replayer {
         match &self.line {
             GameLine::Chess { plies, .. } => plies.len(),
             GameLine::Variant { plies, .. } => plies.len(),
+        }
+    }
+
+    /// The side to move in the position reached.
+    pub fn turn(&self) -> Color {
+        match &self.line {
+            GameLine::Chess { game, .. } => game.position.turn(),
+            GameLine::Variant { game, .. } => game.position().turn(),
         }
     }
 
@@ -512,6 +543,7 @@ impl Replayer {
         Replay {
             plies,
             illegal_move,
+            rulings: Vec::new(),
             position,
             legal_moves,
             outcome,
