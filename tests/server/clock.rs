@@ -35,6 +35,7 @@ fn clocked(
             time_control: control,
             move_times: times.iter().map(|&t| ms(t)).collect(),
             pending: Some(ms(pending)),
+            move_times_ms: Vec::new(),
         }),
         ..Default::default()
     }

@@ -30,7 +30,7 @@ const _: fn(proto::ValidateGameResponse) = |proto::ValidateGameResponse {
                                                 analysis: _,
                                             }| {};
 const _: fn(proto::Ply) =
-    |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _ }| {};
+    |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _, clock_ms: _ }| {};
 const _: fn(proto::LegalMove) = |proto::LegalMove { uci: _, san: _, claimable_draws: _ }| {};
 const _: fn(proto::Position) = |proto::Position {
                                     fen: _,
@@ -89,8 +89,29 @@ impl From<&proto::ValidateGameResponse> for GameAnswer {
     }
 }
 
+/// How an answer writes each ply's clock: as the request sent its move
+/// times (`GameClock.move_times` or `move_times_ms`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PlyClockForm {
+    /// `Ply.clock`, a `google.protobuf.Duration`.
+    #[default]
+    Duration,
+    /// `Ply.clock_ms`, whole milliseconds as a `uint32`; the caller has
+    /// checked that each fits.
+    Millis,
+}
+
+/// The ply clocks in the Duration form, as a request without a clock
+/// record or with `move_times` asks.
 impl From<Replay> for GameAnswer {
     fn from(replay: Replay) -> GameAnswer {
+        GameAnswer::new(replay, PlyClockForm::Duration)
+    }
+}
+
+impl GameAnswer {
+    /// The answer to `replay`, each ply's clock (if any) in `form`.
+    pub fn new(replay: Replay, form: PlyClockForm) -> GameAnswer {
         let Replay {
             plies,
             illegal_move,
@@ -107,8 +128,14 @@ impl From<Replay> for GameAnswer {
         match clocks {
             None => plies.iter().for_each(|ply| put_ply(ply, &mut out)),
             Some(clocks) => {
-                for (ply, &ms) in plies.iter().zip(&clocks.plies_ms) {
-                    put_ply_timed::<true>(ply, ms, &mut out);
+                let timed = plies.iter().zip(&clocks.plies_ms);
+                match form {
+                    PlyClockForm::Duration => {
+                        timed.for_each(|(ply, &ms)| put_ply_timed::<DURATION>(ply, ms, &mut out));
+                    }
+                    PlyClockForm::Millis => {
+                        timed.for_each(|(ply, &ms)| put_ply_timed::<MILLIS>(ply, ms, &mut out));
+                    }
                 }
             }
         }
@@ -336,21 +363,50 @@ fn uci_field(tag: u8, uci: UciMove) -> [u8; 8] {
 /// its four copies need no bounds check each.
 #[inline]
 fn put_ply(ply: &PlyRecord, out: &mut Writer) {
-    put_ply_timed::<false>(ply, 0, out);
+    put_ply_timed::<NO_CLOCK>(ply, 0, out);
 }
 
-/// [`put_ply`], with its mover's clock after it (`clock_ms`) when `CLOCK`:
-/// one more field in the same window (a ply stays under 128 bytes).
+// How [`put_ply_timed`] writes the mover's clock: not at all, as `clock`
+// (a Duration) or as `clock_ms` (a varint).
+const NO_CLOCK: u8 = 0;
+const DURATION: u8 = 1;
+const MILLIS: u8 = 2;
+
+/// The field that holds a ply's clock of `ms` in form `FORM` (`DURATION`
+/// or `MILLIS`): key, then length and content or the varint; its length.
 #[inline]
-fn put_ply_timed<const CLOCK: bool>(ply: &PlyRecord, clock_ms: u64, out: &mut Writer) {
+fn ply_clock_field<const FORM: u8>(ms: u64) -> ([u8; 20], usize) {
+    let mut field = [0; 20];
+    if FORM == MILLIS {
+        let (bytes, width) = varint(ms);
+        field[0] = key(6, WireType::Varint);
+        field[1..11].copy_from_slice(&bytes);
+        (field, 1 + width)
+    } else {
+        let (content, len) = duration_content(ms);
+        field[..2].copy_from_slice(&[key(5, WireType::LengthDelimited), len as u8]);
+        field[2..].copy_from_slice(&content);
+        (field, short_len(len))
+    }
+}
+
+/// [`put_ply`], with its mover's clock after it (`clock_ms`) in form
+/// `FORM` unless `NO_CLOCK`: one more field in the same window (a ply
+/// stays under 128 bytes).
+#[inline]
+fn put_ply_timed<const FORM: u8>(ply: &PlyRecord, clock_ms: u64, out: &mut Writer) {
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
     if fen_after.is_some() {
-        return put_ply_in_full(ply, CLOCK.then_some(clock_ms), out);
+        let clock = match FORM {
+            NO_CLOCK => None,
+            _ => Some(ply_clock_field::<FORM>(clock_ms)),
+        };
+        return put_ply_in_full(ply, clock, out);
     }
     let (san_len, uci_len) = (san.len() & 7, uci.text_len() & 7);
     let flag = 2 * usize::from(*canonical_input);
-    let (clock, clock_len) = if CLOCK { duration_content(clock_ms) } else { ([0; 18], 0) };
-    let clock_field = if CLOCK { short_len(clock_len) } else { 0 };
+    let (clock, clock_field) =
+        if FORM == NO_CLOCK { ([0; 20], 0) } else { ply_clock_field::<FORM>(clock_ms) };
     let len = short_len(san_len) + short_len(uci_len) + flag + clock_field;
     let window = out.window::<48>();
     window[..4].copy_from_slice(&[
@@ -365,23 +421,22 @@ fn put_ply_timed<const CLOCK: bool>(ply: &PlyRecord, clock_ms: u64, out: &mut Wr
     let at = at + short_len(uci_len);
     window[at..at + 2].copy_from_slice(&[key(4, WireType::Varint), 1]);
     let at = at + flag;
-    if CLOCK {
-        window[at..at + 2].copy_from_slice(&[key(5, WireType::LengthDelimited), clock_len as u8]);
-        window[at + 2..at + 20].copy_from_slice(&clock);
+    if FORM != NO_CLOCK {
+        window[at..at + 20].copy_from_slice(&clock);
     }
     out.end += at + clock_field;
 }
 
-/// A ply with the FEN after it or its mover's clock, field by field.
-fn put_ply_in_full(ply: &PlyRecord, clock_ms: Option<u64>, out: &mut Writer) {
+/// A ply with the FEN after it, and its mover's clock field (from
+/// [`ply_clock_field`]) if any, field by field.
+fn put_ply_in_full(ply: &PlyRecord, clock: Option<([u8; 20], usize)>, out: &mut Writer) {
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
     let fen = fen_after.as_ref().map_or("", |fen| fen.as_str());
-    let clock = clock_ms.map(duration_content);
     let len = short_len(san.len())
         + short_len(uci.text_len())
         + if fen.is_empty() { 0 } else { 1 + varint(fen.len() as u64).1 + fen.len() }
         + 2 * usize::from(*canonical_input)
-        + clock.map_or(0, |(_, len)| short_len(len));
+        + clock.map_or(0, |(_, len)| len);
     // With a FEN and a clock, a ply may pass 127 bytes: a longer length.
     let (length, width) = varint(len as u64);
     out.room(1 + width + len);
@@ -397,9 +452,8 @@ fn put_ply_in_full(ply: &PlyRecord, clock_ms: Option<u64>, out: &mut Writer) {
         out.push(fen.as_bytes());
     }
     out.push_prefix([key(4, WireType::Varint), 1], 2 * usize::from(*canonical_input));
-    if let Some((content, len)) = clock {
-        out.push(&[key(5, WireType::LengthDelimited), len as u8]);
-        out.push(&content[..len]);
+    if let Some((field, len)) = clock {
+        out.push(&field[..len]);
     }
 }
 
@@ -588,6 +642,12 @@ mod tests {
         bytes
     }
 
+    /// A ply's clock (a Duration) in milliseconds.
+    fn ply_ms(ply: &proto::Ply) -> u64 {
+        let time = ply.clock.expect("a clocked ply");
+        time.seconds as u64 * 1000 + time.nanos as u64 / 1_000_000
+    }
+
     /// A Duration's bytes are prost's for any count of milliseconds.
     #[test]
     fn durations_are_written_as_prost_writes_them() {
@@ -636,8 +696,18 @@ mod tests {
         ];
         for replayed in clocked_games {
             assert!(replayed.clocks.is_some());
-            let expected = proto::ValidateGameResponse::from(&replayed);
+            let mut expected = proto::ValidateGameResponse::from(&replayed);
+            let millis = GameAnswer::new(replayed.clone(), PlyClockForm::Millis);
             assert_eq!(written(&GameAnswer::from(replayed)), expected.encode_to_vec());
+            // The packed form: `clock_ms` where `clock` was, the rest alike
+            // (for times within uint32, as the service checks).
+            let clocks: Vec<u64> = expected.plies.iter().map(|ply| ply_ms(ply)).collect();
+            if clocks.iter().all(|&ms| ms <= u64::from(u32::MAX)) {
+                for (ply, ms) in expected.plies.iter_mut().zip(clocks) {
+                    (ply.clock, ply.clock_ms) = (None, Some(ms as u32));
+                }
+                assert_eq!(written(&millis), expected.encode_to_vec());
+            }
         }
         for (start, moves, options) in [
             (&start, &fools_mate[..0], ReplayOptions::default()),

@@ -321,8 +321,11 @@ impl Message for Nested<'_> {
 /// `message::merge` (its recursion limit and length checks), but with each
 /// move's `Duration` in the common form (seconds and nanoseconds as short
 /// varints, nothing else) read in place: a clocked game sends one a move,
-/// and prost's merge of each cost more than the clock's arithmetic. Any
-/// other form goes through prost, which reads it or gives its error.
+/// and prost's merge of each cost more than the clock's arithmetic. The
+/// packed `move_times_ms` is read in place too, its varints straight into
+/// the vector ([`packed_u32s`]). Any other form (a field split across
+/// chunks, the unpacked encoding of `move_times_ms`, a malformed one) goes
+/// through prost, which reads it or gives its error.
 #[derive(Debug)]
 struct ClockMerge<'a>(&'a mut proto::GameClock);
 
@@ -362,6 +365,44 @@ fn short_duration(chunk: &[u8]) -> Option<(prost_types::Duration, usize)> {
     Some((duration, 1 + len))
 }
 
+/// Reads the packed `repeated uint32` at the start of `chunk` (its length,
+/// then its varints) straight onto the end of `values`, as prost reads it
+/// (a value past 32 bits keeps its low 32), and gives the bytes it took.
+/// `None`, with `values` as it was, unless the field is whole within the
+/// chunk and every varint in it is well formed and ends inside it: prost
+/// then reads it across chunks, or gives its error.
+fn packed_u32s(chunk: &[u8], values: &mut Vec<u32>) -> Option<usize> {
+    let mut head = chunk;
+    let len = usize::try_from(prost::encoding::decode_varint(&mut head).ok()?).ok()?;
+    let start = chunk.len() - head.len();
+    let body = head.get(..len)?;
+    // Each varint ends on its one byte under 0x80: their count.
+    let count = body.iter().filter(|&&byte| byte < 0x80).count();
+    let kept = values.len();
+    values.reserve(count);
+    let (mut value, mut shift) = (0u64, 0u32);
+    for &byte in body {
+        // A tenth byte may add only the top bit of 64 (prost's rule).
+        if shift == 63 && byte > 1 {
+            values.truncate(kept);
+            return None;
+        }
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            values.push(value as u32);
+            (value, shift) = (0, 0);
+        } else {
+            shift += 7;
+        }
+    }
+    if shift != 0 {
+        // The last varint runs past the field.
+        values.truncate(kept);
+        return None;
+    }
+    Some(start + len)
+}
+
 /// Only the decoding half is called, as for [`Nested`].
 impl Message for ClockMerge<'_> {
     fn encode_raw(&self, _: &mut impl BufMut) {
@@ -396,6 +437,16 @@ impl Message for ClockMerge<'_> {
             }
             3 => message::merge(wire_type, clock.pending.get_or_insert_default(), buf, ctx)
                 .map_err(at(NAME, "pending")),
+            4 => {
+                if wire_type == WireType::LengthDelimited
+                    && let Some(taken) = packed_u32s(buf.chunk(), &mut clock.move_times_ms)
+                {
+                    buf.advance(taken);
+                    return Ok(());
+                }
+                uint32::merge_repeated(wire_type, &mut clock.move_times_ms, buf, ctx)
+                    .map_err(at(NAME, "move_times_ms"))
+            }
             _ => skip_field(wire_type, tag, buf, ctx),
         }
     }
@@ -598,6 +649,9 @@ mod tests {
                 }),
                 move_times: vec![prost_types::Duration { seconds: 1, nanos: 500_000_000 }; 5],
                 pending: Some(prost_types::Duration::default()),
+                // Both forms at once decode: the check of their use is
+                // the request's, not the decoder's.
+                move_times_ms: vec![0, 1, 127, 128, 300_000],
             }),
             include_analysis: true,
         }
@@ -704,6 +758,101 @@ mod tests {
         let times = decoded.clock.unwrap().move_times;
         assert_eq!(times[0], prost_types::Duration { seconds: 5, nanos: 50_000_000 });
         assert_eq!(times[2], prost_types::Duration { seconds: 2, nanos: 1 });
+    }
+
+    /// The packed `move_times_ms` read by hand as prost reads it: packed
+    /// (one field or several, which concatenate), unpacked (a varint field
+    /// a value, which protobuf parsers must also accept), both mixed, and
+    /// malformed (a varint of 11 bytes, one cut at the field's end, a
+    /// length past the message), in one chunk and in one-byte chunks.
+    #[test]
+    fn packed_move_times_read_as_prost_reads_them() {
+        use prost::bytes::Buf as _;
+        // ValidateGameRequest field 13 (GameClock) holding `clock`.
+        let in_request = |clock: &[u8]| {
+            let mut bytes = vec![0x6a];
+            prost::encoding::encode_varint(clock.len() as u64, &mut bytes);
+            bytes.extend_from_slice(clock);
+            bytes
+        };
+        // GameClock field 4, packed: key 0x22, length, varints.
+        let packed = |body: &[u8]| {
+            let mut field = vec![0x22, body.len() as u8];
+            field.extend_from_slice(body);
+            field
+        };
+        // 1, 300 (two bytes), 2^32 + 5 (kept as 5), u32::MAX, 0.
+        let values: &[u8] =
+            &[0x01, 0xac, 0x02, 0x85, 0x80, 0x80, 0x80, 0x10, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x00];
+        // The same values unpacked: key 0x20 before each varint.
+        let unpacked: Vec<u8> = [&[0x01][..], &[0xac, 0x02], &[0x85, 0x80, 0x80, 0x80, 0x10]]
+            .iter()
+            .chain([&[0xff, 0xff, 0xff, 0xff, 0x0f][..], &[0x00]].iter())
+            .flat_map(|varint| [&[0x20][..], varint].concat())
+            .collect();
+        let ten_bytes = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+        let eleven_bytes = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x81, 0x01];
+        // A packed field longer than the clock message holding it: the
+        // clock's length says two bytes fewer.
+        let mut overrun = in_request(&packed(values));
+        overrun[1] -= 2;
+        let cases: Vec<Vec<u8>> = vec![
+            in_request(&packed(values)),
+            in_request(&packed(&[])),
+            in_request(&[packed(&values[..3]), packed(&values[3..])].concat()),
+            in_request(&unpacked),
+            // 1 and 300 packed, the rest unpacked.
+            in_request(&[packed(&values[..3]), unpacked[5..].to_vec()].concat()),
+            in_request(&packed(&ten_bytes)),
+            in_request(&packed(&eleven_bytes)),
+            in_request(&packed(&[0x01, 0x80])),
+            // A length past the end of the clock and of the request.
+            in_request(&[0x22, 0x05, 0x01]),
+            overrun,
+        ];
+        let expected_values = [1, 300, 5, u32::MAX, 0];
+        for (i, bytes) in cases.iter().enumerate() {
+            let by_prost = <proto::ValidateGameRequest as Message>::decode(bytes.as_slice());
+            let split = bytes.iter().map(|&b| prost::bytes::Bytes::copy_from_slice(&[b]));
+            let chained = split.fold(None::<Box<dyn prost::bytes::Buf>>, |acc, b| {
+                Some(match acc {
+                    None => Box::new(b),
+                    Some(acc) => Box::new(acc.chain(b)),
+                })
+            });
+            for by_hand in [
+                ValidateGameRequest::decode(bytes.as_slice()),
+                ValidateGameRequest::decode(chained.unwrap()),
+            ] {
+                match (&by_hand, &by_prost) {
+                    (Ok(hand), Ok(prost)) => {
+                        assert_eq!(hand, &ValidateGameRequest::from(prost.clone()), "case {i}")
+                    }
+                    (Err(hand), Err(prost)) => {
+                        assert_eq!(hand.to_string(), prost.to_string(), "case {i}")
+                    }
+                    _ => panic!("case {i}: {by_hand:?} vs {by_prost:?}"),
+                }
+            }
+            match i {
+                0 | 2..=4 => {
+                    let times = by_prost.unwrap().clock.unwrap().move_times_ms;
+                    assert_eq!(times, expected_values, "case {i}");
+                }
+                1 | 5 => assert!(by_prost.is_ok(), "case {i}"),
+                _ => assert!(by_prost.is_err(), "case {i}"),
+            }
+        }
+        // The same field nested in a stream's game, with a field after the
+        // game: read up to the game's end only.
+        let game = in_request(&packed(values));
+        let mut stream = vec![0x12, game.len() as u8];
+        stream.extend_from_slice(&game);
+        stream.extend_from_slice(&[0x0a, 0x01, b'7']);
+        let decoded = ValidateGamesRequest::decode(stream.as_slice()).unwrap();
+        assert_eq!(decoded.id, "7");
+        let times = decoded.game.unwrap().clock.unwrap().move_times_ms;
+        assert_eq!(times, expected_values);
     }
 
     /// Bad input fails as prost's generated decoding fails, with the same
