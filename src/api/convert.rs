@@ -260,11 +260,11 @@ fn time_control(
 /// A `GameClock` message for a list of `moves` moves, with the form its
 /// move times came in, which the answer's ply clocks take.
 fn clock_record(
-    clock: proto::GameClock,
+    clock: wire::GameClockFields,
     moves: usize,
     field: FieldPath<'_>,
 ) -> Result<(ClockRecord, PlyClockForm), RequestError> {
-    let proto::GameClock { time_control: control, move_times, pending, move_times_ms } = clock;
+    let wire::GameClockFields { time_control: control, move_times, pending, move_times_ms } = clock;
     let (form, times_field) = match (move_times.is_empty(), move_times_ms.is_empty()) {
         (false, false) => {
             return Err(RequestError::ConflictingFields {
@@ -277,8 +277,8 @@ fn clock_record(
     };
     let control = time_control(control, field)?;
     let times = match form {
-        // Whole milliseconds already: widened, nothing to check.
-        PlyClockForm::Millis => move_times_ms.iter().map(|&ms| u64::from(ms)).collect(),
+        // Whole milliseconds, read from the wire into this vector.
+        PlyClockForm::Millis => move_times_ms,
         PlyClockForm::Duration => {
             // A loop, not a collect of results: one time a move.
             let mut times = Vec::with_capacity(move_times.len());

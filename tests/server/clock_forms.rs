@@ -102,6 +102,20 @@ fn games() -> Vec<Game> {
             plies_from: 3,
             ..game(opening, "", &[64_000, 3_000, 1_000, 2_000, 4_000, 6_000, 0, 8_000], 0)
         },
+        // A longer game, so that the cache keeps it: Black's 10th move
+        // takes more than the time it has left.
+        game(
+            &[
+                "e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4", "Nf6", "Nc3", "a6", "Be3", "e5",
+                "Nb3", "Be6", "f3", "Be7", "Qd2", "O-O", "O-O-O", "Nbd7",
+            ],
+            "30+1",
+            &[
+                0, 0, 2_000, 4_000, 0, 2_000, 4_000, 0, 2_000, 4_000, 0, 2_000, 4_000, 0, 2_000,
+                4_000, 0, 2_000, 4_000, 60_000,
+            ],
+            500,
+        ),
         // A sudden death of one second, used up exactly: times of 0.
         game(&opening[..2], "1", &[1_000, 1_000], 0),
         // An unknown control runs no clock: no ply carries a time.

@@ -374,20 +374,41 @@ const MILLIS: u8 = 2;
 
 /// The field that holds a ply's clock of `ms` in form `FORM` (`DURATION`
 /// or `MILLIS`): key, then length and content or the varint; its length.
-#[inline]
+#[inline(always)]
 fn ply_clock_field<const FORM: u8>(ms: u64) -> ([u8; 20], usize) {
     let mut field = [0; 20];
     if FORM == MILLIS {
-        let (bytes, width) = varint(ms);
-        field[0] = key(6, WireType::Varint);
-        field[1..11].copy_from_slice(&bytes);
-        (field, 1 + width)
+        let (word, len) = millis_field(ms);
+        field[..8].copy_from_slice(&word.to_le_bytes());
+        (field, len)
     } else {
         let (content, len) = duration_content(ms);
         field[..2].copy_from_slice(&[key(5, WireType::LengthDelimited), len as u8]);
         field[2..].copy_from_slice(&content);
         (field, short_len(len))
     }
+}
+
+/// `Ply.clock_ms` of `ms` milliseconds (at most `u32::MAX`, which the
+/// service checks; saturated past it): the key and the varint as the low
+/// bytes of a little-endian word, and their length. Without a loop or a
+/// branch: the varint's 7-bit groups spread to bytes, the continuation
+/// bits set on all but the last.
+#[inline(always)]
+fn millis_field(ms: u64) -> (u64, usize) {
+    let value = ms.min(u64::from(u32::MAX));
+    let width = 1
+        + usize::from(value >= 1 << 7)
+        + usize::from(value >= 1 << 14)
+        + usize::from(value >= 1 << 21)
+        + usize::from(value >= 1 << 28);
+    let groups = (value & 0x7f)
+        | (value >> 7 & 0x7f) << 8
+        | (value >> 14 & 0x7f) << 16
+        | (value >> 21 & 0x7f) << 24
+        | (value >> 28) << 32;
+    let more = 0x80_8080_8080 & ((1u64 << (8 * (width - 1))) - 1);
+    (u64::from(key(6, WireType::Varint)) | (groups | more) << 8, 1 + width)
 }
 
 /// [`put_ply`], with its mover's clock after it (`clock_ms`) in form
@@ -646,6 +667,20 @@ mod tests {
     fn ply_ms(ply: &proto::Ply) -> u64 {
         let time = ply.clock.expect("a clocked ply");
         time.seconds as u64 * 1000 + time.nanos as u64 / 1_000_000
+    }
+
+    /// `clock_ms`'s bytes are prost's for a `uint32`, at each varint width.
+    #[test]
+    fn millis_fields_are_written_as_prost_writes_them() {
+        let edges = (7..=28).step_by(7).flat_map(|bits| [(1u64 << bits) - 1, 1 << bits]);
+        for ms in [0, 1, 999, 180_000, u64::from(u32::MAX)].into_iter().chain(edges) {
+            let (word, len) = millis_field(ms);
+            let mut expected = Vec::new();
+            prost::encoding::uint32::encode(6, &(ms as u32), &mut expected);
+            assert_eq!(&word.to_le_bytes()[..len], expected, "{ms}");
+        }
+        // Past uint32: the largest, never a longer varint.
+        assert_eq!(millis_field(1 << 40), millis_field(u64::from(u32::MAX)));
     }
 
     /// A Duration's bytes are prost's for any count of milliseconds.

@@ -20,4 +20,4 @@ mod answers;
 mod requests;
 
 pub use answers::{GameAnswer, PlyClockForm, StreamAnswer, StreamResult};
-pub use requests::{LegalMovesRequest, ValidateGameRequest, ValidateGamesRequest};
+pub use requests::{GameClockFields, LegalMovesRequest, ValidateGameRequest, ValidateGamesRequest};

@@ -196,7 +196,7 @@ pub struct ValidateGameRequest {
     pub shredder_fen: bool,
     pub flagged: i32,
     pub include_winnability: bool,
-    pub clock: Option<proto::GameClock>,
+    pub clock: Option<GameClockFields>,
     pub include_analysis: bool,
 }
 
@@ -327,7 +327,30 @@ impl Message for Nested<'_> {
 /// chunks, the unpacked encoding of `move_times_ms`, a malformed one) goes
 /// through prost, which reads it or gives its error.
 #[derive(Debug)]
-struct ClockMerge<'a>(&'a mut proto::GameClock);
+struct ClockMerge<'a>(&'a mut GameClockFields);
+
+/// `arbiter.v1.GameClock` as the server reads it: the generated message's
+/// fields, but `move_times_ms` already widened to the `u64` milliseconds
+/// the clock record takes, so that the packed times go from the wire into
+/// the record's vector with no other copy.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GameClockFields {
+    pub time_control: Option<proto::TimeControl>,
+    pub move_times: Vec<prost_types::Duration>,
+    pub pending: Option<prost_types::Duration>,
+    /// Each a `uint32` as prost reads it (a varint past 32 bits keeps its
+    /// low 32), widened.
+    pub move_times_ms: Vec<u64>,
+}
+
+/// The same clock record, as a client builds it.
+impl From<proto::GameClock> for GameClockFields {
+    fn from(clock: proto::GameClock) -> GameClockFields {
+        let proto::GameClock { time_control, move_times, pending, move_times_ms } = clock;
+        let move_times_ms = move_times_ms.into_iter().map(u64::from).collect();
+        GameClockFields { time_control, move_times, pending, move_times_ms }
+    }
+}
 
 /// A `Duration`'s length and content at the start of `chunk`, when in the
 /// common form: length under 128, within the chunk, fields 1 and 2 only
@@ -366,12 +389,13 @@ fn short_duration(chunk: &[u8]) -> Option<(prost_types::Duration, usize)> {
 }
 
 /// Reads the packed `repeated uint32` at the start of `chunk` (its length,
-/// then its varints) straight onto the end of `values`, as prost reads it
-/// (a value past 32 bits keeps its low 32), and gives the bytes it took.
+/// then its varints) straight onto the end of `values`, widened, as prost
+/// reads it (a value past 32 bits keeps its low 32), and gives the bytes it
+/// took.
 /// `None`, with `values` as it was, unless the field is whole within the
 /// chunk and every varint in it is well formed and ends inside it: prost
 /// then reads it across chunks, or gives its error.
-fn packed_u32s(chunk: &[u8], values: &mut Vec<u32>) -> Option<usize> {
+fn packed_u32s(chunk: &[u8], values: &mut Vec<u64>) -> Option<usize> {
     let mut head = chunk;
     let len = usize::try_from(prost::encoding::decode_varint(&mut head).ok()?).ok()?;
     let start = chunk.len() - head.len();
@@ -389,7 +413,7 @@ fn packed_u32s(chunk: &[u8], values: &mut Vec<u32>) -> Option<usize> {
         }
         value |= u64::from(byte & 0x7f) << shift;
         if byte < 0x80 {
-            values.push(value as u32);
+            values.push(u64::from(value as u32));
             (value, shift) = (0, 0);
         } else {
             shift += 7;
@@ -444,8 +468,11 @@ impl Message for ClockMerge<'_> {
                     buf.advance(taken);
                     return Ok(());
                 }
-                uint32::merge_repeated(wire_type, &mut clock.move_times_ms, buf, ctx)
-                    .map_err(at(NAME, "move_times_ms"))
+                let mut times = Vec::new();
+                uint32::merge_repeated(wire_type, &mut times, buf, ctx)
+                    .map_err(at(NAME, "move_times_ms"))?;
+                clock.move_times_ms.extend(times.into_iter().map(u64::from));
+                Ok(())
             }
             _ => skip_field(wire_type, tag, buf, ctx),
         }
@@ -456,7 +483,7 @@ impl Message for ClockMerge<'_> {
     }
 
     fn clear(&mut self) {
-        *self.0 = proto::GameClock::default();
+        *self.0 = GameClockFields::default();
     }
 }
 
@@ -582,7 +609,7 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             shredder_fen,
             flagged,
             include_winnability,
-            clock,
+            clock: clock.map(GameClockFields::from),
             include_analysis,
         }
     }
@@ -852,7 +879,7 @@ mod tests {
         let decoded = ValidateGamesRequest::decode(stream.as_slice()).unwrap();
         assert_eq!(decoded.id, "7");
         let times = decoded.game.unwrap().clock.unwrap().move_times_ms;
-        assert_eq!(times, expected_values);
+        assert_eq!(times, expected_values.map(u64::from));
     }
 
     /// Bad input fails as prost's generated decoding fails, with the same
