@@ -426,8 +426,14 @@ fn put_ply_timed<const FORM: u8>(ply: &PlyRecord, clock_ms: u64, out: &mut Write
     }
     let (san_len, uci_len) = (san.len() & 7, uci.text_len() & 7);
     let flag = 2 * usize::from(*canonical_input);
-    let (clock, clock_field) =
-        if FORM == NO_CLOCK { ([0; 20], 0) } else { ply_clock_field::<FORM>(clock_ms) };
+    // `clock_ms` is one word (its key and varint in the low six bytes);
+    // a Duration field up to 20 bytes.
+    let (millis, millis_len) = if FORM == MILLIS { millis_field(clock_ms) } else { (0, 0) };
+    let (clock, clock_field) = match FORM {
+        DURATION => ply_clock_field::<FORM>(clock_ms),
+        MILLIS => ([0; 20], millis_len),
+        _ => ([0; 20], 0),
+    };
     let len = short_len(san_len) + short_len(uci_len) + flag + clock_field;
     let window = out.window::<48>();
     window[..4].copy_from_slice(&[
@@ -442,7 +448,9 @@ fn put_ply_timed<const FORM: u8>(ply: &PlyRecord, clock_ms: u64, out: &mut Write
     let at = at + short_len(uci_len);
     window[at..at + 2].copy_from_slice(&[key(4, WireType::Varint), 1]);
     let at = at + flag;
-    if FORM != NO_CLOCK {
+    if FORM == MILLIS {
+        window[at..at + 8].copy_from_slice(&millis.to_le_bytes());
+    } else if FORM == DURATION {
         window[at..at + 20].copy_from_slice(&clock);
     }
     out.end += at + clock_field;

@@ -404,27 +404,45 @@ fn packed_u32s(chunk: &[u8], values: &mut Vec<u64>) -> Option<usize> {
     let count = body.iter().filter(|&&byte| byte < 0x80).count();
     let kept = values.len();
     values.reserve(count);
-    let (mut value, mut shift) = (0u64, 0u32);
-    for &byte in body {
-        // A tenth byte may add only the top bit of 64 (prost's rule).
-        if shift == 63 && byte > 1 {
-            values.truncate(kept);
-            return None;
-        }
-        value |= u64::from(byte & 0x7f) << shift;
-        if byte < 0x80 {
-            values.push(u64::from(value as u32));
-            (value, shift) = (0, 0);
+    let mut at = 0;
+    while at < body.len() {
+        // A move's time takes one to three bytes (up to 34 minutes): two
+        // read at once; a longer one byte by byte.
+        let (low, high) = (body[at], body.get(at + 1).copied().unwrap_or(0x80));
+        if low < 0x80 {
+            values.push(u64::from(low));
+            at += 1;
+        } else if high < 0x80 {
+            values.push(u64::from(low & 0x7f) | u64::from(high) << 7);
+            at += 2;
         } else {
-            shift += 7;
+            let Some((value, taken)) = long_varint(&body[at..]) else {
+                // Malformed, or running past the field.
+                values.truncate(kept);
+                return None;
+            };
+            values.push(u64::from(value as u32));
+            at += taken;
         }
-    }
-    if shift != 0 {
-        // The last varint runs past the field.
-        values.truncate(kept);
-        return None;
     }
     Some(start + len)
+}
+
+/// A varint at the start of `bytes` as prost reads it (up to ten bytes, a
+/// tenth adding only the top bit of 64), with its length; `None` if it runs
+/// past `bytes` or is malformed.
+fn long_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    for (i, &byte) in bytes.iter().enumerate().take(10) {
+        if i == 9 && byte > 1 {
+            return None;
+        }
+        value |= u64::from(byte & 0x7f) << (7 * i);
+        if byte < 0x80 {
+            return Some((value, i + 1));
+        }
+    }
+    None
 }
 
 /// Only the decoding half is called, as for [`Nested`].
@@ -987,6 +1005,44 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Any packed move times, short and long varints, possibly with one
+        /// byte changed: decoded as prost decodes them, in one chunk or two.
+        #[test]
+        fn packed_times_decode_as_prost_decodes(
+            times in proptest::collection::vec(
+                proptest::prop_oneof![0u32..128, 128u32..16_384, 0u32..300_000, proptest::num::u32::ANY],
+                0..100,
+            ),
+            flip in proptest::option::of((proptest::num::usize::ANY, proptest::num::u8::ANY)),
+            split in proptest::num::usize::ANY,
+        ) {
+            let clock = proto::GameClock { move_times_ms: times, ..Default::default() };
+            let request = proto::ValidateGameRequest { clock: Some(clock), ..Default::default() };
+            let mut bytes = request.encode_to_vec();
+            if let Some((at, byte)) = flip.filter(|_| !bytes.is_empty()) {
+                let at = at % bytes.len();
+                bytes[at] = byte;
+            }
+            let expected = <proto::ValidateGameRequest as Message>::decode(bytes.as_slice());
+            let split = split % (bytes.len() + 1);
+            for got in [
+                ValidateGameRequest::decode(bytes.as_slice()),
+                ValidateGameRequest::decode(bytes[..split].chain(&bytes[split..])),
+            ] {
+                match (&expected, got) {
+                    (Ok(expected), Ok(got)) => {
+                        proptest::prop_assert_eq!(got, ValidateGameRequest::from(expected.clone()));
+                    }
+                    (Err(expected), Err(got)) => {
+                        proptest::prop_assert_eq!(got.to_string(), expected.to_string());
+                    }
+                    (expected, got) => {
+                        proptest::prop_assert!(false, "prost: {expected:?}, ours: {got:?}");
+                    }
+                }
+            }
+        }
+
         /// Any move list, its texts short or long, ASCII or not, with other
         /// fields between them, and possibly one byte changed: decoded as
         /// prost's generated code decodes it, in one chunk or two.
