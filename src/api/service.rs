@@ -243,19 +243,12 @@ fn validate_response(
     form: wire::PlyClockForm,
     prefix: &'static str,
 ) -> impl FnOnce(Replay, Option<GameAnalysis>) -> Result<wire::GameAnswer, RequestError> {
-    move |replay, analysis| {
-        // The largest first (a pass the compiler vectorizes), the first
-        // too large only for the error.
-        let fits = |ms: u64| ms <= u64::from(u32::MAX);
-        if form == wire::PlyClockForm::Millis
-            && let Some(clocks) = &replay.clocks
-            && !fits(clocks.plies_ms.iter().copied().max().unwrap_or_default())
-            && let Some(&ms) = clocks.plies_ms.iter().find(|&&ms| !fits(ms))
-        {
+    move |replay, analysis| match wire::GameAnswer::new(replay, form) {
+        Ok(answer) => Ok(answer.with_analysis(analysis.as_ref())),
+        Err(ms) => {
             let field = format!("{prefix}clock.move_times_ms");
-            return Err(RequestError::ClockPastMillis { field, ms });
+            Err(RequestError::ClockPastMillis { field, ms })
         }
-        Ok(wire::GameAnswer::new(replay, form).with_analysis(analysis.as_ref()))
     }
 }
 

@@ -105,13 +105,29 @@ pub enum PlyClockForm {
 /// record or with `move_times` asks.
 impl From<Replay> for GameAnswer {
     fn from(replay: Replay) -> GameAnswer {
-        GameAnswer::new(replay, PlyClockForm::Duration)
+        GameAnswer::written(replay, PlyClockForm::Duration).0
     }
 }
 
 impl GameAnswer {
     /// The answer to `replay`, each ply's clock (if any) in `form`.
-    pub fn new(replay: Replay, form: PlyClockForm) -> GameAnswer {
+    ///
+    /// # Errors
+    ///
+    /// In the `Millis` form, the first returned ply's time past `uint32`
+    /// (which `Ply.clock_ms` cannot hold), found while the plies are
+    /// written: the caller answers with an error instead.
+    pub fn new(replay: Replay, form: PlyClockForm) -> Result<GameAnswer, u64> {
+        match GameAnswer::written(replay, form) {
+            (answer, None) => Ok(answer),
+            (_, Some(ms)) => Err(ms),
+        }
+    }
+
+    /// The answer and, in the `Millis` form, the first ply's time past
+    /// `uint32` (its `clock_ms` then saturated).
+    fn written(replay: Replay, form: PlyClockForm) -> (GameAnswer, Option<u64>) {
+        let mut past = None;
         let Replay {
             plies,
             illegal_move,
@@ -134,7 +150,15 @@ impl GameAnswer {
                         timed.for_each(|(ply, &ms)| put_ply_timed::<DURATION>(ply, ms, &mut out));
                     }
                     PlyClockForm::Millis => {
-                        timed.for_each(|(ply, &ms)| put_ply_timed::<MILLIS>(ply, ms, &mut out));
+                        // Any bit past 32 in any time, checked once after.
+                        let mut high = 0;
+                        timed.for_each(|(ply, &ms)| {
+                            high |= ms >> 32;
+                            put_ply_timed::<MILLIS>(ply, ms, &mut out);
+                        });
+                        if high != 0 {
+                            past = clocks.plies_ms.iter().copied().find(|&ms| ms >> 32 != 0);
+                        }
                     }
                 }
             }
@@ -170,7 +194,7 @@ impl GameAnswer {
             }
         });
         out.nested(4, |out| put_outcome(outcome, out));
-        GameAnswer { bytes: out.finish() }
+        (GameAnswer { bytes: out.finish() }, past)
     }
 }
 
@@ -740,7 +764,7 @@ mod tests {
         for replayed in clocked_games {
             assert!(replayed.clocks.is_some());
             let mut expected = proto::ValidateGameResponse::from(&replayed);
-            let millis = GameAnswer::new(replayed.clone(), PlyClockForm::Millis);
+            let millis = GameAnswer::written(replayed.clone(), PlyClockForm::Millis);
             assert_eq!(written(&GameAnswer::from(replayed)), expected.encode_to_vec());
             // The packed form: `clock_ms` where `clock` was, the rest alike
             // (for times within uint32, as the service checks).
@@ -749,7 +773,10 @@ mod tests {
                 for (ply, ms) in expected.plies.iter_mut().zip(clocks) {
                     (ply.clock, ply.clock_ms) = (None, Some(ms as u32));
                 }
-                assert_eq!(written(&millis), expected.encode_to_vec());
+                assert_eq!(written(&millis.0), expected.encode_to_vec());
+                assert_eq!(millis.1, None);
+            } else {
+                assert!(millis.1.is_some_and(|ms| ms > u64::from(u32::MAX)));
             }
         }
         for (start, moves, options) in [
