@@ -421,16 +421,12 @@ fn ply_clock_field<const FORM: u8>(ms: u64) -> ([u8; 20], usize) {
 #[inline(always)]
 fn millis_field(ms: u64) -> (u64, usize) {
     let value = ms.min(u64::from(u32::MAX));
-    let width = 1
-        + usize::from(value >= 1 << 7)
-        + usize::from(value >= 1 << 14)
-        + usize::from(value >= 1 << 21)
-        + usize::from(value >= 1 << 28);
+    let width = ((value | 1).ilog2() / 7 + 1) as usize;
     let groups = (value & 0x7f)
-        | (value >> 7 & 0x7f) << 8
-        | (value >> 14 & 0x7f) << 16
-        | (value >> 21 & 0x7f) << 24
-        | (value >> 28) << 32;
+        | (value << 1 & 0x7f00)
+        | (value << 2 & 0x7f_0000)
+        | (value << 3 & 0x7f00_0000)
+        | (value << 4 & 0xf_0000_0000);
     let more = 0x80_8080_8080 & ((1u64 << (8 * (width - 1))) - 1);
     (u64::from(key(6, WireType::Varint)) | (groups | more) << 8, 1 + width)
 }
