@@ -7,12 +7,14 @@
 //! a ply's time past `uint32` are INVALID_ARGUMENT naming their field; the
 //! unpacked encoding of `move_times_ms` reads as the packed one.
 
+use arbiter::proto::rules_service_client::RulesServiceClient;
 use arbiter::proto::{self, validate_games_response};
 use prost::Message;
 use prost::encoding::{WireType, encode_key, encode_varint};
 use prost_types::Duration;
 use tokio_stream::StreamExt;
 use tonic::Code;
+use tonic::transport::Channel;
 
 use crate::common::server::{TestServer, details};
 
@@ -123,6 +125,15 @@ fn games() -> Vec<Game> {
     ]
 }
 
+/// The answers of one `ValidateGames` stream that sends `requests`.
+pub(super) async fn stream(
+    client: &mut RulesServiceClient<Channel>,
+    requests: Vec<proto::ValidateGamesRequest>,
+) -> Vec<proto::ValidateGamesResponse> {
+    let answers = client.validate_games(tokio_stream::iter(requests)).await.unwrap();
+    answers.into_inner().map(Result::unwrap).collect().await
+}
+
 /// `durations`, the answer to the Duration form, as the packed form must
 /// answer it: each ply's `clock` as `clock_ms`, everything else alike.
 fn as_packed(mut durations: proto::ValidateGameResponse) -> proto::ValidateGameResponse {
@@ -185,14 +196,7 @@ async fn both_forms_answer_alike_in_a_stream() {
             })
         })
         .collect();
-    let answers: Vec<_> = client
-        .validate_games(tokio_stream::iter(requests))
-        .await
-        .unwrap()
-        .into_inner()
-        .map(Result::unwrap)
-        .collect()
-        .await;
+    let answers = stream(&mut client, requests).await;
     assert_eq!(answers.len(), 2 * games.len());
     for (i, pair) in answers.chunks(2).enumerate() {
         assert_eq!(
@@ -258,14 +262,7 @@ async fn clock_form_errors_name_their_field() {
         id: i.to_string(),
         game: Some(request.clone()),
     });
-    let answers: Vec<_> = client
-        .validate_games(tokio_stream::iter(requests.collect::<Vec<_>>()))
-        .await
-        .unwrap()
-        .into_inner()
-        .map(Result::unwrap)
-        .collect()
-        .await;
+    let answers = stream(&mut client, requests.collect()).await;
     for (answer, (_, field, reason, _)) in answers.iter().zip(&cases) {
         let Some(validate_games_response::Result::Error(error)) = &answer.result else {
             panic!("{answer:?}")

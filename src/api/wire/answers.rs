@@ -764,7 +764,7 @@ mod tests {
             assert_eq!(written(&GameAnswer::from(replayed)), expected.encode_to_vec());
             // The packed form: `clock_ms` where `clock` was, the rest alike
             // (for times within uint32, as the service checks).
-            let clocks: Vec<u64> = expected.plies.iter().map(|ply| ply_ms(ply)).collect();
+            let clocks: Vec<u64> = expected.plies.iter().map(ply_ms).collect();
             if clocks.iter().all(|&ms| ms <= u64::from(u32::MAX)) {
                 for (ply, ms) in expected.plies.iter_mut().zip(clocks) {
                     (ply.clock, ply.clock_ms) = (None, Some(ms as u32));

@@ -340,6 +340,34 @@ fn deep_groups_in_a_nested_game_fail_where_prost_fails() {
     }
 }
 
+/// `bytes` decoded by hand as prost's generated code decodes them (the
+/// same message or the same error), in one chunk and split at `split`
+/// (modulo their length).
+fn decodes_as_prost(
+    bytes: &[u8],
+    split: usize,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    let expected = <proto::ValidateGameRequest as Message>::decode(bytes);
+    let split = split % (bytes.len() + 1);
+    for got in [
+        ValidateGameRequest::decode(bytes),
+        ValidateGameRequest::decode(bytes[..split].chain(&bytes[split..])),
+    ] {
+        match (&expected, got) {
+            (Ok(expected), Ok(got)) => {
+                proptest::prop_assert_eq!(got, ValidateGameRequest::from(expected.clone()));
+            }
+            (Err(expected), Err(got)) => {
+                proptest::prop_assert_eq!(got.to_string(), expected.to_string());
+            }
+            (expected, got) => {
+                proptest::prop_assert!(false, "prost: {expected:?}, ours: {got:?}");
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest::proptest! {
     /// Any packed move times, short and long varints, possibly with one
     /// byte changed: decoded as prost decodes them, in one chunk or two.
@@ -359,24 +387,7 @@ proptest::proptest! {
             let at = at % bytes.len();
             bytes[at] = byte;
         }
-        let expected = <proto::ValidateGameRequest as Message>::decode(bytes.as_slice());
-        let split = split % (bytes.len() + 1);
-        for got in [
-            ValidateGameRequest::decode(bytes.as_slice()),
-            ValidateGameRequest::decode(bytes[..split].chain(&bytes[split..])),
-        ] {
-            match (&expected, got) {
-                (Ok(expected), Ok(got)) => {
-                    proptest::prop_assert_eq!(got, ValidateGameRequest::from(expected.clone()));
-                }
-                (Err(expected), Err(got)) => {
-                    proptest::prop_assert_eq!(got.to_string(), expected.to_string());
-                }
-                (expected, got) => {
-                    proptest::prop_assert!(false, "prost: {expected:?}, ours: {got:?}");
-                }
-            }
-        }
+        decodes_as_prost(&bytes, split)?;
     }
 
     /// Any move list, its texts short or long, ASCII or not, with other
@@ -413,23 +424,6 @@ proptest::proptest! {
             let at = at % bytes.len();
             bytes[at] = byte;
         }
-        let expected = <proto::ValidateGameRequest as Message>::decode(bytes.as_slice());
-        let split = split % (bytes.len() + 1);
-        for got in [
-            ValidateGameRequest::decode(bytes.as_slice()),
-            ValidateGameRequest::decode(bytes[..split].chain(&bytes[split..])),
-        ] {
-            match (&expected, got) {
-                (Ok(expected), Ok(got)) => {
-                    proptest::prop_assert_eq!(got, ValidateGameRequest::from(expected.clone()));
-                }
-                (Err(expected), Err(got)) => {
-                    proptest::prop_assert_eq!(got.to_string(), expected.to_string());
-                }
-                (expected, got) => {
-                    proptest::prop_assert!(false, "prost: {expected:?}, ours: {got:?}");
-                }
-            }
-        }
+        decodes_as_prost(&bytes, split)?;
     }
 }
