@@ -331,6 +331,7 @@ async fn every_call_is_counted_by_method_code_and_domain() {
             .map(|&s| prost_types::Duration { seconds: s as i64, nanos: 0 })
             .collect(),
         pending: None,
+        move_times_ms: Vec::new(),
     };
     // Both ask what the game was: one analysis request from each source.
     let flag = proto::ValidateGameRequest {

@@ -31,6 +31,7 @@ mod server {
     mod analysis;
     mod cache;
     mod clock;
+    mod clock_forms;
     mod connections;
     mod cors;
     mod overload;

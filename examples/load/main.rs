@@ -73,6 +73,15 @@ impl Scenario {
     }
 }
 
+/// How the clock record of `--clock` sends its move times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ClockForm {
+    /// `GameClock.move_times`: a `google.protobuf.Duration` a move.
+    Durations,
+    /// `GameClock.move_times_ms`: packed milliseconds.
+    Packed,
+}
+
 /// A gRPC load generator for `arbiter serve`.
 #[derive(Debug, Parser)]
 #[command(name = "load")]
@@ -139,9 +148,12 @@ struct Flags {
     #[arg(long, default_value = "standard", value_parser = str::parse::<Rules>)]
     live_rules: Rules,
     /// The games of `validate` and `stream` carry a clock record (5 min +
-    /// 2 s, each move up to 5 s: no flag falls), to measure its cost.
-    #[arg(long)]
-    clock: bool,
+    /// 2 s, each move up to 5 s: no flag falls), to measure its cost; its
+    /// move times as Durations (`--clock`, `--clock=durations`) or packed
+    /// (`--clock=packed`: `move_times_ms`, the plies' `clock_ms`).
+    #[arg(long, value_name = "FORM", num_args = 0..=1, require_equals = true,
+          default_missing_value = "durations")]
+    clock: Option<ClockForm>,
     /// Send a call that failed with UNAVAILABLE or INTERNAL again, up to N times.
     #[arg(long, default_value_t = 0, value_name = "N")]
     retries: u32,
@@ -219,8 +231,9 @@ impl Workload {
             .iter()
             .map(|game| {
                 let mut request = workload::validate_request(game, GAME_PLIES, 0);
-                if flags.clock {
-                    request.clock = Some(workload::clock_record(GAME_PLIES));
+                if let Some(form) = flags.clock {
+                    let packed = form == ClockForm::Packed;
+                    request.clock = Some(workload::clock_record(GAME_PLIES, packed));
                 }
                 workload::validate_item(request, flags.verify)
             })

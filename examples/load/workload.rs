@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use arbiter::api::Limits;
 use arbiter::api::convert::GameRequest;
+use arbiter::api::wire::PlyClockForm;
 use arbiter::proto::{LegalMovesRequest, LegalMovesResponse, ValidateGameRequest};
 use arbiter::proto::{Notation, ValidateGameResponse};
 use arbiter_chess::{
@@ -172,19 +173,27 @@ impl<R: std::fmt::Debug> Item<R> {
 }
 
 /// A clock record for `plies` moves that never runs out: 5 minutes + 2 s,
-/// each move taking up to 5 s (whole milliseconds, varied).
-pub fn clock_record(plies: usize) -> arbiter::proto::GameClock {
+/// each move taking up to 5 s (whole milliseconds, varied), its move times
+/// as Durations (`move_times`) or, when `packed`, as `move_times_ms`.
+pub fn clock_record(plies: usize, packed: bool) -> arbiter::proto::GameClock {
+    let times_ms = (0..plies as u32).map(|i| i % 5 * 1000 + i * 37 % 1000);
     arbiter::proto::GameClock {
         time_control: Some(arbiter::proto::TimeControl {
             tag: "300+2".to_owned(),
             ..Default::default()
         }),
-        move_times: (0..plies as i32)
-            .map(|i| prost_types::Duration {
-                seconds: i64::from(i % 5),
-                nanos: i * 37 % 1000 * 1_000_000,
-            })
-            .collect(),
+        move_times: if packed {
+            Vec::new()
+        } else {
+            times_ms
+                .clone()
+                .map(|ms| prost_types::Duration {
+                    seconds: i64::from(ms / 1000),
+                    nanos: (ms % 1000 * 1_000_000) as i32,
+                })
+                .collect()
+        },
+        move_times_ms: if packed { times_ms.collect() } else { Vec::new() },
         pending: Some(prost_types::Duration { seconds: 1, nanos: 0 }),
     }
 }
@@ -208,13 +217,23 @@ pub fn validate_request(game: &GameText, len: usize, plies_from: usize) -> Valid
 fn answer(request: &ValidateGameRequest) -> Result<ValidateGameResponse, Error> {
     let game = GameRequest::from_proto(request.clone().into(), "", &Limits::default())
         .map_err(|err| format!("bad request in the workload: {err}"))?;
-    Ok(ValidateGameResponse::from(&replay_game(&game)?))
+    let mut response = ValidateGameResponse::from(&replay_game(&game)?);
+    // Move times sent packed: each ply's clock comes back as `clock_ms`.
+    if game.ply_clocks == PlyClockForm::Millis {
+        for ply in &mut response.plies {
+            ply.clock_ms = ply.clock.take().map(|time| {
+                u32::try_from(time.seconds * 1000 + i64::from(time.nanos / 1_000_000))
+                    .unwrap_or(u32::MAX)
+            });
+        }
+    }
+    Ok(response)
 }
 
 /// A checked request replayed as the server replays it on a cache miss,
 /// on its clock record when it has one.
 fn replay_game(game: &GameRequest) -> Result<Replay, Error> {
-    let GameRequest { start, moves, options, clock, analysis: _ } = game;
+    let GameRequest { start, moves, options, clock, ply_clocks: _, analysis: _ } = game;
     Ok(match clock {
         Some(record) => replay_clocked(start.clone(), &moves.tail(0), options, record),
         None => replay(start.clone(), &moves.tail(0), options),

@@ -602,8 +602,10 @@ impl<'a> ShortRun<'a> {
 /// Its mover's clock after it (`clock_ms`) as a Duration. A comma comes
 /// first when `comma`.
 fn write_ply(out: &mut Vec<u8>, ply: PlyParts<'_>, comma: bool) {
+    // `clock_ms` is the wire's packed form of `clock`, for requests that
+    // send `move_times_ms`; the command line's JSON writes the Duration.
     let _: fn(proto::Ply) =
-        |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _ }| {};
+        |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _, clock_ms: _ }| {};
     let PlyParts { san, uci, fen_after, canonical_input, clock_ms } = ply;
     debug_assert!(plain(san.as_bytes()));
     // At most 1 + 9 + 8 + 9 + 5 + 1 + 24 bytes.

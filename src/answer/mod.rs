@@ -273,6 +273,7 @@ impl From<&PlyRecord> for proto::Ply {
             canonical_input: *canonical_input,
             // Set from the replay's clocks, which a ply does not hold.
             clock: None,
+            clock_ms: None,
         }
     }
 }

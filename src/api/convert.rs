@@ -11,7 +11,7 @@ use arbiter_chess::{
     Period, ReplayOptions, Rules, StartError, StartFenError, TimeControl, TimeOf, Variant,
 };
 
-use super::wire;
+use super::wire::{self, PlyClockForm};
 use super::{Limits, RequestError};
 
 /// A game to replay, checked against the limits.
@@ -22,6 +22,9 @@ pub struct GameRequest {
     pub options: ReplayOptions,
     /// The clock record, which decides flag falls, if any.
     pub clock: Option<ClockRecord>,
+    /// How the answer writes each ply's clock: as the request sent its
+    /// move times.
+    pub ply_clocks: PlyClockForm,
     /// Whether the answer says what the game was.
     pub analysis: bool,
 }
@@ -265,32 +268,53 @@ fn time_control(
     TimeControl::structured(periods, delay).map_err(invalid("periods"))
 }
 
-/// A `GameClock` message for a list of `moves` moves.
+/// A `GameClock` message for a list of `moves` moves, with the form its
+/// move times came in, which the answer's ply clocks take.
 fn clock_record(
-    clock: proto::GameClock,
+    clock: wire::GameClockFields,
     moves: usize,
     field: FieldPath<'_>,
-) -> Result<ClockRecord, RequestError> {
-    let proto::GameClock { time_control: control, move_times, pending } = clock;
+) -> Result<(ClockRecord, PlyClockForm), RequestError> {
+    let wire::GameClockFields { time_control: control, move_times, pending, move_times_ms } = clock;
+    let (form, times_field) = match (move_times.is_empty(), move_times_ms.is_empty()) {
+        (false, false) => {
+            return Err(RequestError::ConflictingFields {
+                field: format!("{field}.move_times_ms"),
+                why: "and move_times are both given: send the move times in one form",
+            });
+        }
+        (true, false) => (PlyClockForm::Millis, "move_times_ms"),
+        _ => (PlyClockForm::Duration, "move_times"),
+    };
     let control = time_control(control, field)?;
-    // A loop, not a collect of results: one time a move.
-    let mut times = Vec::with_capacity(move_times.len());
-    for (i, time) in move_times.iter().enumerate() {
-        times.push(duration_ms(time, || format!("{field}.move_times[{i}]"))?);
-    }
+    let times = match form {
+        // Whole milliseconds, read from the wire into this vector.
+        PlyClockForm::Millis => move_times_ms,
+        PlyClockForm::Duration => {
+            // A loop, not a collect of results: one time a move.
+            let mut times = Vec::with_capacity(move_times.len());
+            for (i, time) in move_times.iter().enumerate() {
+                times.push(duration_ms(time, || format!("{field}.move_times[{i}]"))?);
+            }
+            times
+        }
+    };
     let pending = optional_ms(pending.as_ref(), || format!("{field}.pending"))?;
-    ClockRecord::new(control, times, pending, moves).map_err(|error| {
+    let record = ClockRecord::new(control, times, pending, moves).map_err(|error| {
         let field = match error {
             arbiter_chess::ClockRecordError::TooLong { what: TimeOf::Move(i), .. } => {
-                format!("{field}.move_times[{i}]")
+                format!("{field}.{times_field}[{i}]")
             }
             arbiter_chess::ClockRecordError::TooLong { what: TimeOf::Pending, .. } => {
                 format!("{field}.pending")
             }
-            arbiter_chess::ClockRecordError::Misaligned { .. } => format!("{field}.move_times"),
+            arbiter_chess::ClockRecordError::Misaligned { .. } => {
+                format!("{field}.{times_field}")
+            }
         };
         RequestError::InvalidClock { field, error }
-    })
+    })?;
+    Ok((record, form))
 }
 
 impl GameRequest {
@@ -338,19 +362,23 @@ impl GameRequest {
             field("chess960_position"),
             limits,
         )?;
-        let clock = match clock {
+        let (clock, ply_clocks) = match clock {
             Some(_) if flagged.is_some() => {
                 return Err(RequestError::ConflictingFields {
                     field: field("clock").to_string(),
                     why: "and flagged are both given: the clock decides flag falls",
                 });
             }
-            Some(clock) => Some(clock_record(clock, moves.len(), field("clock"))?),
-            None => None,
+            Some(clock) => {
+                let (record, form) = clock_record(clock, moves.len(), field("clock"))?;
+                (Some(record), form)
+            }
+            None => (None, PlyClockForm::Duration),
         };
         Ok(GameRequest {
             start,
             clock,
+            ply_clocks,
             analysis: include_analysis,
             moves,
             options: ReplayOptions {
@@ -422,7 +450,14 @@ impl LegalMovesQuery {
             ..ReplayOptions::default()
         };
         Ok(LegalMovesQuery {
-            game: GameRequest { start, moves, options, clock: None, analysis: false },
+            game: GameRequest {
+                start,
+                moves,
+                options,
+                clock: None,
+                ply_clocks: PlyClockForm::Duration,
+                analysis: false,
+            },
         })
     }
 }

@@ -109,6 +109,12 @@ pub enum RequestError {
     InvalidDuration { field: String, why: String },
     #[error("{error}")]
     InvalidClock { field: String, error: ClockRecordError },
+    #[error(
+        "a ply's remaining time of {ms} ms is more than Ply.clock_ms holds (uint32, {} ms): \
+         send this game's move times as move_times",
+        u32::MAX
+    )]
+    ClockPastMillis { field: String, ms: u64 },
 }
 
 impl RequestError {
@@ -139,7 +145,8 @@ impl RequestError {
             RequestError::MissingField { field } => ("MISSING_FIELD", field),
             RequestError::InvalidTimeControl { field, .. } => ("INVALID_TIME_CONTROL", field),
             RequestError::InvalidDuration { field, .. } => ("INVALID_DURATION", field),
-            RequestError::InvalidClock { field, .. } => ("INVALID_CLOCK", field),
+            RequestError::InvalidClock { field, .. }
+            | RequestError::ClockPastMillis { field, .. } => ("INVALID_CLOCK", field),
         }
     }
 
@@ -159,7 +166,8 @@ impl RequestError {
             | RequestError::MissingField { .. }
             | RequestError::InvalidTimeControl { .. }
             | RequestError::InvalidDuration { .. }
-            | RequestError::InvalidClock { .. } => Code::InvalidArgument,
+            | RequestError::InvalidClock { .. }
+            | RequestError::ClockPastMillis { .. } => Code::InvalidArgument,
         }
     }
 

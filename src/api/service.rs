@@ -81,7 +81,8 @@ async fn replay_then<T: Send + 'static>(
     limits: &Limits,
     respond: impl FnOnce(Replay, Option<GameAnalysis>) -> T + Send + 'static,
 ) -> Result<(T, GameSummary), Status> {
-    let GameRequest { start, mut moves, options: _, clock, analysis: analysed } = game;
+    let GameRequest { start, mut moves, options: _, clock, ply_clocks: _, analysis: analysed } =
+        game;
     let sent = moves.len();
     // What the analysis needs: the start, and the clock record's times and
     // control.
@@ -269,8 +270,20 @@ fn pgn_answer(report: &arbiter_pgn::GameReport, analysed: bool) -> proto::Valida
     response
 }
 
-fn validate_response(replay: Replay, analysis: Option<GameAnalysis>) -> wire::GameAnswer {
-    wire::GameAnswer::new(replay, analysis.as_ref())
+/// The answer to a `ValidateGame` call, or to a stream's game at
+/// `prefix` (`game.`), each ply's clock in `form`. A ply's remaining time
+/// past `uint32` cannot be written as `Ply.clock_ms`: INVALID_CLOCK, on
+/// the request's `clock.move_times_ms`, rather than a wrong time.
+fn validate_response(
+    form: wire::PlyClockForm,
+    prefix: &'static str,
+) -> impl FnOnce(Replay, Option<GameAnalysis>) -> Result<wire::GameAnswer, RequestError> {
+    move |replay, analysis| {
+        wire::GameAnswer::new(replay, form, analysis.as_ref()).map_err(|ms| {
+            let field = format!("{prefix}clock.move_times_ms");
+            RequestError::ClockPastMillis { field, ms }
+        })
+    }
 }
 
 /// The answer to one game of a stream: a verdict or a per-game error.
@@ -287,10 +300,12 @@ async fn answer(
     let result = match checked {
         Ok(game) => {
             let _in_flight = StreamGame::start();
-            let options = game.options;
-            let (verdict, _) =
-                replay_then(game, options, cache, &limits, validate_response).await?;
-            wire::StreamResult::Game(verdict)
+            let (options, form) = (game.options, game.ply_clocks);
+            let respond = validate_response(form, "game.");
+            match replay_then(game, options, cache, &limits, respond).await?.0 {
+                Ok(verdict) => wire::StreamResult::Game(verdict),
+                Err(err) => wire::StreamResult::Error(err.to_game_error()),
+            }
         }
         Err(err) => wire::StreamResult::Error(err.to_game_error()),
     };
@@ -388,10 +403,10 @@ impl RulesService for Handlers {
     ) -> Result<Response<wire::GameAnswer>, Status> {
         let game = GameRequest::from_proto(request.into_inner(), "", &self.limits)?;
         let (options, cache) = (game.options, self.cache.clone());
-        let (response, report) =
-            replay_then(game, options, cache, &self.limits, validate_response).await?;
+        let respond = validate_response(game.ply_clocks, "");
+        let (response, report) = replay_then(game, options, cache, &self.limits, respond).await?;
         report.annotate(&tracing::Span::current());
-        Ok(Response::new(response))
+        Ok(Response::new(response?))
     }
 
     type ValidateGamesStream = GameStream;

@@ -189,7 +189,7 @@ fn path(method: &str) -> PathAndQuery {
     PathAndQuery::try_from(format!("/arbiter.v1.RulesService/{method}")).unwrap()
 }
 
-async fn raw_unary<U: Message + Default + Send + 'static>(
+pub(super) async fn raw_unary<U: Message + Default + Send + 'static>(
     channel: Channel,
     method: &str,
     bytes: Vec<u8>,

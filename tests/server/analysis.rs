@@ -54,6 +54,7 @@ fn request(include_analysis: bool) -> proto::ValidateGameRequest {
             time_control: Some(proto::TimeControl { tag: CONTROL.into(), ..Default::default() }),
             move_times: TIMES.iter().map(|&t| duration(t)).collect(),
             pending: None,
+            move_times_ms: Vec::new(),
         }),
         include_analysis,
         ..Default::default()

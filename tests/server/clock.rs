@@ -6,7 +6,6 @@
 
 use arbiter::proto::{self, validate_games_response};
 use prost_types::Duration;
-use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic_types::StatusExt;
 
@@ -35,6 +34,7 @@ fn clocked(
             time_control: control,
             move_times: times.iter().map(|&t| ms(t)).collect(),
             pending: Some(ms(pending)),
+            move_times_ms: Vec::new(),
         }),
         ..Default::default()
     }
@@ -147,14 +147,7 @@ async fn the_clock_runs_and_decides_flag_falls() {
             game: Some(clocked("", &opening, tag("60"), &[30_000, 1_000, 30_001, 0], 0)),
         },
     ];
-    let answers: Vec<_> = client
-        .validate_games(tokio_stream::iter(requests))
-        .await
-        .unwrap()
-        .into_inner()
-        .map(Result::unwrap)
-        .collect()
-        .await;
+    let answers = super::clock_forms::stream(&mut client, requests).await;
     let Some(validate_games_response::Result::Error(error)) = &answers[0].result else {
         panic!("{answers:?}")
     };

@@ -42,7 +42,7 @@ fn random_game(rng: &mut SmallRng, plies: usize) -> Vec<String> {
 
 /// What the server must answer to `request`, from the rules core in process.
 fn expected(request: &ValidateGameRequest) -> ValidateGameResponse {
-    let GameRequest { start, moves, options, clock, analysis: _ } =
+    let GameRequest { start, moves, options, clock, ply_clocks: _, analysis: _ } =
         GameRequest::from_proto(request.clone().into(), "", &Limits::default()).unwrap();
     let GamePosition::Chess(start) = start else {
         panic!("the overload test plays standard chess")

@@ -36,7 +36,7 @@ fn clocked(
     request.clock = Some(proto::GameClock {
         time_control: Some(proto::TimeControl { tag: tag.into(), ..Default::default() }),
         move_times: secs.iter().map(|&s| Duration { seconds: s, nanos: 0 }).collect(),
-        pending: None,
+        ..Default::default()
     });
     request
 }

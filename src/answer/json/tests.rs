@@ -203,9 +203,9 @@ fn plies_from_the_replay_write_as_the_records_do() {
             let plies = value.get("plies").and_then(|p| p.as_array()).unwrap_or(&empty);
             assert_eq!(plies.len(), full.plies.len());
             for (json, record) in plies.iter().zip(&full.plies) {
-                let proto::Ply { san, uci, fen_after, canonical_input, clock } =
+                let proto::Ply { san, uci, fen_after, canonical_input, clock, clock_ms } =
                     proto::Ply::from(record);
-                assert!(clock.is_none());
+                assert!(clock.is_none() && clock_ms.is_none());
                 assert_eq!(json["san"], san.as_str());
                 assert_eq!(json["uci"], uci.as_str());
                 assert_eq!(options.include_fens, !fen_after.is_empty());

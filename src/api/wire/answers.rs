@@ -31,7 +31,7 @@ const _: fn(proto::ValidateGameResponse) = |proto::ValidateGameResponse {
                                                 rulings: _,
                                             }| {};
 const _: fn(proto::Ply) =
-    |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _ }| {};
+    |proto::Ply { san: _, uci: _, fen_after: _, canonical_input: _, clock: _, clock_ms: _ }| {};
 const _: fn(proto::LegalMove) = |proto::LegalMove { uci: _, san: _, claimable_draws: _ }| {};
 const _: fn(proto::Position) = |proto::Position {
                                     fen: _,
@@ -70,23 +70,6 @@ impl GameAnswer {
     }
 }
 
-impl GameAnswer {
-    /// The answer to a replay, with what the game was when asked: the
-    /// fields 1 to 4 written by hand, the analysis (5) and the rulings (6),
-    /// for the calls that ask for them only, by prost.
-    pub fn new(mut replay: Replay, analysis: Option<&GameAnalysis>) -> GameAnswer {
-        let rulings = std::mem::take(&mut replay.rulings);
-        let mut answer = GameAnswer::from(replay);
-        if let Some(analysis) = analysis {
-            message::encode(5, &proto::GameAnalysis::from(analysis), &mut answer.bytes);
-        }
-        for ruling in &rulings {
-            message::encode(6, &proto::Ruling::from(ruling), &mut answer.bytes);
-        }
-        answer
-    }
-}
-
 impl From<&proto::ValidateGameResponse> for GameAnswer {
     /// A message built by prost: a variant game's answer, which the
     /// server does not write by hand.
@@ -95,11 +78,63 @@ impl From<&proto::ValidateGameResponse> for GameAnswer {
     }
 }
 
+/// How an answer writes each ply's clock: as the request sent its move
+/// times (`GameClock.move_times` or `move_times_ms`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PlyClockForm {
+    /// `Ply.clock`, a `google.protobuf.Duration`.
+    #[default]
+    Duration,
+    /// `Ply.clock_ms`, whole milliseconds as a `uint32`; the caller has
+    /// checked that each fits.
+    Millis,
+}
+
+/// The ply clocks in the Duration form, as a request without a clock
+/// record or with `move_times` asks.
 impl From<Replay> for GameAnswer {
     /// The answer to a replay with no rulings ([`GameAnswer::new`] writes
     /// them).
     fn from(replay: Replay) -> GameAnswer {
         debug_assert!(replay.rulings.is_empty(), "rulings are written by GameAnswer::new");
+        GameAnswer::written(replay, PlyClockForm::Duration).0
+    }
+}
+
+impl GameAnswer {
+    /// The answer to `replay`, each ply's clock (if any) in `form`.
+    ///
+    /// # Errors
+    ///
+    /// In the `Millis` form, the first returned ply's time past `uint32`
+    /// (which `Ply.clock_ms` cannot hold), found while the plies are
+    /// written: the caller answers with an error instead.
+    /// What the game was (`analysis`, field 5) and the rulings on its
+    /// completed illegal moves (field 6) follow the fields written by
+    /// hand, written by prost, for the calls that ask for them only.
+    pub fn new(
+        mut replay: Replay,
+        form: PlyClockForm,
+        analysis: Option<&GameAnalysis>,
+    ) -> Result<GameAnswer, u64> {
+        let rulings = std::mem::take(&mut replay.rulings);
+        let mut answer = match GameAnswer::written(replay, form) {
+            (answer, None) => answer,
+            (_, Some(ms)) => return Err(ms),
+        };
+        if let Some(analysis) = analysis {
+            message::encode(5, &proto::GameAnalysis::from(analysis), &mut answer.bytes);
+        }
+        for ruling in &rulings {
+            message::encode(6, &proto::Ruling::from(ruling), &mut answer.bytes);
+        }
+        Ok(answer)
+    }
+
+    /// The answer and, in the `Millis` form, the first ply's time past
+    /// `uint32` (its `clock_ms` then saturated).
+    fn written(replay: Replay, form: PlyClockForm) -> (GameAnswer, Option<u64>) {
+        let mut past = None;
         let Replay {
             plies,
             illegal_move,
@@ -117,8 +152,22 @@ impl From<Replay> for GameAnswer {
         match clocks {
             None => plies.iter().for_each(|ply| put_ply(ply, &mut out)),
             Some(clocks) => {
-                for (ply, &ms) in plies.iter().zip(&clocks.plies_ms) {
-                    put_ply_timed::<true>(ply, ms, &mut out);
+                let timed = plies.iter().zip(&clocks.plies_ms);
+                match form {
+                    PlyClockForm::Duration => {
+                        timed.for_each(|(ply, &ms)| put_ply_timed::<DURATION>(ply, ms, &mut out));
+                    }
+                    PlyClockForm::Millis => {
+                        // Any bit past 32 in any time, checked once after.
+                        let mut high = 0;
+                        timed.for_each(|(ply, &ms)| {
+                            high |= ms >> 32;
+                            put_ply_timed::<MILLIS>(ply, ms, &mut out);
+                        });
+                        if high != 0 {
+                            past = clocks.plies_ms.iter().copied().find(|&ms| ms >> 32 != 0);
+                        }
+                    }
                 }
             }
         }
@@ -153,7 +202,7 @@ impl From<Replay> for GameAnswer {
             }
         });
         out.nested(4, |out| put_outcome(outcome, out));
-        GameAnswer { bytes: out.finish() }
+        (GameAnswer { bytes: out.finish() }, past)
     }
 }
 
@@ -346,21 +395,73 @@ fn uci_field(tag: u8, uci: UciMove) -> [u8; 8] {
 /// its four copies need no bounds check each.
 #[inline]
 fn put_ply(ply: &PlyRecord, out: &mut Writer) {
-    put_ply_timed::<false>(ply, 0, out);
+    put_ply_timed::<NO_CLOCK>(ply, 0, out);
 }
 
-/// [`put_ply`], with its mover's clock after it (`clock_ms`) when `CLOCK`:
-/// one more field in the same window (a ply stays under 128 bytes).
+// How [`put_ply_timed`] writes the mover's clock: not at all, as `clock`
+// (a Duration) or as `clock_ms` (a varint).
+const NO_CLOCK: u8 = 0;
+const DURATION: u8 = 1;
+const MILLIS: u8 = 2;
+
+/// The field that holds a ply's clock of `ms` in form `FORM` (`DURATION`
+/// or `MILLIS`): key, then length and content or the varint; its length.
+#[inline(always)]
+fn ply_clock_field<const FORM: u8>(ms: u64) -> ([u8; 20], usize) {
+    let mut field = [0; 20];
+    if FORM == MILLIS {
+        let (word, len) = millis_field(ms);
+        field[..8].copy_from_slice(&word.to_le_bytes());
+        (field, len)
+    } else {
+        let (content, len) = duration_content(ms);
+        field[..2].copy_from_slice(&[key(5, WireType::LengthDelimited), len as u8]);
+        field[2..].copy_from_slice(&content);
+        (field, short_len(len))
+    }
+}
+
+/// `Ply.clock_ms` of `ms` milliseconds (at most `u32::MAX`, which the
+/// service checks; saturated past it): the key and the varint as the low
+/// bytes of a little-endian word, and their length. Without a loop or a
+/// branch: the varint's 7-bit groups spread to bytes, the continuation
+/// bits set on all but the last.
+#[inline(always)]
+fn millis_field(ms: u64) -> (u64, usize) {
+    let value = ms.min(u64::from(u32::MAX));
+    let width = ((value | 1).ilog2() / 7 + 1) as usize;
+    let groups = (value & 0x7f)
+        | (value << 1 & 0x7f00)
+        | (value << 2 & 0x7f_0000)
+        | (value << 3 & 0x7f00_0000)
+        | (value << 4 & 0xf_0000_0000);
+    let more = 0x80_8080_8080 & ((1u64 << (8 * (width - 1))) - 1);
+    (u64::from(key(6, WireType::Varint)) | (groups | more) << 8, 1 + width)
+}
+
+/// [`put_ply`], with its mover's clock after it (`clock_ms`) in form
+/// `FORM` unless `NO_CLOCK`: one more field in the same window (a ply
+/// stays under 128 bytes).
 #[inline]
-fn put_ply_timed<const CLOCK: bool>(ply: &PlyRecord, clock_ms: u64, out: &mut Writer) {
+fn put_ply_timed<const FORM: u8>(ply: &PlyRecord, clock_ms: u64, out: &mut Writer) {
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
     if fen_after.is_some() {
-        return put_ply_in_full(ply, CLOCK.then_some(clock_ms), out);
+        let clock = match FORM {
+            NO_CLOCK => None,
+            _ => Some(ply_clock_field::<FORM>(clock_ms)),
+        };
+        return put_ply_in_full(ply, clock, out);
     }
     let (san_len, uci_len) = (san.len() & 7, uci.text_len() & 7);
     let flag = 2 * usize::from(*canonical_input);
-    let (clock, clock_len) = if CLOCK { duration_content(clock_ms) } else { ([0; 18], 0) };
-    let clock_field = if CLOCK { short_len(clock_len) } else { 0 };
+    // `clock_ms` is one word (its key and varint in the low six bytes);
+    // a Duration field up to 20 bytes.
+    let (millis, millis_len) = if FORM == MILLIS { millis_field(clock_ms) } else { (0, 0) };
+    let (clock, clock_field) = match FORM {
+        DURATION => ply_clock_field::<FORM>(clock_ms),
+        MILLIS => ([0; 20], millis_len),
+        _ => ([0; 20], 0),
+    };
     let len = short_len(san_len) + short_len(uci_len) + flag + clock_field;
     let window = out.window::<48>();
     window[..4].copy_from_slice(&[
@@ -375,23 +476,24 @@ fn put_ply_timed<const CLOCK: bool>(ply: &PlyRecord, clock_ms: u64, out: &mut Wr
     let at = at + short_len(uci_len);
     window[at..at + 2].copy_from_slice(&[key(4, WireType::Varint), 1]);
     let at = at + flag;
-    if CLOCK {
-        window[at..at + 2].copy_from_slice(&[key(5, WireType::LengthDelimited), clock_len as u8]);
-        window[at + 2..at + 20].copy_from_slice(&clock);
+    if FORM == MILLIS {
+        window[at..at + 8].copy_from_slice(&millis.to_le_bytes());
+    } else if FORM == DURATION {
+        window[at..at + 20].copy_from_slice(&clock);
     }
     out.end += at + clock_field;
 }
 
-/// A ply with the FEN after it or its mover's clock, field by field.
-fn put_ply_in_full(ply: &PlyRecord, clock_ms: Option<u64>, out: &mut Writer) {
+/// A ply with the FEN after it, and its mover's clock field (from
+/// [`ply_clock_field`]) if any, field by field.
+fn put_ply_in_full(ply: &PlyRecord, clock: Option<([u8; 20], usize)>, out: &mut Writer) {
     let PlyRecord { san, uci, fen_after, canonical_input } = ply;
     let fen = fen_after.as_ref().map_or("", |fen| fen.as_str());
-    let clock = clock_ms.map(duration_content);
     let len = short_len(san.len())
         + short_len(uci.text_len())
         + if fen.is_empty() { 0 } else { 1 + varint(fen.len() as u64).1 + fen.len() }
         + 2 * usize::from(*canonical_input)
-        + clock.map_or(0, |(_, len)| short_len(len));
+        + clock.map_or(0, |(_, len)| len);
     // With a FEN and a clock, a ply may pass 127 bytes: a longer length.
     let (length, width) = varint(len as u64);
     out.room(1 + width + len);
@@ -407,9 +509,8 @@ fn put_ply_in_full(ply: &PlyRecord, clock_ms: Option<u64>, out: &mut Writer) {
         out.push(fen.as_bytes());
     }
     out.push_prefix([key(4, WireType::Varint), 1], 2 * usize::from(*canonical_input));
-    if let Some((content, len)) = clock {
-        out.push(&[key(5, WireType::LengthDelimited), len as u8]);
-        out.push(&content[..len]);
+    if let Some((field, len)) = clock {
+        out.push(&field[..len]);
     }
 }
 
@@ -598,6 +699,26 @@ mod tests {
         bytes
     }
 
+    /// A ply's clock (a Duration) in milliseconds.
+    fn ply_ms(ply: &proto::Ply) -> u64 {
+        let time = ply.clock.expect("a clocked ply");
+        time.seconds as u64 * 1000 + time.nanos as u64 / 1_000_000
+    }
+
+    /// `clock_ms`'s bytes are prost's for a `uint32`, at each varint width.
+    #[test]
+    fn millis_fields_are_written_as_prost_writes_them() {
+        let edges = (7..=28).step_by(7).flat_map(|bits| [(1u64 << bits) - 1, 1 << bits]);
+        for ms in [0, 1, 999, 180_000, u64::from(u32::MAX)].into_iter().chain(edges) {
+            let (word, len) = millis_field(ms);
+            let mut expected = Vec::new();
+            prost::encoding::uint32::encode(6, &(ms as u32), &mut expected);
+            assert_eq!(&word.to_le_bytes()[..len], expected, "{ms}");
+        }
+        // Past uint32: the largest, never a longer varint.
+        assert_eq!(millis_field(1 << 40), millis_field(u64::from(u32::MAX)));
+    }
+
     /// A Duration's bytes are prost's for any count of milliseconds.
     #[test]
     fn durations_are_written_as_prost_writes_them() {
@@ -646,8 +767,21 @@ mod tests {
         ];
         for replayed in clocked_games {
             assert!(replayed.clocks.is_some());
-            let expected = proto::ValidateGameResponse::from(&replayed);
+            let mut expected = proto::ValidateGameResponse::from(&replayed);
+            let millis = GameAnswer::written(replayed.clone(), PlyClockForm::Millis);
             assert_eq!(written(&GameAnswer::from(replayed)), expected.encode_to_vec());
+            // The packed form: `clock_ms` where `clock` was, the rest alike
+            // (for times within uint32, as the service checks).
+            let clocks: Vec<u64> = expected.plies.iter().map(ply_ms).collect();
+            if clocks.iter().all(|&ms| ms <= u64::from(u32::MAX)) {
+                for (ply, ms) in expected.plies.iter_mut().zip(clocks) {
+                    (ply.clock, ply.clock_ms) = (None, Some(ms as u32));
+                }
+                assert_eq!(written(&millis.0), expected.encode_to_vec());
+                assert_eq!(millis.1, None);
+            } else {
+                assert!(millis.1.is_some_and(|ms| ms > u64::from(u32::MAX)));
+            }
         }
         for (start, moves, options) in [
             (&start, &fools_mate[..0], ReplayOptions::default()),
@@ -703,7 +837,7 @@ mod tests {
             let mut expected = proto::ValidateGameResponse::from(&replayed);
             expected.analysis = Some(proto::GameAnalysis::from(&analysis));
             assert_eq!(expected.rulings.len(), 2);
-            let game = GameAnswer::new(replayed, Some(&analysis));
+            let game = GameAnswer::new(replayed, PlyClockForm::Duration, Some(&analysis)).unwrap();
             assert_eq!(written(&game), expected.encode_to_vec());
         }
     }
@@ -727,7 +861,7 @@ mod tests {
             (opening.eco.as_str(), opening.name.as_str(), opening.ply),
             ("B50", "Sicilian Defense", 5)
         );
-        let game = GameAnswer::new(replayed, Some(&analysis));
+        let game = GameAnswer::new(replayed, PlyClockForm::Duration, Some(&analysis)).unwrap();
         assert_eq!(written(&game), expected.encode_to_vec());
     }
 }

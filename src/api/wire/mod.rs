@@ -11,10 +11,13 @@
 //!   `ValidateGameResponse` and `ValidateGamesResponse` straight from the
 //!   replay, without a `String` for every ply and legal move, through the
 //!   codec's [`Encode`](crate::api::codec::Encode): the server never reads
-//!   them.
+//!   them. Each ply's clock is written in the form the request sent its
+//!   move times ([`PlyClockForm`]): `Ply.clock` for `GameClock.move_times`,
+//!   `Ply.clock_ms` for the packed `move_times_ms` (which `requests`
+//!   decodes in place, straight into its vector).
 
 mod answers;
 mod requests;
 
-pub use answers::{GameAnswer, StreamAnswer, StreamResult};
-pub use requests::{LegalMovesRequest, ValidateGameRequest, ValidateGamesRequest};
+pub use answers::{GameAnswer, PlyClockForm, StreamAnswer, StreamResult};
+pub use requests::{GameClockFields, LegalMovesRequest, ValidateGameRequest, ValidateGamesRequest};

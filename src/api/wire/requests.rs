@@ -196,7 +196,7 @@ pub struct ValidateGameRequest {
     pub shredder_fen: bool,
     pub flagged: i32,
     pub include_winnability: bool,
-    pub clock: Option<proto::GameClock>,
+    pub clock: Option<GameClockFields>,
     pub include_analysis: bool,
     pub illegal_moves: i32,
 }
@@ -324,10 +324,36 @@ impl Message for Nested<'_> {
 /// `message::merge` (its recursion limit and length checks), but with each
 /// move's `Duration` in the common form (seconds and nanoseconds as short
 /// varints, nothing else) read in place: a clocked game sends one a move,
-/// and prost's merge of each cost more than the clock's arithmetic. Any
-/// other form goes through prost, which reads it or gives its error.
+/// and prost's merge of each cost more than the clock's arithmetic. The
+/// packed `move_times_ms` is read in place too, its varints straight into
+/// the vector ([`packed_u32s`]). Any other form (a field split across
+/// chunks, the unpacked encoding of `move_times_ms`, a malformed one) goes
+/// through prost, which reads it or gives its error.
 #[derive(Debug)]
-struct ClockMerge<'a>(&'a mut proto::GameClock);
+struct ClockMerge<'a>(&'a mut GameClockFields);
+
+/// `arbiter.v1.GameClock` as the server reads it: the generated message's
+/// fields, but `move_times_ms` already widened to the `u64` milliseconds
+/// the clock record takes, so that the packed times go from the wire into
+/// the record's vector with no other copy.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GameClockFields {
+    pub time_control: Option<proto::TimeControl>,
+    pub move_times: Vec<prost_types::Duration>,
+    pub pending: Option<prost_types::Duration>,
+    /// Each a `uint32` as prost reads it (a varint past 32 bits keeps its
+    /// low 32), widened.
+    pub move_times_ms: Vec<u64>,
+}
+
+/// The same clock record, as a client builds it.
+impl From<proto::GameClock> for GameClockFields {
+    fn from(clock: proto::GameClock) -> GameClockFields {
+        let proto::GameClock { time_control, move_times, pending, move_times_ms } = clock;
+        let move_times_ms = move_times_ms.into_iter().map(u64::from).collect();
+        GameClockFields { time_control, move_times, pending, move_times_ms }
+    }
+}
 
 /// A `Duration`'s length and content at the start of `chunk`, when in the
 /// common form: length under 128, within the chunk, fields 1 and 2 only
@@ -365,6 +391,69 @@ fn short_duration(chunk: &[u8]) -> Option<(prost_types::Duration, usize)> {
     Some((duration, 1 + len))
 }
 
+/// Reads the packed `repeated uint32` at the start of `chunk` (its length,
+/// then its varints) straight onto the end of `values`, widened, as prost
+/// reads it (a value past 32 bits keeps its low 32), and gives the bytes it
+/// took.
+/// `None`, with `values` as it was, unless the field is whole within the
+/// chunk and every varint in it is well formed and ends inside it: prost
+/// then reads it across chunks, or gives its error.
+fn packed_u32s(chunk: &[u8], values: &mut Vec<u64>) -> Option<usize> {
+    let mut head = chunk;
+    let len = usize::try_from(prost::encoding::decode_varint(&mut head).ok()?).ok()?;
+    let start = chunk.len() - head.len();
+    let body = head.get(..len)?;
+    // Each varint ends on its one byte under 0x80: their count, eight
+    // bytes at a time.
+    let words = body.chunks_exact(8);
+    let tail = words.remainder().iter().filter(|&&byte| byte < 0x80).count();
+    let count = words.fold(tail, |count, word| {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        count + (!word & 0x8080_8080_8080_8080).count_ones() as usize
+    });
+    let kept = values.len();
+    values.reserve(count);
+    let mut at = 0;
+    while at < body.len() {
+        // A move's time takes one to three bytes (up to 34 minutes): two
+        // read at once; a longer one byte by byte.
+        let (low, high) = (body[at], body.get(at + 1).copied().unwrap_or(0x80));
+        if low < 0x80 {
+            values.push(u64::from(low));
+            at += 1;
+        } else if high < 0x80 {
+            values.push(u64::from(low & 0x7f) | u64::from(high) << 7);
+            at += 2;
+        } else {
+            let Some((value, taken)) = long_varint(&body[at..]) else {
+                // Malformed, or running past the field.
+                values.truncate(kept);
+                return None;
+            };
+            values.push(u64::from(value as u32));
+            at += taken;
+        }
+    }
+    Some(start + len)
+}
+
+/// A varint at the start of `bytes` as prost reads it (up to ten bytes, a
+/// tenth adding only the top bit of 64), with its length; `None` if it runs
+/// past `bytes` or is malformed.
+fn long_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut value = 0u64;
+    for (i, &byte) in bytes.iter().enumerate().take(10) {
+        if i == 9 && byte > 1 {
+            return None;
+        }
+        value |= u64::from(byte & 0x7f) << (7 * i);
+        if byte < 0x80 {
+            return Some((value, i + 1));
+        }
+    }
+    None
+}
+
 /// Only the decoding half is called, as for [`Nested`].
 impl Message for ClockMerge<'_> {
     fn encode_raw(&self, _: &mut impl BufMut) {
@@ -399,6 +488,19 @@ impl Message for ClockMerge<'_> {
             }
             3 => message::merge(wire_type, clock.pending.get_or_insert_default(), buf, ctx)
                 .map_err(at(NAME, "pending")),
+            4 => {
+                if wire_type == WireType::LengthDelimited
+                    && let Some(taken) = packed_u32s(buf.chunk(), &mut clock.move_times_ms)
+                {
+                    buf.advance(taken);
+                    return Ok(());
+                }
+                let mut times = Vec::new();
+                uint32::merge_repeated(wire_type, &mut times, buf, ctx)
+                    .map_err(at(NAME, "move_times_ms"))?;
+                clock.move_times_ms.extend(times.into_iter().map(u64::from));
+                Ok(())
+            }
             _ => skip_field(wire_type, tag, buf, ctx),
         }
     }
@@ -408,7 +510,7 @@ impl Message for ClockMerge<'_> {
     }
 
     fn clear(&mut self) {
-        *self.0 = proto::GameClock::default();
+        *self.0 = GameClockFields::default();
     }
 }
 
@@ -535,7 +637,7 @@ impl From<proto::ValidateGameRequest> for ValidateGameRequest {
             shredder_fen,
             flagged,
             include_winnability,
-            clock,
+            clock: clock.map(GameClockFields::from),
             include_analysis,
             illegal_moves,
         }
@@ -572,303 +674,4 @@ impl From<proto::LegalMovesRequest> for LegalMovesRequest {
     }
 }
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn game() -> proto::ValidateGameRequest {
-        proto::ValidateGameRequest {
-            fen: "8/8/8/8/8/8/8/K1k5 w - - 0 1".into(),
-            moves: ["e4", "", "Nf3", "é", &"x".repeat(200)].map(str::to_owned).to_vec(),
-            notation: 2,
-            variant: -1,
-            strict_san: true,
-            include_fens: false,
-            skip_legal_moves: true,
-            plies_from: 300,
-            // Present though 0: proto3 `optional` keeps it.
-            chess960_position: Some(0),
-            shredder_fen: true,
-            flagged: 2,
-            include_winnability: true,
-            // After the moves: their run must stop before it, nested too.
-            clock: Some(proto::GameClock {
-                time_control: Some(proto::TimeControl {
-                    tag: String::new(),
-                    periods: vec![proto::TimePeriod {
-                        moves: 40,
-                        time: Some(prost_types::Duration { seconds: 5400, nanos: 0 }),
-                        increment: Some(prost_types::Duration { seconds: 30, nanos: 0 }),
-                    }],
-                    delay: Some(proto::TimeDelay { kind: 2, time: None }),
-                }),
-                move_times: vec![prost_types::Duration { seconds: 1, nanos: 500_000_000 }; 5],
-                pending: Some(prost_types::Duration::default()),
-            }),
-            include_analysis: true,
-            illegal_moves: 2,
-        }
-    }
-
-    #[test]
-    fn move_texts_split_as_they_were_given() {
-        let given = ["e4", "", "Nf3", "é", "O-O-O"];
-        let moves: MoveTexts = given.iter().collect();
-        for start in 0..=given.len() {
-            assert_eq!(moves.tail(start), given[start..]);
-            let (texts, ends) = moves.span(start..given.len());
-            assert_eq!(texts, given[start..].concat());
-            assert_eq!(ends.len(), given.len() - start);
-            let mut cut = moves.clone();
-            cut.truncate(start);
-            assert_eq!(cut.iter().collect::<Vec<_>>(), given[..start]);
-        }
-    }
-
-    /// The hand-written messages read the generated ones' bytes as the
-    /// generated ones do.
-    #[test]
-    fn requests_read_the_contracts_bytes() {
-        let request = game();
-        let bytes = request.encode_to_vec();
-        let decoded = ValidateGameRequest::decode(bytes.as_slice()).unwrap();
-        assert_eq!(decoded, ValidateGameRequest::from(request.clone()));
-        assert_eq!(decoded.moves.iter().collect::<Vec<_>>(), request.moves);
-
-        let stream = proto::ValidateGamesRequest { id: "7".into(), game: Some(request) };
-        let bytes = stream.encode_to_vec();
-        let decoded = ValidateGamesRequest::decode(bytes.as_slice()).unwrap();
-        assert_eq!(decoded, ValidateGamesRequest::from(stream));
-
-        let legal = proto::LegalMovesRequest {
-            fen: String::new(),
-            moves: vec!["d4".into(), "d5".into()],
-            notation: 1,
-            variant: 2,
-            from_square: "c1".into(),
-            chess960_position: Some(959),
-            shredder_fen: true,
-        };
-        let bytes = legal.encode_to_vec();
-        let decoded = LegalMovesRequest::decode(bytes.as_slice()).unwrap();
-        assert_eq!(decoded.moves.iter().collect::<Vec<_>>(), legal.moves);
-        assert_eq!((decoded.chess960_position, decoded.shredder_fen), (Some(959), true));
-        assert_eq!(decoded, LegalMovesRequest::from(legal));
-    }
-
-    /// Move times in every form read as prost reads them: the common form
-    /// in place, any other (an unknown field, a long varint, a time split
-    /// across chunks, a wrong wire type, a cut message) through prost.
-    #[test]
-    fn move_times_read_as_prost_reads_them() {
-        use prost::bytes::Buf as _;
-        // ValidateGameRequest field 13 (GameClock), holding field 2 items.
-        let with_times = |items: &[&[u8]]| {
-            let mut clock = Vec::new();
-            for item in items {
-                clock.push(0x12);
-                clock.push(item.len() as u8);
-                clock.extend_from_slice(item);
-            }
-            let mut bytes = vec![0x6a, clock.len() as u8];
-            bytes.extend_from_slice(&clock);
-            bytes
-        };
-        let cases: [&[&[u8]]; 6] = [
-            &[&[0x08, 0x05, 0x10, 0x80, 0xe1, 0xeb, 0x17], &[], &[0x10, 0x01, 0x08, 0x02]],
-            &[&[0x08, 0x05, 0x18, 0x07]],
-            &[&[0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]],
-            &[&[0x08, 0x05, 0x08, 0x06]],
-            &[&[0x09, 0x05, 0, 0, 0, 0, 0, 0, 0]],
-            &[&[0x08]],
-        ];
-        for items in cases {
-            let bytes = with_times(items);
-            let by_hand = ValidateGameRequest::decode(bytes.as_slice());
-            let by_prost = <proto::ValidateGameRequest as Message>::decode(bytes.as_slice());
-            match (&by_hand, &by_prost) {
-                (Ok(hand), Ok(prost)) => {
-                    assert_eq!(hand, &ValidateGameRequest::from(prost.clone()))
-                }
-                (Err(_), Err(_)) => {}
-                _ => panic!("{items:?}: {by_hand:?} vs {by_prost:?}"),
-            }
-            // Split into one-byte chunks: no time is read in place.
-            let split = bytes.iter().map(|&b| prost::bytes::Bytes::copy_from_slice(&[b]));
-            let chained = split.fold(None::<Box<dyn prost::bytes::Buf>>, |acc, b| {
-                Some(match acc {
-                    None => Box::new(b),
-                    Some(acc) => Box::new(acc.chain(b)),
-                })
-            });
-            let chunked = ValidateGameRequest::decode(chained.unwrap());
-            assert_eq!(chunked.is_ok(), by_prost.is_ok(), "{items:?}");
-            if let (Ok(chunked), Ok(prost)) = (chunked, &by_prost) {
-                assert_eq!(chunked, ValidateGameRequest::from(prost.clone()));
-            }
-        }
-        let decoded = ValidateGameRequest::decode(with_times(cases[0]).as_slice()).unwrap();
-        let times = decoded.clock.unwrap().move_times;
-        assert_eq!(times[0], prost_types::Duration { seconds: 5, nanos: 50_000_000 });
-        assert_eq!(times[2], prost_types::Duration { seconds: 2, nanos: 1 });
-    }
-
-    /// Bad input fails as prost's generated decoding fails, with the same
-    /// error, whether the bytes come in one chunk or many.
-    #[test]
-    fn malformed_moves_fail_as_prost_fails() {
-        let good = game().encode_to_vec();
-        let at = good.windows(3).position(|w| w == b"Nf3").unwrap();
-        let mut cases = Vec::new();
-        let mut not_utf8 = good.clone();
-        not_utf8[at] = 0xff;
-        cases.push(not_utf8);
-        cases.push(good[..at + 1].to_vec());
-        let mut long = good.clone();
-        long[at - 1] = 0x7f;
-        cases.push(long);
-        for bytes in cases {
-            let expected =
-                <proto::ValidateGameRequest as Message>::decode(bytes.as_slice()).unwrap_err();
-            let got = ValidateGameRequest::decode(bytes.as_slice()).unwrap_err();
-            assert_eq!(got.to_string(), expected.to_string());
-            // Two chunks, split inside the third text.
-            let chained = bytes[..at].chain(&bytes[at..]);
-            let got = ValidateGameRequest::decode(chained).unwrap_err();
-            assert_eq!(got.to_string(), expected.to_string());
-            let stream = proto::ValidateGamesRequest { id: String::new(), game: None };
-            let mut nested = stream.encode_to_vec();
-            nested.push(0x12);
-            prost::encoding::encode_varint(bytes.len() as u64, &mut nested);
-            nested.extend_from_slice(&bytes);
-            let expected =
-                <proto::ValidateGamesRequest as Message>::decode(nested.as_slice()).unwrap_err();
-            let got = ValidateGamesRequest::decode(nested.as_slice()).unwrap_err();
-            assert_eq!(got.to_string(), expected.to_string());
-        }
-        let chained = good[..at].chain(&good[at..]);
-        let decoded = ValidateGameRequest::decode(chained).unwrap();
-        assert_eq!(decoded, ValidateGameRequest::from(game()));
-    }
-
-    /// A game sent as two occurrences of the `game` field merges into one,
-    /// as protobuf merges a message field given twice: its move texts are
-    /// read up to the end of each occurrence, never into the next field.
-    #[test]
-    fn a_game_sent_in_parts_merges_as_prost_merges() {
-        let whole = proto::ValidateGameRequest {
-            moves: ["e4", "e5", "", "Nf3", "é", "Nc6"].map(str::to_owned).to_vec(),
-            // All of it UTF-8, as a text swallowed by mistake would be.
-            variant: 0,
-            plies_from: 5,
-            ..game()
-        };
-        for at in 0..=whole.moves.len() {
-            // The first part ends with its moves; the second is short, so
-            // that its length takes one byte, as a move text's does.
-            let first = proto::ValidateGameRequest {
-                fen: whole.fen.clone(),
-                moves: whole.moves[..at].to_vec(),
-                ..Default::default()
-            };
-            let second = proto::ValidateGameRequest {
-                fen: String::new(),
-                moves: whole.moves[at..].to_vec(),
-                ..whole.clone()
-            };
-            let mut bytes =
-                proto::ValidateGamesRequest { id: "g".into(), game: Some(first) }.encode_to_vec();
-            bytes.extend(
-                proto::ValidateGamesRequest { id: String::new(), game: Some(second) }
-                    .encode_to_vec(),
-            );
-            let expected =
-                <proto::ValidateGamesRequest as Message>::decode(bytes.as_slice()).unwrap();
-            assert_eq!(expected.game.as_ref().unwrap().moves, whole.moves);
-            let got = ValidateGamesRequest::decode(bytes.as_slice()).unwrap();
-            assert_eq!(got, ValidateGamesRequest::from(expected), "split at {at}");
-        }
-    }
-
-    /// An unknown field of groups nested deep inside a stream's game fails
-    /// at the depth where prost's generated code fails: the game is entered
-    /// through prost's `message::merge`, which counts the nesting (the
-    /// reason [`Nested`] is a prost `Message`).
-    #[test]
-    fn deep_groups_in_a_nested_game_fail_where_prost_fails() {
-        for depth in 95..=101 {
-            let mut game = Vec::new();
-            for _ in 0..depth {
-                prost::encoding::encode_key(20, WireType::StartGroup, &mut game);
-            }
-            for _ in 0..depth {
-                prost::encoding::encode_key(20, WireType::EndGroup, &mut game);
-            }
-            let mut bytes = vec![0x12];
-            prost::encoding::encode_varint(game.len() as u64, &mut bytes);
-            bytes.extend_from_slice(&game);
-            let expected = <proto::ValidateGamesRequest as Message>::decode(bytes.as_slice());
-            let got = ValidateGamesRequest::decode(bytes.as_slice());
-            match (expected, got) {
-                (Ok(expected), Ok(got)) => assert_eq!(got, expected.into(), "depth {depth}"),
-                (Err(expected), Err(got)) => assert_eq!(got.to_string(), expected.to_string()),
-                (expected, got) => panic!("depth {depth}: prost {expected:?}, ours {got:?}"),
-            }
-        }
-    }
-
-    proptest::proptest! {
-        /// Any move list, its texts short or long, ASCII or not, with other
-        /// fields between them, and possibly one byte changed: decoded as
-        /// prost's generated code decodes it, in one chunk or two.
-        #[test]
-        fn move_runs_decode_as_prost_decodes(
-            moves in proptest::collection::vec("[a-h1-8NBRQKx=+#-]{0,8}|.{0,3}|x{120,140}", 0..40),
-            between in proptest::option::of(0usize..40),
-            flip in proptest::option::of((proptest::num::usize::ANY, proptest::num::u8::ANY)),
-            split in proptest::num::usize::ANY,
-        ) {
-            let request = proto::ValidateGameRequest { moves, notation: 1, ..game() };
-            let mut bytes = request.encode_to_vec();
-            // Fields are written in tag order; a field between the moves is
-            // also valid protobuf.
-            if let Some(at) = between.filter(|&at| at < request.moves.len()) {
-                let mut head = proto::ValidateGameRequest {
-                    moves: request.moves[..at].to_vec(),
-                    ..Default::default()
-                }
-                .encode_to_vec();
-                head.extend([3 << 3, 2]);
-                head.extend(
-                    proto::ValidateGameRequest {
-                        moves: request.moves[at..].to_vec(),
-                        ..request.clone()
-                    }
-                    .encode_to_vec(),
-                );
-                bytes = head;
-            }
-            if let Some((at, byte)) = flip.filter(|_| !bytes.is_empty()) {
-                let at = at % bytes.len();
-                bytes[at] = byte;
-            }
-            let expected = <proto::ValidateGameRequest as Message>::decode(bytes.as_slice());
-            let split = split % (bytes.len() + 1);
-            for got in [
-                ValidateGameRequest::decode(bytes.as_slice()),
-                ValidateGameRequest::decode(bytes[..split].chain(&bytes[split..])),
-            ] {
-                match (&expected, got) {
-                    (Ok(expected), Ok(got)) => {
-                        proptest::prop_assert_eq!(got, ValidateGameRequest::from(expected.clone()));
-                    }
-                    (Err(expected), Err(got)) => {
-                        proptest::prop_assert_eq!(got.to_string(), expected.to_string());
-                    }
-                    (expected, got) => {
-                        proptest::prop_assert!(false, "prost: {expected:?}, ours: {got:?}");
-                    }
-                }
-            }
-        }
-    }
-}
+mod tests;
