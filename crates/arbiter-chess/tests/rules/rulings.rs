@@ -364,6 +364,7 @@ fn generated_games_are_ruled_as_the_rules_state() {
         }
     }
     // The generator reaches every ruling.
+    eprintln!("{games} games: {lost} lost, {drawn} drawn, {added} time added, {flags} flags");
     assert!(
         lost > 100 && drawn > 20 && added > 500 && flags > 10,
         "{games} games: {lost} lost, {drawn} drawn, {added} time added, {flags} flags"
