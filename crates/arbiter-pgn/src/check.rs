@@ -7,14 +7,16 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
+use super::analysis::{PlyWatch, Watch, finish_analysis};
 use super::clock::{ClockReport, clock_report, lost_on_time};
 use super::parse::{Line, PgnGame};
 use super::reader::RawGame;
 use super::start::{GameError, set_up};
 pub use super::terms::{ResultToken, VariationError, VariationReason};
 use arbiter_chess::{
-    Analysis, Color, Game, GamePosition, GameResult, Illegal, IllegalMove, Notation, Outcome,
-    Position, SanString, Termination, VariantGame, echo, worth_a_full_look,
+    Analysis, Analyzer, Color, Game, GameAnalysis, GamePosition, GameResult, Illegal, IllegalMove,
+    Notation, Outcome, Position, SanString, Termination, VariantGame, echo, legal_moves_to_two,
+    worth_a_full_look,
 };
 
 /// The game from the standard start, as most games begin: set up once
@@ -32,21 +34,33 @@ enum Started {
 }
 
 /// The game at the start of `game`, to replay its moves in (a chess game
-/// with the budgets of `analysis`).
-fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Started, GameError> {
-    Ok(match set_up(game)? {
+/// with the budgets of `analysis`), and an analyzer of it when `analysed`.
+fn start_game(
+    game: &PgnGame,
+    analysis: Analysis,
+    analysed: bool,
+) -> Result<(Started, Option<Analyzer>), GameError> {
+    let start = set_up(game)?;
+    let analyzer = analysed.then(|| start.as_ref().map_or_else(Analyzer::standard, Analyzer::new));
+    let started = match start {
         None if analysis == Analysis::DEFAULT => Started::Chess(STANDARD_START.clone()),
         None => Started::Chess(Game::with_analysis(Position::default(), analysis)),
         Some(GamePosition::Chess(start)) => Started::Chess(Game::with_analysis(start, analysis)),
         Some(GamePosition::Variant(start)) => Started::Variant(VariantGame::new(start)),
-    })
+    };
+    Ok((started, analyzer))
 }
 
 /// A game the moves of a PGN line are played in, by its rules.
-trait PlaysText: Clone {
+pub(crate) trait PlaysText: Clone {
     /// Plays the move `text` (SAN or UCI), with its canonical SAN when
     /// `san`.
     fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal>;
+    /// The board (a variant's without its pockets or checks).
+    fn board(&self) -> &Position;
+    /// The legal moves of the side to move, counted to two at least
+    /// ([`legal_moves_to_two`]).
+    fn legal_moves_to_two(&self) -> usize;
 }
 
 impl PlaysText for Game {
@@ -60,6 +74,14 @@ impl PlaysText for Game {
             self.play_text_quietly(text, Notation::Auto).map(|_| None)
         }
     }
+
+    fn board(&self) -> &Position {
+        self.position()
+    }
+
+    fn legal_moves_to_two(&self) -> usize {
+        legal_moves_to_two(self.position())
+    }
 }
 
 impl PlaysText for VariantGame {
@@ -67,6 +89,14 @@ impl PlaysText for VariantGame {
     fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal> {
         let ply = self.play_checked(text, Notation::Auto, false)?;
         Ok(san.then_some(ply.san))
+    }
+
+    fn board(&self) -> &Position {
+        self.position().board()
+    }
+
+    fn legal_moves_to_two(&self) -> usize {
+        self.position().legal_moves().len()
     }
 }
 
@@ -95,7 +125,7 @@ pub fn may_analyse_fully(game: &PgnGame) -> bool {
 }
 
 /// What validating a readable game found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
     /// Mainline moves accepted.
     pub plies: usize,
@@ -114,6 +144,10 @@ pub struct Verdict {
     /// `TimeControl` tag, a clock comment or a clock finding (and the
     /// options asked for it).
     pub clock: Option<ClockReport>,
+    /// What the game of the accepted mainline was, when the options asked
+    /// for it ([`CheckOptions::include_analysis`]): found as the mainline
+    /// was played, with each ply's time as the clock record gives it.
+    pub analysis: Option<GameAnalysis>,
 }
 
 /// How games are checked: the unwinnability analysis's budgets and the
@@ -130,12 +164,21 @@ pub struct CheckOptions {
     /// Whether to read the clock record ([`Verdict::clock`]): a caller whose
     /// output has no clock (a summary) leaves it unread.
     pub read_clocks: bool,
+    /// Whether to say what the game was ([`Verdict::analysis`]): its
+    /// opening, its phases and each side's time use. The check feeds the
+    /// analysis as it plays the mainline; a check that does not ask pays
+    /// nothing for it.
+    pub include_analysis: bool,
 }
 
 impl CheckOptions {
     /// The default budgets, clocks read with a tolerance of 1 s.
-    pub const DEFAULT: CheckOptions =
-        CheckOptions { analysis: Analysis::DEFAULT, clock_tolerance_ms: 1000, read_clocks: true };
+    pub const DEFAULT: CheckOptions = CheckOptions {
+        analysis: Analysis::DEFAULT,
+        clock_tolerance_ms: 1000,
+        read_clocks: true,
+        include_analysis: false,
+    };
 }
 
 impl Default for CheckOptions {
@@ -153,7 +196,7 @@ impl Verdict {
 
 /// One game's answer: the game as read (canonical SAN filled in), and the
 /// verdict or why there is none.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameReport {
     pub index: usize,
     /// Its first line in the input.
@@ -353,6 +396,9 @@ struct PlayedGame {
     /// mainline move is legal.
     flagged: Option<Color>,
     played: Started,
+    /// The analysis of the mainline's accepted moves, when asked for,
+    /// waiting for their times.
+    analyzer: Option<Analyzer>,
 }
 
 /// Plays the mainline of `game` as [`check_parsed_with`] does.
@@ -361,26 +407,26 @@ fn play_parsed(
     sans: bool,
     options: CheckOptions,
 ) -> Result<PlayedGame, GameError> {
-    let started = start_game(game, options.analysis)?;
+    let (started, analyzer) = start_game(game, options.analysis, options.include_analysis)?;
     let turn = match &started {
         Started::Chess(played) => played.position().turn(),
         Started::Variant(played) => played.position().turn(),
     };
-    let (mainline, played) = match started {
+    let (mainline, played, analyzer) = match started {
         Started::Chess(played) => {
-            let (mainline, played) = check_mainline(game, played, sans);
-            (mainline, Started::Chess(played))
+            let (mainline, played, analyzer) = watch_mainline(game, played, sans, analyzer);
+            (mainline, Started::Chess(played), analyzer)
         }
         Started::Variant(played) => {
-            let (mainline, played) = check_mainline(game, played, sans);
-            (mainline, Started::Variant(played))
+            let (mainline, played, analyzer) = watch_mainline(game, played, sans, analyzer);
+            (mainline, Started::Variant(played), analyzer)
         }
     };
     // As `ValidateGame` answers: a game lost on time ends with the flag
     // fall of the side to move, whose clock was the one running (FIDE 6.9:
     // a draw when the opponent cannot mate), unless a move was illegal.
     let flagged = flagged_side(game, turn).filter(|_| mainline.illegal_move.is_none());
-    Ok(PlayedGame { mainline, turn, flagged, played })
+    Ok(PlayedGame { mainline, turn, flagged, played, analyzer })
 }
 
 impl PlayedGame {
@@ -396,7 +442,7 @@ impl PlayedGame {
 
     /// The verdict on `game`, whose mainline this is.
     fn verdict(self, game: &PgnGame, options: CheckOptions, proofs: Proofs) -> Verdict {
-        let PlayedGame { mainline, turn, flagged, played } = self;
+        let PlayedGame { mainline, turn, flagged, played, analyzer } = self;
         let (position, outcome) = match played {
             Started::Chess(played) => {
                 // The final position gets the full dead-position analysis.
@@ -424,10 +470,13 @@ impl PlayedGame {
         let result_tag = game.tag("Result").map(Cow::into_owned);
         let result_consistent =
             result_consistent(result_tag.as_deref(), game.result_token, &outcome);
-        let clock = options
-            .read_clocks
+        // The analysis needs the plies' times even where the clock is not
+        // reported.
+        let clock = (options.read_clocks || analyzer.is_some())
             .then(|| clock_report(game, plies, turn, options.clock_tolerance_ms))
             .flatten();
+        let analysis = analyzer.map(|analyzer| finish_analysis(analyzer, clock.as_ref()));
+        let clock = clock.filter(|_| options.read_clocks);
         Verdict {
             plies,
             illegal_move,
@@ -437,6 +486,7 @@ impl PlayedGame {
             result_tag,
             result_consistent,
             clock,
+            analysis,
         }
     }
 }
@@ -472,13 +522,35 @@ struct Mainline {
     variation_errors: Vec<VariationError>,
 }
 
+/// [`check_mainline`], feeding `analyzer`, if any, each accepted move.
+// One loop for both: a second copy of it, the analysed one, made
+// `play_parsed` call the move's own code out of line (3 % more
+// instructions for a game that asks for no analysis); one branch a ply
+// costs a tenth of that.
+#[inline(always)]
+fn watch_mainline<G: PlaysText>(
+    game: &mut PgnGame,
+    played: G,
+    sans: bool,
+    analyzer: Option<Analyzer>,
+) -> (Mainline, G, Option<Analyzer>) {
+    let mut watch = analyzer.map(PlyWatch::new);
+    let (mainline, played) = check_mainline(game, played, sans, &mut watch);
+    (mainline, played, watch.map(PlyWatch::into_analyzer))
+}
+
 /// Replays the mainline of `game` in `played`, writing each move's
 /// canonical SAN into it when `sans`, and checks its side lines; the game
-/// after the last legal move.
+/// after the last legal move. `watch` sees each accepted mainline move.
 // Inlined into each of its two callers: out of line, the loop's code for
 // chess costs about 2 % more of an `arbiter pgn` run.
 #[inline(always)]
-fn check_mainline<G: PlaysText>(game: &mut PgnGame, mut played: G, sans: bool) -> (Mainline, G) {
+fn check_mainline<G: PlaysText, W: Watch<G>>(
+    game: &mut PgnGame,
+    mut played: G,
+    sans: bool,
+    watch: &mut W,
+) -> (Mainline, G) {
     let PgnGame { text, mainline, syntax_errors, .. } = game;
     // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
     // a slice of it on character boundaries.
@@ -497,10 +569,12 @@ fn check_mainline<G: PlaysText>(game: &mut PgnGame, mut played: G, sans: bool) -
             .and_then(|w| w.get(start..end))
             .unwrap_or_else(|| move_text(node.text.bytes(text)));
         let before = (!node.variations().is_empty()).then(|| played.clone());
+        watch.before(&played, &*node);
         match played.play(mv, sans) {
             Ok(san) => {
                 node.san = san;
                 plies += 1;
+                watch.played(&played);
             }
             Err(Illegal { reason, message }) => {
                 let text = echo(mv).into_owned();
