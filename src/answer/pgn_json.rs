@@ -74,8 +74,7 @@ pub fn write_json_fields_analysed(
         Ok(verdict) => {
             write_verdict(verdict, out)?;
             if analysed && let Some(analysis) = &verdict.analysis {
-                let message = proto::GameAnalysis::from(analysis);
-                AnalysisJson::from(&message).write_field(out)?;
+                AnalysisJson::from(analysis).write_field(out)?;
             }
         }
         Err(error) => {

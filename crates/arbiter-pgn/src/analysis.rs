@@ -32,7 +32,13 @@ pub(crate) struct PlyWatch {
 }
 
 impl PlyWatch {
-    pub(crate) fn new(analyzer: Analyzer) -> PlyWatch {
+    /// The watch of the mainline `moves`.
+    pub(crate) fn new(mut analyzer: Analyzer, moves: &[MoveNode]) -> PlyWatch {
+        // A game whose first move has a comment has its clock on most
+        // moves, each with a time to keep.
+        if moves.first().is_some_and(MoveNode::has_comment) {
+            analyzer.reserve(moves.len());
+        }
         PlyWatch { analyzer, legal_moves: None }
     }
 

@@ -534,7 +534,7 @@ fn watch_mainline<G: PlaysText>(
     sans: bool,
     analyzer: Option<Analyzer>,
 ) -> (Mainline, G, Option<Analyzer>) {
-    let mut watch = analyzer.map(PlyWatch::new);
+    let mut watch = analyzer.map(|analyzer| PlyWatch::new(analyzer, &game.mainline.moves));
     let (mainline, played) = check_mainline(game, played, sans, &mut watch);
     (mainline, played, watch.map(PlyWatch::into_analyzer))
 }

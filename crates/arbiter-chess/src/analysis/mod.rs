@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 use crate::board::bitboard::Bitboard;
 use crate::board::movegen::MoveSink;
 use crate::board::position::Position;
-use crate::board::types::{Color, Square};
+use crate::board::types::{Color, Piece, Role, Square};
 use crate::rules::clock::control::TimeControl;
 use crate::rules::game::Replayer;
 use crate::rules::start::{GamePosition, Rules};
@@ -237,13 +237,21 @@ impl Analyzer {
     /// assert_eq!(analysis, now.finish());
     /// assert_eq!(analysis.time_use[0].total_ms, 1_900);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn push_untimed(&mut self, after: &Position, legal_moves: Option<usize>) {
         if let Some((mover, ply)) = self.see(after)
             && let Some(legal_moves) = legal_moves
         {
             let legal_moves = u32::try_from(legal_moves).unwrap_or(u32::MAX);
             self.timed[mover.index()].push(MoveTime { ply, ms: None, legal_moves });
+        }
+    }
+
+    /// Room for the move times of `plies` more plies, ahead of their
+    /// pushes.
+    pub fn reserve(&mut self, plies: usize) {
+        for timed in &mut self.timed {
+            timed.reserve(plies / 2 + 1);
         }
     }
 
@@ -318,7 +326,17 @@ static STANDARD: LazyLock<(Position, Analyzer)> = LazyLock::new(|| {
 /// ```
 #[inline]
 pub fn legal_moves_to_two(pos: &Position) -> usize {
-    let king = Bitboard::from(pos.king_of(pos.turn()));
+    let us = pos.turn();
+    if pos.checkers().is_empty() {
+        // Out of check, an unpinned pawn's step to an empty square is
+        // legal: two of them settle it, as they do in most positions.
+        let pawns = pos.pieces(Piece { color: us, role: Role::Pawn }) - pos.pinned();
+        let steps = pawns.shift(us.fold(8, -8)) & !pos.occupied();
+        if steps.0 & steps.0.wrapping_sub(1) != 0 {
+            return 2;
+        }
+    }
+    let king = Bitboard::from(pos.king_of(us));
     let mut count = ToTwo(0);
     // The other pieces first: their moves cost no test of the king's
     // squares, and a second one ends the count.
@@ -329,21 +347,32 @@ pub fn legal_moves_to_two(pos: &Position) -> usize {
     count.0.min(2)
 }
 
-/// Counts moves, and asks for no more once it has two.
+/// Counts moves to two, and asks for no more once it has two: each set of
+/// targets counts as none, one or two (a population count a piece would
+/// cost more than the rest of the count).
 struct ToTwo(usize);
+
+impl ToTwo {
+    #[inline(always)]
+    fn add(&mut self, targets: Bitboard) {
+        let bits = targets.0;
+        self.0 += usize::from(bits != 0) + usize::from(bits & bits.wrapping_sub(1) != 0);
+    }
+}
 
 impl MoveSink for ToTwo {
     #[inline]
     fn piece(&mut self, _: Square, targets: Bitboard) {
-        self.0 += targets.count() as usize;
+        self.add(targets);
     }
     #[inline]
     fn pawns(&mut self, targets: Bitboard, _: i32) {
-        self.0 += targets.count() as usize;
+        self.add(targets);
     }
     #[inline]
     fn promotions(&mut self, targets: Bitboard, _: i32) {
-        self.0 += 4 * targets.count() as usize;
+        // Four moves a target.
+        self.0 += 2 * usize::from(targets.any());
     }
     #[inline]
     fn en_passant(&mut self, _: Square, _: Square) {
@@ -356,5 +385,35 @@ impl MoveSink for ToTwo {
     #[inline]
     fn satisfied(&self) -> bool {
         self.0 >= 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counted to two, the legal moves are the full count capped at two, in
+    /// the positions of seeded random games (checks, pins and mates among
+    /// them).
+    #[test]
+    fn legal_moves_to_two_is_the_count_capped() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut positions = 0;
+        for _ in 0..200 {
+            let mut pos = Position::default();
+            for _ in 0..300 {
+                let moves = pos.legal_moves();
+                assert_eq!(legal_moves_to_two(&pos), moves.len().min(2), "{pos}");
+                positions += 1;
+                if moves.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                pos = pos.play(moves[(seed % moves.len() as u64) as usize]);
+            }
+        }
+        assert!(positions > 10_000);
     }
 }
