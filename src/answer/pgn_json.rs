@@ -74,7 +74,7 @@ pub fn write_json_fields_analysed(
         Ok(verdict) => {
             write_verdict(verdict, out)?;
             if analysed && let Some(analysis) = &verdict.analysis {
-                AnalysisJson::from(analysis).write_field(out)?;
+                AnalysisJson::from(&**analysis).write_field(out)?;
             }
         }
         Err(error) => {

@@ -66,7 +66,7 @@ fn verdict(verdict: &Verdict) -> proto::PgnVerdict {
         result_consistent: *result_consistent,
         clock: clock.as_ref().map(crate::answer::pgn_clock_message),
         // Found by the check when the stream asks for it.
-        analysis: analysis.as_ref().map(proto::GameAnalysis::from),
+        analysis: analysis.as_deref().map(proto::GameAnalysis::from),
     }
 }
 

@@ -404,7 +404,7 @@ fn verdict(
     // `ValidateGame` request cannot carry when a time is unknown, and
     // the positions its moves were played from.
     if checking.include_analysis {
-        verdict.analysis = game_analysis(game, &verdict);
+        verdict.analysis = game_analysis(game, &verdict).map(Box::new);
     }
     Some(verdict)
 }

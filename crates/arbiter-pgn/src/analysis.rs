@@ -15,34 +15,42 @@ use super::clock::ClockReport;
 use super::parse::{MoveNode, PgnGame};
 use super::start::start_position;
 
-/// What sees each mainline move as the check plays it.
+/// What sees each accepted mainline move as the check plays it.
 pub(crate) trait Watch<G> {
-    /// Before the move `node` is tried in `game`.
-    fn before(&mut self, game: &G, node: &MoveNode);
-    /// After it was played (it was legal).
+    /// After a move was played in `game` (it was legal).
     fn played(&mut self, game: &G);
 }
 
 /// The analysis fed ply by ply.
 pub(crate) struct PlyWatch {
-    analyzer: Analyzer,
-    /// The legal moves (to two) of the move being tried, if its time may
-    /// be known: only a move with a comment has a clock reading or an emt.
+    analyzer: Box<Analyzer>,
+    /// Which of the mainline's moves may have a known time: only a move
+    /// with a comment has a clock reading or an emt.
+    commented: Vec<bool>,
+    /// The legal moves (to two) of the next move, if it is commented.
     legal_moves: Option<usize>,
+    /// Moves played.
+    plies: usize,
 }
 
 impl PlyWatch {
-    /// The watch of the mainline `moves`.
-    pub(crate) fn new(mut analyzer: Analyzer, moves: &[MoveNode]) -> PlyWatch {
+    /// The watch of the mainline `moves`, played from `start`.
+    pub(crate) fn new<G: PlaysText>(
+        mut analyzer: Box<Analyzer>,
+        moves: &[MoveNode],
+        start: &G,
+    ) -> PlyWatch {
+        let commented: Vec<bool> = moves.iter().map(MoveNode::has_comment).collect();
         // A game whose first move has a comment has its clock on most
         // moves, each with a time to keep.
-        if moves.first().is_some_and(MoveNode::has_comment) {
+        if commented.first() == Some(&true) {
             analyzer.reserve(moves.len());
         }
-        PlyWatch { analyzer, legal_moves: None }
+        let legal_moves = (commented.first() == Some(&true)).then(|| start.legal_moves_to_two());
+        PlyWatch { analyzer, commented, legal_moves, plies: 0 }
     }
 
-    pub(crate) fn into_analyzer(self) -> Analyzer {
+    pub(crate) fn into_analyzer(self) -> Box<Analyzer> {
         self.analyzer
     }
 }
@@ -51,17 +59,23 @@ impl PlyWatch {
 /// tests one `Option` a ply.
 impl<G: PlaysText> Watch<G> for Option<PlyWatch> {
     #[inline(always)]
-    fn before(&mut self, game: &G, node: &MoveNode) {
-        if let Some(watch) = self {
-            watch.legal_moves = node.has_comment().then(|| game.legal_moves_to_two());
-        }
-    }
-
-    #[inline(always)]
     fn played(&mut self, game: &G) {
         if let Some(watch) = self {
-            watch.analyzer.push_untimed(game.board(), watch.legal_moves);
+            watch.see(game);
         }
+    }
+}
+
+impl PlyWatch {
+    /// The board after the next move. Out of line: inlined, it held
+    /// registers in the loop of every check, analysed or not.
+    #[inline(never)]
+    fn see<G: PlaysText>(&mut self, game: &G) {
+        self.analyzer.push_untimed(game.board(), self.legal_moves);
+        self.plies += 1;
+        // The next move is played from here.
+        let next_commented = self.commented.get(self.plies) == Some(&true);
+        self.legal_moves = next_commented.then(|| game.legal_moves_to_two());
     }
 }
 
@@ -101,11 +115,11 @@ pub(crate) fn finish_analysis(analyzer: Analyzer, clock: Option<&ClockReport>) -
 /// // Asked of the check, the same, found in the one pass.
 /// let asked = CheckOptions { include_analysis: true, ..CheckOptions::DEFAULT };
 /// let report = check_game_with(read(), false, asked);
-/// assert_eq!(report.verdict.unwrap().analysis, Some(analysis));
+/// assert_eq!(report.verdict.unwrap().analysis.as_deref(), Some(&analysis));
 /// ```
 pub fn game_analysis(game: &PgnGame, verdict: &Verdict) -> Option<GameAnalysis> {
     if let Some(analysis) = &verdict.analysis {
-        return Some(analysis.clone());
+        return Some(GameAnalysis::clone(analysis));
     }
     let start = start_position(game).ok()?;
     let moves: Vec<&str> = game

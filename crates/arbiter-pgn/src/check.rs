@@ -39,9 +39,10 @@ fn start_game(
     game: &PgnGame,
     analysis: Analysis,
     analysed: bool,
-) -> Result<(Started, Option<Analyzer>), GameError> {
+) -> Result<(Started, Option<Box<Analyzer>>), GameError> {
     let start = set_up(game)?;
-    let analyzer = analysed.then(|| start.as_ref().map_or_else(Analyzer::standard, Analyzer::new));
+    let analyzer =
+        analysed.then(|| Box::new(start.as_ref().map_or_else(Analyzer::standard, Analyzer::new)));
     let started = match start {
         None if analysis == Analysis::DEFAULT => Started::Chess(STANDARD_START.clone()),
         None => Started::Chess(Game::with_analysis(Position::default(), analysis)),
@@ -147,7 +148,8 @@ pub struct Verdict {
     /// What the game of the accepted mainline was, when the options asked
     /// for it ([`CheckOptions::include_analysis`]): found as the mainline
     /// was played, with each ply's time as the clock record gives it.
-    pub analysis: Option<GameAnalysis>,
+    /// Boxed: a verdict that has none moves one word for it.
+    pub analysis: Option<Box<GameAnalysis>>,
 }
 
 /// How games are checked: the unwinnability analysis's budgets and the
@@ -397,8 +399,9 @@ struct PlayedGame {
     flagged: Option<Color>,
     played: Started,
     /// The analysis of the mainline's accepted moves, when asked for,
-    /// waiting for their times.
-    analyzer: Option<Analyzer>,
+    /// waiting for their times (boxed: a check that does not ask moves
+    /// one word for it).
+    analyzer: Option<Box<Analyzer>>,
 }
 
 /// Plays the mainline of `game` as [`check_parsed_with`] does.
@@ -475,7 +478,8 @@ impl PlayedGame {
         let clock = (options.read_clocks || analyzer.is_some())
             .then(|| clock_report(game, plies, turn, options.clock_tolerance_ms))
             .flatten();
-        let analysis = analyzer.map(|analyzer| finish_analysis(analyzer, clock.as_ref()));
+        let analysis =
+            analyzer.map(|analyzer| Box::new(finish_analysis(*analyzer, clock.as_ref())));
         let clock = clock.filter(|_| options.read_clocks);
         Verdict {
             plies,
@@ -532,9 +536,9 @@ fn watch_mainline<G: PlaysText>(
     game: &mut PgnGame,
     played: G,
     sans: bool,
-    analyzer: Option<Analyzer>,
-) -> (Mainline, G, Option<Analyzer>) {
-    let mut watch = analyzer.map(|analyzer| PlyWatch::new(analyzer, &game.mainline.moves));
+    analyzer: Option<Box<Analyzer>>,
+) -> (Mainline, G, Option<Box<Analyzer>>) {
+    let mut watch = analyzer.map(|analyzer| PlyWatch::new(analyzer, &game.mainline.moves, &played));
     let (mainline, played) = check_mainline(game, played, sans, &mut watch);
     (mainline, played, watch.map(PlyWatch::into_analyzer))
 }
@@ -569,7 +573,6 @@ fn check_mainline<G: PlaysText, W: Watch<G>>(
             .and_then(|w| w.get(start..end))
             .unwrap_or_else(|| move_text(node.text.bytes(text)));
         let before = (!node.variations().is_empty()).then(|| played.clone());
-        watch.before(&played, &*node);
         match played.play(mv, sans) {
             Ok(san) => {
                 node.san = san;

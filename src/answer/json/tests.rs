@@ -254,7 +254,7 @@ fn the_analysis_is_written_as_serde_writes_it() {
     for text in &texts {
         let raw = GameReader::new(text.as_bytes(), Default::default()).next().unwrap().unwrap();
         let report = check_game_with(raw, false, asked);
-        let analysis = report.verdict.unwrap().analysis.unwrap();
+        let analysis = *report.verdict.unwrap().analysis.unwrap();
         let message = proto::GameAnalysis::from(&analysis);
         let json = AnalysisJson::from(&message);
         let (mut ours, mut serde) = (Vec::new(), Vec::new());
