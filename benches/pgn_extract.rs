@@ -40,7 +40,7 @@ const GAMES_PER_COPY: usize = 438 + 1110;
 
 #[path = "common/process.rs"]
 mod process;
-use process::children_cpu;
+use process::{children_cpu, data_dir, median};
 
 /// One run: its CPU time and what it printed.
 struct Run {
@@ -58,19 +58,6 @@ fn run(program: &Path, args: &[&str]) -> Run {
         .unwrap_or_else(|err| panic!("{}: {err}", program.display()));
     let cpu = children_cpu() - cpu_before;
     Run { cpu, stdout: String::from_utf8_lossy(&out.stdout).into_owned() }
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-fn data_dir() -> Option<PathBuf> {
-    if let Some(dir) = env::var_os("ARBITER_TEST_DATA") {
-        return Some(PathBuf::from(dir));
-    }
-    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    fallback.is_dir().then_some(fallback)
 }
 
 /// The file `var` names, else the first of `defaults` that exists (a bare
@@ -143,8 +130,9 @@ fn main() {
     let bench = args.iter().any(|a| a == "--bench");
     let (copies, samples) =
         if bench { (flag(&args, "--copies", 10), flag(&args, "--samples", 5)) } else { (1, 1) };
-    let Some(dir) = data_dir() else {
-        eprintln!("skipped: shared test data not found (set ARBITER_TEST_DATA)");
+    let Some(dir) = data_dir().filter(|dir| FILES.iter().all(|file| dir.join(file).is_file()))
+    else {
+        eprintln!("skipped: the shared lichess and TWIC files not found (set ARBITER_TEST_DATA)");
         return;
     };
     let Some(extract) = program("PGN_EXTRACT", &["pgn-extract", "/usr/games/pgn-extract"]) else {

@@ -7,16 +7,16 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use super::analysis::{PlyWatch, Watch, finish_analysis};
 use super::clock::{ClockReport, clock_report, lost_on_time};
 use super::parse::{Line, PgnGame};
+use super::plays::PlaysText;
 use super::reader::RawGame;
 use super::start::{GameError, set_up};
 pub use super::terms::{ResultToken, VariationError, VariationReason};
+use super::watch::{MainlineWatch, PlyWatch, finish_analysis};
 use arbiter_chess::{
     Analysis, Analyzer, Color, Game, GameAnalysis, GamePosition, GameResult, Illegal, IllegalMove,
-    Notation, Outcome, Position, SanString, Termination, VariantGame, echo, legal_moves_to_two,
-    worth_a_full_look,
+    Outcome, Position, Termination, VariantGame, echo, worth_a_full_look,
 };
 
 /// The game from the standard start, as most games begin: set up once
@@ -50,55 +50,6 @@ fn start_game(
         Some(GamePosition::Variant(start)) => Started::Variant(VariantGame::new(start)),
     };
     Ok((started, analyzer))
-}
-
-/// A game the moves of a PGN line are played in, by its rules.
-pub(crate) trait PlaysText: Clone {
-    /// Plays the move `text` (SAN or UCI), with its canonical SAN when
-    /// `san`.
-    fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal>;
-    /// The board (a variant's without its pockets or checks).
-    fn board(&self) -> &Position;
-    /// The legal moves of the side to move, counted to two at least
-    /// ([`legal_moves_to_two`]).
-    fn legal_moves_to_two(&self) -> usize;
-}
-
-impl PlaysText for Game {
-    // Inlined into the mainline's loop, as the call was before variants:
-    // out of line, it costs about 4 % of a whole `arbiter pgn` run.
-    #[inline(always)]
-    fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal> {
-        if san {
-            self.play_text(text, Notation::Auto, false).map(|p| Some(p.san))
-        } else {
-            self.play_text_quietly(text, Notation::Auto).map(|_| None)
-        }
-    }
-
-    fn board(&self) -> &Position {
-        self.position()
-    }
-
-    fn legal_moves_to_two(&self) -> usize {
-        legal_moves_to_two(self.position())
-    }
-}
-
-impl PlaysText for VariantGame {
-    /// The SAN is always made (the check needs it), and kept when `san`.
-    fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal> {
-        let ply = self.play_checked(text, Notation::Auto, false)?;
-        Ok(san.then_some(ply.san))
-    }
-
-    fn board(&self) -> &Position {
-        self.position().board()
-    }
-
-    fn legal_moves_to_two(&self) -> usize {
-        self.position().legal_moves().len()
-    }
 }
 
 /// Whether checking `game` may give a position the full unwinnability
@@ -549,7 +500,7 @@ fn watch_mainline<G: PlaysText>(
 // Inlined into each of its two callers: out of line, the loop's code for
 // chess costs about 2 % more of an `arbiter pgn` run.
 #[inline(always)]
-fn check_mainline<G: PlaysText, W: Watch<G>>(
+fn check_mainline<G: PlaysText, W: MainlineWatch<G>>(
     game: &mut PgnGame,
     mut played: G,
     sans: bool,

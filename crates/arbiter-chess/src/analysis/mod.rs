@@ -375,12 +375,12 @@ impl MoveSink for ToTwo {
         self.0 += 2 * usize::from(targets.any());
     }
     #[inline]
-    fn en_passant(&mut self, _: Square, _: Square) {
-        self.0 += 1;
+    fn en_passant(&mut self, _: Square, to: Square) {
+        self.add(to.into());
     }
     #[inline]
-    fn castle(&mut self, _: Square, _: Square) {
-        self.0 += 1;
+    fn castle(&mut self, _: Square, rook: Square) {
+        self.add(rook.into());
     }
     #[inline]
     fn satisfied(&self) -> bool {
