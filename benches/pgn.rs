@@ -34,7 +34,7 @@ const GAMES_PER_COPY: u64 = 438 + 1110;
 
 #[path = "common/process.rs"]
 mod process;
-use process::children_cpu;
+use process::{children_cpu, data_dir, median};
 
 /// One timed run: wall and CPU time, and what it printed.
 struct Run {
@@ -60,19 +60,6 @@ fn run(program: &Path, args: &[&str]) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-fn data_dir() -> Option<PathBuf> {
-    if let Some(dir) = env::var_os("ARBITER_TEST_DATA") {
-        return Some(PathBuf::from(dir));
-    }
-    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    fallback.is_dir().then_some(fallback)
 }
 
 fn binary(var: &str, default: &str) -> Option<PathBuf> {

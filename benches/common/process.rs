@@ -1,6 +1,7 @@
 //! CPU time of child processes, for the benches that time the `arbiter`
 //! binary as a whole process (included with `#[path]` where needed).
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// CPU time (user + system) of the children reaped so far.
@@ -23,4 +24,22 @@ pub fn thread_cpu() -> Duration {
     // Safety: clock_gettime writes the struct it is given and nothing else.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
     Duration::new(time.tv_sec as u64, time.tv_nsec as u32)
+}
+
+/// The median of `values` (the upper one of an even count).
+#[allow(dead_code, reason = "the benches that take no medians of rates leave it unused")]
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// The shared test data: `ARBITER_TEST_DATA`, else `../shared/data` beside
+/// the workspace when it is there.
+#[allow(dead_code, reason = "the benches without the shared data leave it unused")]
+pub fn data_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("ARBITER_TEST_DATA") {
+        return Some(PathBuf::from(dir));
+    }
+    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    fallback.is_dir().then_some(fallback)
 }

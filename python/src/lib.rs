@@ -158,7 +158,9 @@ impl Check for JsonLines {
     type Answer = Vec<u8>;
 
     fn check(&self, raw: RawGame) -> GameReport {
-        check_game_with(raw, false, CheckOptions::DEFAULT)
+        // The analysis in the check's one pass, as `arbiter pgn` asks it.
+        let options = CheckOptions { include_analysis: self.analysed, ..CheckOptions::DEFAULT };
+        check_game_with(raw, false, options)
     }
 
     fn answer(&self, report: &GameReport) -> Vec<u8> {

@@ -73,12 +73,8 @@ pub fn write_json_fields_analysed(
     match verdict {
         Ok(verdict) => {
             write_verdict(verdict, out)?;
-            if analysed
-                && let Some(analysis) =
-                    game.as_ref().and_then(|game| arbiter_pgn::game_analysis(game, verdict))
-            {
-                let message = proto::GameAnalysis::from(&analysis);
-                AnalysisJson::from(&message).write_field(out)?;
+            if analysed && let Some(analysis) = &verdict.analysis {
+                AnalysisJson::from(&**analysis).write_field(out)?;
             }
         }
         Err(error) => {
@@ -120,6 +116,8 @@ fn write_verdict(verdict: &Verdict, out: &mut Vec<u8>) -> io::Result<()> {
         result_tag,
         result_consistent,
         clock,
+        // Written by the caller, after the clock, when asked.
+        analysis: _,
     } = verdict;
     write!(out, ",\"plies\":{plies}")?;
     if let Some(IllegalMove { index, text, reason, message }) = illegal_move {

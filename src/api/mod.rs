@@ -63,6 +63,7 @@ impl Limits {
             analysis: self.analysis,
             clock_tolerance_ms: self.clock_tolerance_ms,
             read_clocks: true,
+            include_analysis: false,
         }
     }
 

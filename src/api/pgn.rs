@@ -54,6 +54,7 @@ fn verdict(verdict: &Verdict) -> proto::PgnVerdict {
         result_tag,
         result_consistent,
         clock,
+        analysis,
     } = verdict;
     proto::PgnVerdict {
         plies: u32::try_from(*plies).unwrap_or(u32::MAX),
@@ -64,8 +65,8 @@ fn verdict(verdict: &Verdict) -> proto::PgnVerdict {
         result_tag: result_tag.clone(),
         result_consistent: *result_consistent,
         clock: clock.as_ref().map(crate::answer::pgn_clock_message),
-        // Added by the service when the stream asks for it.
-        analysis: None,
+        // Found by the check when the stream asks for it.
+        analysis: analysis.as_deref().map(proto::GameAnalysis::from),
     }
 }
 

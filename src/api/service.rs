@@ -22,7 +22,8 @@ use arbiter_chess::{
     Replayer, TimeControl, played_times, replay_ruled, worth_a_full_look,
 };
 use arbiter_pgn::{
-    RawGame, ReaderOptions, Splitter, check_game_with, may_analyse_fully, play_read_game,
+    CheckOptions, RawGame, ReaderOptions, Splitter, check_game_with, may_analyse_fully,
+    play_read_game,
 };
 
 use super::convert::{GameRequest, LegalMovesQuery, PerftQuery};
@@ -251,23 +252,15 @@ impl PlayedMoves {
     }
 }
 
-/// The answer to one game of a PGN text, its clock findings counted, with
-/// what the game was when `analysed`.
-fn pgn_answer(report: &arbiter_pgn::GameReport, analysed: bool) -> proto::ValidatePgnResponse {
+/// The answer to one game of a PGN text, its clock findings counted (with
+/// what the game was when the check was asked for it).
+fn pgn_answer(report: &arbiter_pgn::GameReport) -> proto::ValidatePgnResponse {
     if let Ok(verdict) = &report.verdict
         && let Some(clock) = &verdict.clock
     {
         prometheus::count_clock_findings(clock);
     }
-    let mut response = super::pgn::response(report);
-    if analysed
-        && let (Some(game), Ok(verdict)) = (&report.game, &report.verdict)
-        && let Some(proto::validate_pgn_response::Result::Verdict(answer)) = &mut response.result
-    {
-        answer.analysis =
-            arbiter_pgn::game_analysis(game, verdict).as_ref().map(proto::GameAnalysis::from);
-    }
-    response
+    super::pgn::response(report)
 }
 
 /// The answer to a `ValidateGame` call, or to a stream's game at
@@ -463,6 +456,8 @@ impl RulesService for Handlers {
         let responses = pgn_games(request.into_inner(), options)
             .map(move |game| async move {
                 let (raw, analysed) = game?;
+                // The check finds what the game was as it plays the moves.
+                let checking = CheckOptions { include_analysis: analysed, ..checking };
                 let _in_flight = StreamGame::start();
                 // A long game is read and checked on the blocking pool; a
                 // short one is read here, and checked there when it may
@@ -470,23 +465,20 @@ impl RulesService for Handlers {
                 // set-up start past the gate, budgets above the
                 // defaults), as `ValidateGame` is.
                 if raw.text.as_ref().map_or(0, Vec::len) > heavy_bytes {
-                    return run(true, move || {
-                        pgn_answer(&check_game_with(raw, true, checking), analysed)
-                    })
-                    .await;
+                    return run(true, move || pgn_answer(&check_game_with(raw, true, checking)))
+                        .await;
                 }
                 let (index, line, game) = raw.into_game();
                 let heavy = raised || game.as_ref().is_ok_and(may_analyse_fully);
                 let play = move || play_read_game(index, line, game, true, checking);
                 if heavy {
-                    return run(true, move || pgn_answer(&play().finish(), analysed)).await;
+                    return run(true, move || pgn_answer(&play().finish())).await;
                 }
                 // Its moves are played here; the final position's full
                 // look, which a game ending in a blocked pawn structure
                 // may make long, is not.
                 let played = play();
-                run(played.final_look_pending(), move || pgn_answer(&played.finish(), analysed))
-                    .await
+                run(played.final_look_pending(), move || pgn_answer(&played.finish())).await
             })
             .buffered(self.limits.stream_games_in_flight)
             .map(move |item| {

@@ -307,8 +307,9 @@ pub fn run(args: &PgnArgs) -> ExitCode {
         checking: CheckOptions {
             analysis: args.analysis.analysis(),
             clock_tolerance_ms: args.clock.tolerance_ms(),
-            // Only the JSON lines carry the clock.
+            // Only the JSON lines carry the clock, and the analysis.
             read_clocks: args.json,
+            include_analysis: args.json && args.what_it_was,
         },
     };
     let mut counts = Counts::default();

@@ -32,7 +32,8 @@ use arbiter_chess::{
 };
 use arbiter_pgn::{
     CheckOptions, GameReport, Line, PgnGame, RawGame, VariationError, VariationReason, Verdict,
-    check_parsed_with, clock_report, flagged_side, parse_game, result_consistent, start_position,
+    check_parsed_with, clock_report, flagged_side, game_analysis, parse_game, result_consistent,
+    start_position,
 };
 
 /// Attempts of a stream before its games are given up (the retry policy's
@@ -389,7 +390,7 @@ fn verdict(
         .read_clocks
         .then(|| clock_report(game, plies, start.turn(), checking.clock_tolerance_ms))
         .flatten();
-    Some(Verdict {
+    let mut verdict = Verdict {
         plies,
         illegal_move,
         variation_errors,
@@ -398,7 +399,16 @@ fn verdict(
         result_tag,
         result_consistent,
         clock,
-    })
+        analysis: None,
+    };
+    // What the game was is found here, from the moves the server
+    // accepted: its time use reads the PGN's clock record, which a
+    // `ValidateGame` request cannot carry when a time is unknown, and
+    // the positions its moves were played from.
+    if checking.include_analysis {
+        verdict.analysis = game_analysis(game, &verdict).map(Box::new);
+    }
+    Some(verdict)
 }
 
 /// Whether a stream that failed with `status` is opened again: the retry

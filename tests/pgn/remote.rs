@@ -4,7 +4,8 @@
 //! illegal moves and unreadable games and on every shared PGN file; a
 //! server that sheds the stream is retried, and one that keeps shedding it
 //! ends the run with exit status 2; over mutual TLS with `--tls-ca`,
-//! `--tls-cert`, `--tls-key` and `--tls-domain`.
+//! `--tls-cert`, `--tls-key` and `--tls-domain`. With `--analysis`, what
+//! each game was is the same too.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -47,27 +48,41 @@ fn counts(output: &Output) -> String {
 /// Runs the file locally and remotely, with JSON and canonical PGN, and
 /// checks that everything but the timing is the same; returns the output.
 async fn same_output(server: &TestServer, file: &Path, concurrency: u32) -> Output {
-    let dir = scratch(&format!("{concurrency}"));
+    same_output_with(server, file, concurrency, &[]).await
+}
+
+/// [`same_output`], with the options `extra` on both runs.
+async fn same_output_with(
+    server: &TestServer,
+    file: &Path,
+    concurrency: u32,
+    extra: &[&str],
+) -> Output {
+    let dir = scratch(&format!("{concurrency}{}", extra.join("")));
     let local_pgn = dir.join("local.pgn");
     let remote_pgn = dir.join("remote.pgn");
     let path = file.to_str().unwrap().to_owned();
-    let local = pgn(vec![
-        "--json".into(),
-        "--canonical".into(),
-        local_pgn.to_str().unwrap().into(),
-        path.clone(),
-    ])
+    let extra = extra.iter().map(|&option| option.to_owned());
+    let local = pgn(["--json", "--canonical", local_pgn.to_str().unwrap(), &path]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(extra.clone())
+        .collect())
     .await;
-    let remote = pgn(vec![
-        "--json".into(),
-        "--canonical".into(),
-        remote_pgn.to_str().unwrap().into(),
-        "--remote".into(),
-        server.addr.to_string(),
-        "--concurrency".into(),
-        concurrency.to_string(),
-        path,
-    ])
+    let remote = pgn([
+        "--json",
+        "--canonical",
+        remote_pgn.to_str().unwrap(),
+        "--remote",
+        &server.addr.to_string(),
+        "--concurrency",
+        &concurrency.to_string(),
+        &path,
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .chain(extra)
+    .collect())
     .await;
     let label = file.display();
     assert_eq!(remote.status.code(), local.status.code(), "{label}: exit status");
@@ -118,6 +133,46 @@ async fn remote_output_is_the_local_output() {
     let small = TestServer::start(&["--max-moves", "4"]).await;
     same_output(&small, &file, 2).await;
     small.shutdown().await.unwrap();
+    server.shutdown().await.unwrap();
+}
+
+/// Games whose clocks say how each side spent its time, in two records:
+/// `[%clk]` readings under an increment, and `[%emt]` times.
+const CLOCKED: &str = "[Event \"clocks\"]\n[TimeControl \"180+2\"]\n[Result \"*\"]\n\n\
+    1. e4 {[%clk 0:03:00]} c5 {[%clk 0:03:00]} 2. Nf3 {[%clk 0:02:58]} d6 {[%clk 0:02:51]} \
+    3. d4 {[%clk 0:02:57]} cxd4 {[%clk 0:02:49]} 4. Nxd4 {[%clk 0:02:59]} Nf6 {[%clk 0:02:40]} \
+    5. Nc3 {[%clk 0:02:55]} a6 {[%clk 0:02:41]} *\n\n\
+    [Event \"emt\"]\n[Result \"*\"]\n\n1. d4 {[%emt 0:00:01]} Nf6 {[%emt 0:00:03]} \
+    2. c4 {[%emt 0:00:02]} e6 {[%emt 0:00:04]} 3. Nc3 {[%emt 0:00:00]} Bb4 {[%emt 0:00:09]} *";
+
+/// `--remote --analysis` prints what each game was exactly as a local run
+/// does: the opening, the phases and each side's time use (found here
+/// from the moves the server accepted and the PGN's own clock record).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_analysis_is_the_local_analysis() {
+    let server = TestServer::start(&[]).await;
+    let file = scratch("analysis").join("games.pgn");
+    std::fs::write(&file, format!("{TRICKY}\n\n{CLOCKED}\n\n").repeat(5)).unwrap();
+    let output = same_output_with(&server, &file, 2, &["--analysis"]).await;
+    let lines = String::from_utf8(output.stdout).unwrap();
+    let games: Vec<serde_json::Value> =
+        lines.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(games.len(), 5 * 15);
+    // Every game with a verdict has its analysis, the others none.
+    for game in &games {
+        assert_eq!(game.get("analysis").is_some(), game.get("error").is_none(), "{game}");
+    }
+    let sicilian = &games[13]["analysis"];
+    assert_eq!(sicilian["opening"]["eco"], "B90", "{sicilian}");
+    assert_eq!(sicilian["timeUse"][0]["timedMoves"], 4, "{sicilian}");
+    let nimzo = &games[14]["analysis"];
+    assert_eq!(nimzo["opening"]["eco"], "E20", "{nimzo}");
+    // Black's 2... e6 took 4 s and 3... Bb4 9 s: its first move is left out.
+    assert_eq!(nimzo["timeUse"][1]["totalMs"], 13_000, "{nimzo}");
+    if let Some(dir) = common::data_dir_or_skip() {
+        let lichess = dir.join("pgn/shakmaty/lichess_db_1000k.pgn");
+        same_output_with(&server, &lichess, 4, &["--analysis"]).await;
+    }
     server.shutdown().await.unwrap();
 }
 

@@ -37,7 +37,7 @@ pub use analysis::opening::{
 };
 pub use analysis::phases::{GamePhase, Phases, game_phases};
 pub use analysis::time_use::{FAST_MS, MoveTime, TimeUse, WINDOW, WINDOW_ZEROS, long_enough};
-pub use analysis::{Analyzer, GameAnalysis};
+pub use analysis::{Analyzer, GameAnalysis, legal_moves_to_two};
 pub use board::attacks;
 pub use board::bitboard::{Bitboard, Squares};
 pub use board::fen::{Fen, FenError, MAX_FEN_LEN, ParseFenError, PositionError, STARTING_FEN};

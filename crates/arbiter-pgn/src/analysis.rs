@@ -1,8 +1,7 @@
-//! What a checked game was ([`GameAnalysis`]): its accepted mainline
-//! played again from its start, with each ply's time as the clock record
-//! gives it (`[%emt]`, else consecutive `[%clk]` readings:
-//! [`ClockReport::elapsed_ms`](crate::ClockReport)). Only a caller that
-//! asks for it pays for it.
+//! What a checked game was ([`GameAnalysis`]) for a verdict: the one the
+//! check found when asked ([`crate::CheckOptions::include_analysis`],
+//! found as it played the mainline: see `watch.rs`), else the accepted
+//! mainline played again.
 
 use arbiter_chess::{Analysis, GameAnalysis, Notation, ReplayOptions, Replayer, SearchBudget};
 
@@ -14,20 +13,33 @@ use super::start::start_position;
 /// each side's time use where the clock record says. `None` when the game
 /// has no start to play from (the verdict is then an error anyway).
 ///
+/// A verdict checked with
+/// [`CheckOptions::include_analysis`](crate::CheckOptions::include_analysis) carries it
+/// ([`Verdict::analysis`]), and this returns a copy. For one checked
+/// without, this plays the accepted mainline again from its start: a
+/// caller that knows before the check should ask the check.
+///
 /// ```
 /// use arbiter_pgn::{check_game_with, game_analysis, CheckOptions, GameReader};
 /// let pgn = b"[TimeControl \"300+3\"]\n\n1. e4 { [%clk 0:05:00] } c5 { [%clk 0:05:00] } \
 ///     2. Nf3 { [%clk 0:04:58] } d6 { [%clk 0:04:55] } *\n";
-/// let raw = GameReader::new(&pgn[..], Default::default()).next().unwrap().unwrap();
-/// let report = check_game_with(raw, false, CheckOptions::DEFAULT);
+/// let read = || GameReader::new(&pgn[..], Default::default()).next().unwrap().unwrap();
+/// let report = check_game_with(read(), false, CheckOptions::DEFAULT);
 /// let analysis = game_analysis(report.game.as_ref().unwrap(), report.verdict.as_ref().unwrap());
 /// let analysis = analysis.unwrap();
 /// assert_eq!(analysis.opening.unwrap().eco, "B50");
 /// // 2. Nf3 took 5 s: 2 s off the clock and the 3 s increment; 2... d6 8 s.
 /// assert_eq!(analysis.time_use[0].total_ms, 5_000);
 /// assert_eq!(analysis.time_use[1].total_ms, 8_000);
+/// // Asked of the check, the same, found in the one pass.
+/// let asked = CheckOptions { include_analysis: true, ..CheckOptions::DEFAULT };
+/// let report = check_game_with(read(), false, asked);
+/// assert_eq!(report.verdict.unwrap().analysis.as_deref(), Some(&analysis));
 /// ```
 pub fn game_analysis(game: &PgnGame, verdict: &Verdict) -> Option<GameAnalysis> {
+    if let Some(analysis) = &verdict.analysis {
+        return Some(GameAnalysis::clone(analysis));
+    }
     let start = start_position(game).ok()?;
     let moves: Vec<&str> = game
         .mainline

@@ -9,12 +9,14 @@ use std::sync::LazyLock;
 
 use super::clock::{ClockReport, clock_report, lost_on_time};
 use super::parse::{Line, PgnGame};
+use super::plays::PlaysText;
 use super::reader::RawGame;
 use super::start::{GameError, set_up};
 pub use super::terms::{ResultToken, VariationError, VariationReason};
+use super::watch::{MainlineWatch, PlyWatch, finish_analysis};
 use arbiter_chess::{
-    Analysis, Color, Game, GamePosition, GameResult, Illegal, IllegalMove, Notation, Outcome,
-    Position, SanString, Termination, VariantGame, echo, worth_a_full_look,
+    Analysis, Analyzer, Color, Game, GameAnalysis, GamePosition, GameResult, Illegal, IllegalMove,
+    Outcome, Position, Termination, VariantGame, echo, worth_a_full_look,
 };
 
 /// The game from the standard start, as most games begin: set up once
@@ -32,42 +34,22 @@ enum Started {
 }
 
 /// The game at the start of `game`, to replay its moves in (a chess game
-/// with the budgets of `analysis`).
-fn start_game(game: &PgnGame, analysis: Analysis) -> Result<Started, GameError> {
-    Ok(match set_up(game)? {
+/// with the budgets of `analysis`), and an analyzer of it when `analysed`.
+fn start_game(
+    game: &PgnGame,
+    analysis: Analysis,
+    analysed: bool,
+) -> Result<(Started, Option<Box<Analyzer>>), GameError> {
+    let start = set_up(game)?;
+    let analyzer =
+        analysed.then(|| Box::new(start.as_ref().map_or_else(Analyzer::standard, Analyzer::new)));
+    let started = match start {
         None if analysis == Analysis::DEFAULT => Started::Chess(STANDARD_START.clone()),
         None => Started::Chess(Game::with_analysis(Position::default(), analysis)),
         Some(GamePosition::Chess(start)) => Started::Chess(Game::with_analysis(start, analysis)),
         Some(GamePosition::Variant(start)) => Started::Variant(VariantGame::new(start)),
-    })
-}
-
-/// A game the moves of a PGN line are played in, by its rules.
-trait PlaysText: Clone {
-    /// Plays the move `text` (SAN or UCI), with its canonical SAN when
-    /// `san`.
-    fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal>;
-}
-
-impl PlaysText for Game {
-    // Inlined into the mainline's loop, as the call was before variants:
-    // out of line, it costs about 4 % of a whole `arbiter pgn` run.
-    #[inline(always)]
-    fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal> {
-        if san {
-            self.play_text(text, Notation::Auto, false).map(|p| Some(p.san))
-        } else {
-            self.play_text_quietly(text, Notation::Auto).map(|_| None)
-        }
-    }
-}
-
-impl PlaysText for VariantGame {
-    /// The SAN is always made (the check needs it), and kept when `san`.
-    fn play(&mut self, text: &str, san: bool) -> Result<Option<SanString>, Illegal> {
-        let ply = self.play_checked(text, Notation::Auto, false)?;
-        Ok(san.then_some(ply.san))
-    }
+    };
+    Ok((started, analyzer))
 }
 
 /// Whether checking `game` may give a position the full unwinnability
@@ -95,7 +77,7 @@ pub fn may_analyse_fully(game: &PgnGame) -> bool {
 }
 
 /// What validating a readable game found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
     /// Mainline moves accepted.
     pub plies: usize,
@@ -114,6 +96,11 @@ pub struct Verdict {
     /// `TimeControl` tag, a clock comment or a clock finding (and the
     /// options asked for it).
     pub clock: Option<ClockReport>,
+    /// What the game of the accepted mainline was, when the options asked
+    /// for it ([`CheckOptions::include_analysis`]): found as the mainline
+    /// was played, with each ply's time as the clock record gives it.
+    /// Boxed: a verdict that has none moves one word for it.
+    pub analysis: Option<Box<GameAnalysis>>,
 }
 
 /// How games are checked: the unwinnability analysis's budgets and the
@@ -130,12 +117,21 @@ pub struct CheckOptions {
     /// Whether to read the clock record ([`Verdict::clock`]): a caller whose
     /// output has no clock (a summary) leaves it unread.
     pub read_clocks: bool,
+    /// Whether to say what the game was ([`Verdict::analysis`]): its
+    /// opening, its phases and each side's time use. The check feeds the
+    /// analysis as it plays the mainline; a check that does not ask pays
+    /// nothing for it.
+    pub include_analysis: bool,
 }
 
 impl CheckOptions {
     /// The default budgets, clocks read with a tolerance of 1 s.
-    pub const DEFAULT: CheckOptions =
-        CheckOptions { analysis: Analysis::DEFAULT, clock_tolerance_ms: 1000, read_clocks: true };
+    pub const DEFAULT: CheckOptions = CheckOptions {
+        analysis: Analysis::DEFAULT,
+        clock_tolerance_ms: 1000,
+        read_clocks: true,
+        include_analysis: false,
+    };
 }
 
 impl Default for CheckOptions {
@@ -153,7 +149,7 @@ impl Verdict {
 
 /// One game's answer: the game as read (canonical SAN filled in), and the
 /// verdict or why there is none.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameReport {
     pub index: usize,
     /// Its first line in the input.
@@ -353,6 +349,10 @@ struct PlayedGame {
     /// mainline move is legal.
     flagged: Option<Color>,
     played: Started,
+    /// The analysis of the mainline's accepted moves, when asked for,
+    /// waiting for their times (boxed: a check that does not ask moves
+    /// one word for it).
+    analyzer: Option<Box<Analyzer>>,
 }
 
 /// Plays the mainline of `game` as [`check_parsed_with`] does.
@@ -361,26 +361,26 @@ fn play_parsed(
     sans: bool,
     options: CheckOptions,
 ) -> Result<PlayedGame, GameError> {
-    let started = start_game(game, options.analysis)?;
+    let (started, analyzer) = start_game(game, options.analysis, options.include_analysis)?;
     let turn = match &started {
         Started::Chess(played) => played.position().turn(),
         Started::Variant(played) => played.position().turn(),
     };
-    let (mainline, played) = match started {
+    let (mainline, played, analyzer) = match started {
         Started::Chess(played) => {
-            let (mainline, played) = check_mainline(game, played, sans);
-            (mainline, Started::Chess(played))
+            let (mainline, played, analyzer) = watch_mainline(game, played, sans, analyzer);
+            (mainline, Started::Chess(played), analyzer)
         }
         Started::Variant(played) => {
-            let (mainline, played) = check_mainline(game, played, sans);
-            (mainline, Started::Variant(played))
+            let (mainline, played, analyzer) = watch_mainline(game, played, sans, analyzer);
+            (mainline, Started::Variant(played), analyzer)
         }
     };
     // As `ValidateGame` answers: a game lost on time ends with the flag
     // fall of the side to move, whose clock was the one running (FIDE 6.9:
     // a draw when the opponent cannot mate), unless a move was illegal.
     let flagged = flagged_side(game, turn).filter(|_| mainline.illegal_move.is_none());
-    Ok(PlayedGame { mainline, turn, flagged, played })
+    Ok(PlayedGame { mainline, turn, flagged, played, analyzer })
 }
 
 impl PlayedGame {
@@ -396,7 +396,7 @@ impl PlayedGame {
 
     /// The verdict on `game`, whose mainline this is.
     fn verdict(self, game: &PgnGame, options: CheckOptions, proofs: Proofs) -> Verdict {
-        let PlayedGame { mainline, turn, flagged, played } = self;
+        let PlayedGame { mainline, turn, flagged, played, analyzer } = self;
         let (position, outcome) = match played {
             Started::Chess(played) => {
                 // The final position gets the full dead-position analysis.
@@ -424,10 +424,14 @@ impl PlayedGame {
         let result_tag = game.tag("Result").map(Cow::into_owned);
         let result_consistent =
             result_consistent(result_tag.as_deref(), game.result_token, &outcome);
-        let clock = options
-            .read_clocks
+        // The analysis needs the plies' times even where the clock is not
+        // reported.
+        let clock = (options.read_clocks || analyzer.is_some())
             .then(|| clock_report(game, plies, turn, options.clock_tolerance_ms))
             .flatten();
+        let analysis =
+            analyzer.map(|analyzer| Box::new(finish_analysis(*analyzer, clock.as_ref())));
+        let clock = clock.filter(|_| options.read_clocks);
         Verdict {
             plies,
             illegal_move,
@@ -437,6 +441,7 @@ impl PlayedGame {
             result_tag,
             result_consistent,
             clock,
+            analysis,
         }
     }
 }
@@ -472,13 +477,35 @@ struct Mainline {
     variation_errors: Vec<VariationError>,
 }
 
+/// [`check_mainline`], feeding `analyzer`, if any, each accepted move.
+// One loop for both: a second copy of it, the analysed one, made
+// `play_parsed` call the move's own code out of line (3 % more
+// instructions for a game that asks for no analysis); one branch a ply
+// costs a tenth of that.
+#[inline(always)]
+fn watch_mainline<G: PlaysText>(
+    game: &mut PgnGame,
+    played: G,
+    sans: bool,
+    analyzer: Option<Box<Analyzer>>,
+) -> (Mainline, G, Option<Box<Analyzer>>) {
+    let mut watch = analyzer.map(|analyzer| PlyWatch::new(analyzer, &game.mainline.moves, &played));
+    let (mainline, played) = check_mainline(game, played, sans, &mut watch);
+    (mainline, played, watch.map(PlyWatch::into_analyzer))
+}
+
 /// Replays the mainline of `game` in `played`, writing each move's
 /// canonical SAN into it when `sans`, and checks its side lines; the game
-/// after the last legal move.
+/// after the last legal move. `watch` sees each accepted mainline move.
 // Inlined into each of its two callers: out of line, the loop's code for
 // chess costs about 2 % more of an `arbiter pgn` run.
 #[inline(always)]
-fn check_mainline<G: PlaysText>(game: &mut PgnGame, mut played: G, sans: bool) -> (Mainline, G) {
+fn check_mainline<G: PlaysText, W: MainlineWatch<G>>(
+    game: &mut PgnGame,
+    mut played: G,
+    sans: bool,
+    watch: &mut W,
+) -> (Mainline, G) {
     let PgnGame { text, mainline, syntax_errors, .. } = game;
     // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
     // a slice of it on character boundaries.
@@ -501,6 +528,7 @@ fn check_mainline<G: PlaysText>(game: &mut PgnGame, mut played: G, sans: bool) -
             Ok(san) => {
                 node.san = san;
                 plies += 1;
+                watch.played(&played);
             }
             Err(Illegal { reason, message }) => {
                 let text = echo(mv).into_owned();

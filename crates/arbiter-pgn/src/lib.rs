@@ -22,9 +22,11 @@ mod chunks;
 mod clock;
 mod export;
 mod parse;
+mod plays;
 mod reader;
 mod start;
 mod terms;
+mod watch;
 
 pub use analysis::game_analysis;
 pub use check::{

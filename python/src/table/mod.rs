@@ -68,13 +68,15 @@ impl Check for Rows {
     type Answer = Row;
 
     fn check(&self, raw: RawGame) -> GameReport {
-        // The clock record is read only for the analysis's time use: the
-        // table has no clock column.
-        check_game_with(
-            raw,
-            false,
-            CheckOptions { read_clocks: self.analysed, ..CheckOptions::DEFAULT },
-        )
+        // The clock record is read only for the analysis's time use (the
+        // table has no clock column), and the analysis made in the check's
+        // one pass.
+        let options = CheckOptions {
+            read_clocks: self.analysed,
+            include_analysis: self.analysed,
+            ..CheckOptions::DEFAULT
+        };
+        check_game_with(raw, false, options)
     }
 
     fn answer(&self, report: &GameReport) -> Row {

@@ -224,3 +224,46 @@ fn plies_from_the_replay_write_as_the_records_do() {
     assert!(fens > 5_000, "{fens} FENs");
     assert!(castles > 5 && promotions > 20, "{castles} castles, {promotions} promotions");
 }
+
+/// The analysis's own writer writes what serde writes, whichever of its
+/// optional parts a game has: an opening or none, either phase or both,
+/// time use with and without a cv and a window.
+#[test]
+fn the_analysis_is_written_as_serde_writes_it() {
+    use arbiter_pgn::{CheckOptions, GameReader, check_game_with};
+    let clocks: String = (0..40)
+        .map(|i| {
+            let s = 59 - i % 50;
+            format!("{}. e4 {{[%clk 0:09:{s:02}]}} e5 {{[%clk 0:09:{:02}]}} ", i + 1, 59 - i)
+        })
+        .take(1)
+        .collect();
+    let shuffle: String = (0..20)
+        .map(|i| {
+            let s = 59 - (i * 7) % 50;
+            format!("Nf3 {{[%clk 0:09:{s:02}]}} Nf6 {{[%emt 0:00:0{}]}} Ng1 Ng8 ", i % 10)
+        })
+        .collect();
+    let texts = [
+        format!("[TimeControl \"600+5\"]\n\n{clocks} *\n"),
+        format!("[TimeControl \"600\"]\n\n1. e4 e5 {shuffle} *\n"),
+        "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w - - 0 1\"]\n\n1. Ra8+ Kd7 *\n".to_owned(),
+        "1. d4 d5 2. c4 c6 3. Nc3 Nf6 4. e3 e6 *\n".to_owned(),
+    ];
+    let asked = CheckOptions { include_analysis: true, ..CheckOptions::DEFAULT };
+    for text in &texts {
+        let raw = GameReader::new(text.as_bytes(), Default::default()).next().unwrap().unwrap();
+        let report = check_game_with(raw, false, asked);
+        let analysis = *report.verdict.unwrap().analysis.unwrap();
+        let message = proto::GameAnalysis::from(&analysis);
+        let json = AnalysisJson::from(&message);
+        let (mut ours, mut serde) = (Vec::new(), Vec::new());
+        json.write_field(&mut ours).unwrap();
+        write_field(&mut serde, "analysis", Some(&json)).unwrap();
+        assert_eq!(String::from_utf8(ours).unwrap(), String::from_utf8(serde).unwrap(), "{text}");
+        let (mut direct, mut through) = (Vec::new(), Vec::new());
+        AnalysisJson::from(&analysis).write_field(&mut direct).unwrap();
+        json.write_field(&mut through).unwrap();
+        assert_eq!(direct, through, "{text}");
+    }
+}

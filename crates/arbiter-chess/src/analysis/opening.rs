@@ -3,7 +3,8 @@
 //! lichess's chess-openings table names (scalachess `OpeningDb.search`).
 //!
 //! The table (`data/openings.tsv`, CC0, see `data/README.md`) is compiled
-//! in and read once, on first use (about 3 ms), into a hash table by the
+//! in, its EPDs read into bitboards at build time (`build.rs`), and put
+//! once, on first use (about 0.3 ms), into a hash table by the
 //! Zobrist key of each line's position. A lookup hashes nothing anew (the
 //! position keeps its key), probes the table and confirms a hit against the
 //! line's exact position, so that a hash collision never names a wrong
@@ -12,12 +13,36 @@
 use std::fmt;
 use std::sync::LazyLock;
 
+use crate::board::bitboard::Bitboard;
 use crate::board::position::Position;
-use crate::board::types::{Color, Role, Square};
+use crate::board::types::{Color, Piece, Role, Square};
+use crate::board::zobrist;
 
-/// The compiled-in table: `eco`, `name`, `pgn`, `epd`, tab-separated, one
-/// header line.
-const TABLE: &str = include_str!("../../data/openings.tsv");
+/// The table's lines, as `build.rs` read them from `data/openings.tsv`.
+static RAW_LINES: &[RawLine] = &include!(concat!(env!("OUT_DIR"), "/openings.rs"));
+
+/// The pieces of [`RawLine::pieces`], in order: the letters
+/// `PNBRQKpnbrqk` (`build.rs`), White's then Black's in [`Role::ALL`]'s
+/// order.
+fn raw_piece(index: usize) -> Piece {
+    let color = if index < 6 { Color::White } else { Color::Black };
+    Piece { color, role: Role::ALL[index % 6] }
+}
+
+/// One line of the table as the build read it.
+struct RawLine {
+    eco: &'static str,
+    name: &'static str,
+    /// The squares of the pieces of each letter of `PNBRQKpnbrqk`
+    /// ([`raw_piece`]).
+    pieces: [u64; 12],
+    /// Whether Black is to move.
+    black: bool,
+    /// The castling field: `KQkq` or some of it, or `-`.
+    castling: &'static str,
+    /// The EPD of a line with an en passant square, set up at run time.
+    epd: Option<&'static str>,
+}
 
 /// The last ply whose position may name the opening (scalachess
 /// `SEARCH_MAX_PLIES`).
@@ -147,7 +172,7 @@ impl Opening {
                 let line = &table.lines[usize::from(index)];
                 // The key matched: the position must too, so that a hash
                 // collision never names a wrong opening.
-                if line.board == EpdKey::of(position) {
+                if line.matches(position) {
                     return Some(Opening {
                         eco: line.eco,
                         name: line.name,
@@ -263,6 +288,15 @@ struct TableLine {
     board: EpdKey,
 }
 
+impl TableLine {
+    /// Whether `position` is this line's. Out of line: most probes find
+    /// no key, and inlined, its copy of the position was made for each.
+    #[inline(never)]
+    fn matches(&self, position: &Position) -> bool {
+        self.board == EpdKey::of(position)
+    }
+}
+
 /// The table, read once: its lines, and an open-addressing hash table
 /// (linear probing, at most half full) of their positions' Zobrist keys,
 /// each with its line's index ([`EMPTY`] in a free slot). One probe finds
@@ -277,22 +311,14 @@ struct Lines {
 const EMPTY: u16 = u16::MAX;
 
 static LINES: LazyLock<Lines> = LazyLock::new(|| {
-    let mut lines = Vec::with_capacity(4_000);
-    let mut keys = Vec::with_capacity(4_000);
-    for row in TABLE.lines().skip(1) {
-        let mut fields = row.split('\t');
-        let (Some(eco), Some(name), Some(_pgn), Some(epd)) =
-            (fields.next(), fields.next(), fields.next(), fields.next())
-        else {
-            unreachable!("the opening table has four fields a line: {row}")
-        };
-        let position: Position = epd
-            .parse()
-            .unwrap_or_else(|e| unreachable!("the opening table's EPD {epd} is valid: {e}"));
-        let family = OpeningFamily::of_eco(eco)
-            .unwrap_or_else(|| unreachable!("the opening table's ECO {eco} is valid"));
-        keys.push(position.zobrist());
-        lines.push(TableLine { eco, name, family, board: EpdKey::of(&position) });
+    let mut lines = Vec::with_capacity(RAW_LINES.len());
+    let mut keys = Vec::with_capacity(RAW_LINES.len());
+    for raw in RAW_LINES {
+        let (key, board) = read_line(raw);
+        let family = OpeningFamily::of_eco(raw.eco)
+            .unwrap_or_else(|| unreachable!("the opening table's ECO {} is valid", raw.eco));
+        keys.push(key);
+        lines.push(TableLine { eco: raw.eco, name: raw.name, family, board });
     }
     assert!(lines.len() < usize::from(EMPTY), "the opening table fits u16 indices");
     let mut slots = vec![(0, EMPTY); (2 * keys.len()).next_power_of_two()];
@@ -306,6 +332,49 @@ static LINES: LazyLock<Lines> = LazyLock::new(|| {
     }
     Lines { lines, slots }
 });
+
+/// The Zobrist key ([`Position::zobrist`]) and the [`EpdKey`] of one of
+/// the table's lines, from its bitboards; a line with an en passant square
+/// (16 of the 3,807) is set up as a position, which says whether the
+/// capture is legal.
+fn read_line(line: &RawLine) -> (u64, EpdKey) {
+    if let Some(epd) = line.epd {
+        let position: Position = epd
+            .parse()
+            .unwrap_or_else(|e| unreachable!("the opening table's EPD {epd} is valid: {e}"));
+        return (position.zobrist(), EpdKey::of(&position));
+    }
+    let turn = if line.black { Color::Black } else { Color::White };
+    let mut board = EpdKey {
+        by_role: [0; 6],
+        white: 0,
+        castling: 0,
+        turn_ep: if line.black { 0xc0 } else { 0x40 },
+    };
+    let mut key = zobrist::turn_key(turn);
+    for (index, &squares) in line.pieces.iter().enumerate() {
+        let piece = raw_piece(index);
+        board.by_role[piece.role.index()] |= squares;
+        if piece.color == Color::White {
+            board.white |= squares;
+        }
+        for sq in Bitboard(squares) {
+            key ^= zobrist::piece_key(piece, sq);
+        }
+    }
+    for c in line.castling.chars().filter(|&c| c != '-') {
+        let rook = match c {
+            'K' => Square::H1,
+            'Q' => Square::A1,
+            'k' => Square::H8,
+            'q' => Square::A8,
+            _ => unreachable!("the build let castling {c} through"),
+        };
+        board.castling |= Bitboard::from(rook).0;
+        key ^= zobrist::castling_key(rook);
+    }
+    (key, board)
+}
 
 /// Reads the table now rather than on the first lookup (a server may
 /// call it at start-up, so that no request pays for it).
@@ -356,6 +425,22 @@ mod tests {
         assert_eq!(boards.len(), 3_807);
         let used = table.slots.iter().filter(|&&(_, index)| index != EMPTY).count();
         assert_eq!(used, 3_807);
+    }
+
+    /// The lines as the build read them are the table's, each read as a
+    /// position set up from its EPD would be: the same Zobrist key and the
+    /// same EPD.
+    #[test]
+    fn the_build_reads_the_table_as_a_position_would() {
+        let table = include_str!("../../data/openings.tsv");
+        let rows: Vec<&str> = table.lines().skip(1).collect();
+        assert_eq!(rows.len(), RAW_LINES.len());
+        for (row, raw) in rows.iter().zip(RAW_LINES) {
+            let fields: Vec<&str> = row.split('\t').collect();
+            assert_eq!((fields[0], fields[1]), (raw.eco, raw.name));
+            let position: Position = fields[3].parse().unwrap();
+            assert_eq!(read_line(raw), (position.zobrist(), EpdKey::of(&position)), "{row}");
+        }
     }
 
     #[test]

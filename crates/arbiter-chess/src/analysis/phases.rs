@@ -157,9 +157,7 @@ impl Mixedness {
         let corners = (changed | changed >> 1 | changed >> 8 | changed >> 9) & CORNERS;
         for corner in Bitboard(corners) {
             let shift = corner.index();
-            let w = ((white >> shift) & 0x0303).count_ones() as usize;
-            let b = ((black >> shift) & 0x0303).count_ones() as usize;
-            let score = SCORES[shift / 8][w][b];
+            let score = QUAD_SCORES[shift / 8][quad(white >> shift)][quad(black >> shift)];
             self.sum = self.sum + u32::from(score) - u32::from(self.scores[shift]);
             self.scores[shift] = score;
         }
@@ -206,6 +204,35 @@ static SCORES: [[[u8; 5]; 5]; 7] = {
             let mut b = 0;
             while b < 5 {
                 table[y][w][b] = score(y as i32 + 1, w as u32, b as u32) as u8;
+                b += 1;
+            }
+            w += 1;
+        }
+        y += 1;
+    }
+    table
+};
+
+/// The four squares of the 2×2 square at the corner of `bits` (bits 0, 1,
+/// 8 and 9) as a 4-bit pattern.
+#[inline(always)]
+fn quad(bits: u64) -> usize {
+    ((bits & 0b11) | ((bits >> 6) & 0b1100)) as usize
+}
+
+/// [`SCORES`] by the 4-bit patterns ([`quad`]) of the White and Black
+/// pieces in a 2×2 square rather than their counts: no population count a
+/// square (the build's baseline CPU has no instruction for it).
+static QUAD_SCORES: [[[u8; 16]; 16]; 7] = {
+    let mut table = [[[0; 16]; 16]; 7];
+    let mut y = 0;
+    while y < 7 {
+        let mut w = 0;
+        while w < 16 {
+            let mut b = 0;
+            while b < 16 {
+                let (cw, cb) = ((w as u32).count_ones(), (b as u32).count_ones());
+                table[y][w][b] = SCORES[y][cw as usize][cb as usize];
                 b += 1;
             }
             w += 1;

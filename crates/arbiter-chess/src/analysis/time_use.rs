@@ -43,7 +43,10 @@ pub struct MoveTime {
     pub ply: u32,
     /// The time it took, if known.
     pub ms: Option<u64>,
-    /// The legal moves its mover had.
+    /// The legal moves its mover had: only whether it had exactly one
+    /// counts, so counting to two is enough ([`legal_moves_to_two`]).
+    ///
+    /// [`legal_moves_to_two`]: crate::legal_moves_to_two
     pub legal_moves: u32,
 }
 
