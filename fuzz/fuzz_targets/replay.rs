@@ -1,6 +1,8 @@
 //! Replay invariants, two ways. Text: any list of move texts, in any
-//! notation and mode, replays without panicking; the answer keeps exactly
-//! the accepted prefix, and every accepted ply is legal and canonical when
+//! notation and mode (the first illegal move stopping the replay, or ruled
+//! on as over the board), replays without panicking; the answer accounts
+//! for every move sent up to where it stopped (played, ruled on, or the
+//! illegal move), and every accepted ply is legal and canonical when
 //! written back. Walk: the input picks a game through the generated legal
 //! moves (up to 200 plies); at every ply perft(1) equals the legal-move
 //! count; in the last plies every legal move's SAN and UCI parse back to
@@ -10,8 +12,8 @@
 #![no_main]
 
 use arbiter_chess::{
-    Analysis, Color, Game, GamePosition, Notation, Position, ReplayOptions, San, SearchBudget,
-    UciMove, Winnability, perft, replay,
+    Analysis, Color, Game, GamePosition, IllegalMoves, Notation, Position, ReplayOptions,
+    RulingAction, San, SearchBudget, Termination, UciMove, Winnability, perft, replay,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -50,12 +52,34 @@ fn replay_text(flags: u8, text: &str) {
             per_ply: SearchBudget { nodes: 100 },
             full: SearchBudget { nodes: 2_000 },
         },
+        // The flags are all taken: the text's length picks the rules.
+        illegal_moves: match text.len() % 3 {
+            0 => IllegalMoves::Stop,
+            1 => IllegalMoves::Fide,
+            _ => IllegalMoves::Fide2009,
+        },
     };
     let r = replay(Position::default(), &moves, &options);
+    // Each move sent up to the stop was played or ruled on.
+    let accounted = r.plies.len() + r.rulings.len();
     match &r.illegal_move {
-        Some(bad) => assert_eq!(bad.index, r.plies.len()),
-        None => assert_eq!(r.plies.len(), moves.len()),
+        Some(bad) => assert_eq!(bad.index, accounted),
+        None => assert_eq!(accounted, moves.len()),
     }
+    let limit = options.illegal_moves.limit().unwrap_or(0);
+    assert!(limit > 0 || r.rulings.is_empty());
+    for (i, ruling) in r.rulings.iter().enumerate() {
+        assert!(ruling.reason.is_completed_move() && ruling.count <= limit, "{ruling:?}");
+        // Only the last may end the game, and it ends it.
+        let ends = ruling.action != RulingAction::TimeAdded;
+        assert_eq!(ends, ruling.count == limit, "{ruling:?}");
+        assert!(!ends || i + 1 == r.rulings.len());
+    }
+    let by_count = matches!(
+        r.outcome.termination,
+        Some(Termination::IllegalMoves | Termination::IllegalMovesVsUnwinnable)
+    );
+    assert_eq!(by_count, r.rulings.last().is_some_and(|last| last.count == limit));
     // A flag fall after legal moves always ends the game.
     if options.flagged.is_some() && r.illegal_move.is_none() {
         assert!(r.outcome.is_over() && r.legal_moves.is_empty());
