@@ -45,7 +45,7 @@ pub use board::moves::{MAX_LEGAL_MOVES, Move, MoveKind, MoveList};
 pub use board::perft::{divide, divide_until, perft};
 pub use board::position::{CastlingMode, Position};
 pub use board::types::{Color, File, ParseSquareError, Piece, Rank, Role, Square};
-pub use notation::echo::{ECHO_CHARS, Quoted, echo};
+pub use notation::echo::{ECHO_CHARS, MoveText, Quoted, echo};
 pub use notation::illegal::{
     Illegal, IllegalReason, diagnose_castling, diagnose_san, diagnose_uci,
 };

@@ -16,7 +16,7 @@ pub use super::terms::{ResultToken, VariationError, VariationReason};
 use super::watch::{MainlineWatch, PlyWatch, finish_analysis};
 use arbiter_chess::{
     Analysis, Analyzer, Color, Game, GameAnalysis, GamePosition, GameResult, Illegal, IllegalMove,
-    Outcome, Position, Termination, VariantGame, echo, worth_a_full_look,
+    MoveText, Outcome, Position, Termination, VariantGame, echo, worth_a_full_look,
 };
 
 /// The game from the standard start, as most games begin: set up once
@@ -507,9 +507,6 @@ fn check_mainline<G: PlaysText, W: MainlineWatch<G>>(
     watch: &mut W,
 ) -> (Mainline, G) {
     let PgnGame { text, mainline, syntax_errors, .. } = game;
-    // Checked as UTF-8 once: moves are cut at ASCII delimiters, so each is
-    // a slice of it on character boundaries.
-    let whole = std::str::from_utf8(text).ok();
     let mut variation_errors = syntax_errors.clone();
     let mut path = Vec::new();
     let mut plies = 0;
@@ -519,10 +516,9 @@ fn check_mainline<G: PlaysText, W: MainlineWatch<G>>(
     // are checked from the position before it, and only when the move is
     // legal: nothing after the mainline's first illegal move is.
     for (index, node) in mainline.moves.iter_mut().enumerate() {
-        let (start, end) = (node.text.start as usize, (node.text.start + node.text.len) as usize);
-        let mv = whole
-            .and_then(|w| w.get(start..end))
-            .unwrap_or_else(|| move_text(node.text.bytes(text)));
+        // The token's bytes: the readers take them as they are, and only a
+        // message reads them as text.
+        let mv = node.text.bytes(text);
         let before = (!node.variations().is_empty()).then(|| played.clone());
         match played.play(mv, sans) {
             Ok(san) => {
@@ -531,7 +527,7 @@ fn check_mainline<G: PlaysText, W: MainlineWatch<G>>(
                 watch.played(&played);
             }
             Err(Illegal { reason, message }) => {
-                let text = echo(mv).into_owned();
+                let text = echo(mv.text()).into_owned();
                 illegal_move = Some(IllegalMove { index, text, reason, message });
                 break;
             }
@@ -564,11 +560,6 @@ pub fn flagged_side(game: &PgnGame, turn: Color) -> Option<Color> {
         .then(|| if game.mainline.moves.len().is_multiple_of(2) { turn } else { !turn })
 }
 
-/// A move's text as the replay takes it: non-UTF-8 bytes can be no move.
-fn move_text(bytes: &[u8]) -> &str {
-    std::str::from_utf8(bytes).unwrap_or("\u{fffd}")
-}
-
 /// Checks the variations replacing move `ply` of a line, each from `before`.
 fn check_variations<G: PlaysText>(
     text: &[u8],
@@ -595,14 +586,14 @@ fn check_line<G: PlaysText>(
 ) {
     for (index, node) in line.moves.iter_mut().enumerate() {
         let before = (!node.variations().is_empty()).then(|| game.clone());
-        let mv = move_text(node.text.bytes(text));
+        let mv = node.text.bytes(text);
         match game.play(mv, true) {
             Ok(san) => node.san = san,
             Err(Illegal { reason, message }) => {
                 errors.push(VariationError {
                     path: path.clone(),
                     index,
-                    text: mv.to_owned(),
+                    text: mv.text().to_owned(),
                     reason: VariationReason::Illegal(reason),
                     message,
                 });

@@ -15,6 +15,68 @@ fn head(text: &str) -> (&str, usize) {
     (&text[..end], text.len() - end)
 }
 
+/// A move's text as a game reads it: a string, or bytes cut from a file
+/// (a PGN reader's move token), read without checking them as UTF-8 first.
+/// Bytes that are not UTF-8 are no move; messages show them as `U+FFFD`.
+pub trait MoveText {
+    /// The text's bytes, which the readers of SAN and UCI take.
+    fn bytes(&self) -> &[u8];
+    /// The text for messages.
+    fn text(&self) -> &str;
+}
+
+impl MoveText for str {
+    #[inline(always)]
+    fn bytes(&self) -> &[u8] {
+        self.as_bytes()
+    }
+
+    #[inline(always)]
+    fn text(&self) -> &str {
+        self
+    }
+}
+
+impl MoveText for String {
+    #[inline(always)]
+    fn bytes(&self) -> &[u8] {
+        self.as_bytes()
+    }
+
+    #[inline(always)]
+    fn text(&self) -> &str {
+        self
+    }
+}
+
+impl<T: MoveText + ?Sized> MoveText for &T {
+    #[inline(always)]
+    fn bytes(&self) -> &[u8] {
+        (**self).bytes()
+    }
+
+    #[inline(always)]
+    fn text(&self) -> &str {
+        (**self).text()
+    }
+}
+
+impl MoveText for [u8] {
+    #[inline(always)]
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+
+    /// ```
+    /// use arbiter_chess::MoveText;
+    /// assert_eq!(b"Nf3"[..].text(), "Nf3");
+    /// assert_eq!(b"N\xfff3"[..].text(), "\u{fffd}");
+    /// ```
+    fn text(&self) -> &str {
+        std::str::from_utf8(self).unwrap_or("\u{fffd}")
+    }
+}
+
 /// `text` to repeat in a field of an answer: itself when it has at most
 /// [`ECHO_CHARS`] characters, else those characters and `…`.
 ///

@@ -58,8 +58,22 @@ impl FromStr for UciMove {
     // out again, for little work.
     #[inline(always)]
     fn from_str(s: &str) -> Result<UciMove, ParseUciError> {
+        UciMove::read(s.as_bytes())
+    }
+}
+
+impl fmt::Display for UciMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_array_string())
+    }
+}
+
+impl UciMove {
+    /// [`UciMove::from_str`] from the text's bytes.
+    #[inline(always)]
+    pub(crate) fn read(bytes: &[u8]) -> Result<UciMove, ParseUciError> {
         let square = Square::from_name;
-        let (from, to, promotion) = match *s.as_bytes() {
+        let (from, to, promotion) = match *bytes {
             [p, b'@', c, d] => return UciMove::read_put(p, c, d),
             [a, b, c, d] => (square(a, b), square(c, d), None),
             [a, b, c, d, p] if p.is_ascii_lowercase() => {
@@ -73,15 +87,7 @@ impl FromStr for UciMove {
             promotion,
         })
     }
-}
 
-impl fmt::Display for UciMove {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_array_string())
-    }
-}
-
-impl UciMove {
     /// A drop, `<piece>@<to>`.
     #[cold]
     fn read_put(piece: u8, file: u8, rank: u8) -> Result<UciMove, ParseUciError> {

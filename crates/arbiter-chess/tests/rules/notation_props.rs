@@ -187,7 +187,7 @@ fn every_legal_move_reads_back_from_its_san_and_uci() {
                 continue;
             }
             let mut game = Game::new(pos.clone());
-            let played = game.play_text(&text, Notation::San, true).unwrap();
+            let played = game.play_text(text.as_str(), Notation::San, true).unwrap();
             assert_eq!((played.mv, played.san), (m, text), "{text} in {pos}");
             let mut game = Game::new(pos.clone());
             let played = game.play_text(&uci, Notation::Uci, true).unwrap();

@@ -8,6 +8,7 @@ use crate::board::bitboard::Bitboard;
 use crate::board::moves::{Move, MoveKind, MoveList};
 use crate::board::position::Position;
 use crate::board::types::{File, Rank, Role, Square};
+use crate::notation::echo::MoveText;
 
 /// Strips what may trail a move: annotations (`!`, `?`), check and mate
 /// marks, and an en-passant remark (`e.p.`, with or without a space).
@@ -61,10 +62,7 @@ impl FromStr for San {
     // through memory between the calls.
     #[inline(always)]
     fn from_str(text: &str) -> Result<San, ParseSanError> {
-        match San::read_common(text.as_bytes()) {
-            Some(san) => Ok(san),
-            None => San::read_any(text),
-        }
+        San::read(text)
     }
 }
 
@@ -82,6 +80,16 @@ fn piece_letter(c: u8) -> Option<Role> {
 }
 
 impl San {
+    /// [`San::from_str`] for any [`MoveText`]: the common forms from its
+    /// bytes, the rest from its text.
+    #[inline(always)]
+    pub(crate) fn read<T: MoveText + ?Sized>(text: &T) -> Result<San, ParseSanError> {
+        match San::read_common(text.bytes()) {
+            Some(san) => Ok(san),
+            None => San::read_any(text.text()),
+        }
+    }
+
     /// The forms nearly every game is written in, read straight from the
     /// bytes: `e4`, `Nf3`, `Nxe5`, `exd5`, `Nbd7`, `R1e2`, `e8=Q` and
     /// castling, each with or without one `+` or `#`. `None` for any other

@@ -4,7 +4,7 @@
 use super::{Game, Notation, Played};
 use crate::board::moves::Move;
 use crate::board::types::Role;
-use crate::notation::echo::Quoted;
+use crate::notation::echo::{MoveText, Quoted};
 use crate::notation::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
 use crate::notation::san::{San, SanMove, push_check_mark};
 use crate::notation::uci::{ParseUciError, UciMove};
@@ -18,9 +18,9 @@ impl Game {
     /// An [`Illegal`] naming the rule the move breaks; in `strict` mode also
     /// a legal move not written canonically.
     #[inline(always)]
-    pub fn play_text(
+    pub fn play_text<T: MoveText + ?Sized>(
         &mut self,
-        text: &str,
+        text: &T,
         notation: Notation,
         strict: bool,
     ) -> Result<Played, Illegal> {
@@ -40,7 +40,7 @@ impl Game {
         let mated = push_check_mark(&self.position, &mut san);
         let canonical_input = match uci {
             Some(uci) => uci == UciMove::from_move_in(m, self.position.castling_mode()),
-            None => san.is(text.as_bytes()),
+            None => san.is(text.bytes()),
         };
         if let Some(before) = before
             && !canonical_input
@@ -48,7 +48,7 @@ impl Game {
             self.position = before;
             let canonical =
                 UciMove::from_move_in(m, self.position.castling_mode()).to_array_string();
-            return Err(not_canonical(text, if uci.is_some() { &canonical } else { &san }));
+            return Err(not_canonical(text.text(), if uci.is_some() { &canonical } else { &san }));
         }
         self.advance(m, Some(mated));
         Ok(Played { mv: m, san, canonical_input })
@@ -78,7 +78,11 @@ impl Game {
     /// assert_eq!(quiet.play_text_quietly("e4", Notation::Auto).unwrap_err().message, "the game is over (checkmate)");
     /// ```
     #[inline]
-    pub fn play_text_quietly(&mut self, text: &str, notation: Notation) -> Result<Move, Illegal> {
+    pub fn play_text_quietly<T: MoveText + ?Sized>(
+        &mut self,
+        text: &T,
+        notation: Notation,
+    ) -> Result<Move, Illegal> {
         if let Some((_, termination)) = self.ended {
             return Err(game_over(termination));
         }
@@ -144,30 +148,31 @@ impl Game {
 
     /// The move `text` means here, and the UCI it was read as, if it was.
     #[inline(always)]
-    fn resolve(
+    fn resolve<T: MoveText + ?Sized>(
         &self,
-        text: &str,
+        text: &T,
         notation: Notation,
     ) -> Result<(SanMove, Option<UciMove>), Illegal> {
         let pos = &self.position;
+        let bytes = text.bytes();
         let uci = match notation {
             Notation::San => None,
             // Most texts are SAN: only one with UCI's two rank digits is
             // read as UCI (the reading refuses the others anyway).
-            Notation::Auto => match text.as_bytes() {
+            Notation::Auto => match bytes {
                 [_, b'1'..=b'8', _, b'1'..=b'8'] | [_, b'1'..=b'8', _, b'1'..=b'8', _] => {
-                    text.parse::<UciMove>().ok()
+                    UciMove::read(bytes).ok()
                 }
                 _ => None,
             },
-            Notation::Uci => Some(read_uci(text)?),
+            Notation::Uci => Some(read_uci(text.text())?),
         };
         if let Some(uci) = uci {
             let found = uci.find_san(pos).ok_or_else(|| diagnose_uci(pos, &uci))?;
             return Ok((found, Some(uci)));
         }
-        let san: San = text.parse().map_err(|e| {
-            Illegal::new(IllegalReason::Unparseable, format!("{} is {e}", Quoted(text)))
+        let san = San::read(text).map_err(|e| {
+            Illegal::new(IllegalReason::Unparseable, format!("{} is {e}", Quoted(text.text())))
         })?;
         san.find(pos).map(|found| (found, None)).map_err(|_| diagnose_san(pos, &san))
     }

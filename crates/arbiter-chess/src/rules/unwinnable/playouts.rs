@@ -319,13 +319,13 @@ impl Search {
         let loser_king = guide.loser_king;
         let (from, to) = (m.from(), m.to());
         let capture = guide.theirs.contains(to);
-        let mut score = match m.kind() {
-            MoveKind::Promotion(Role::Queen) => 60,
-            MoveKind::Promotion(_) => 10,
-            _ => 0,
-        };
-        score += match role {
-            Role::Pawn => 12,
+        // Only a pawn's move can promote: its kind is asked of no other.
+        let mut score = match role {
+            Role::Pawn => match m.kind() {
+                MoveKind::Promotion(Role::Queen) => 72,
+                MoveKind::Promotion(_) => 22,
+                _ => 12,
+            },
             Role::King => match guide.prey_from {
                 // Off to take the loser's pawns that block its own,
                 // while there are any; then, as in other play-outs,
@@ -337,20 +337,19 @@ impl Search {
                         - (distance(to, loser_king) - 2).abs())
                 }
             },
-            _ => 6 * (distance(from, loser_king) - distance(to, loser_king)),
+            _ => {
+                // A piece next to the losing king with nothing guarding
+                // it gets taken (often the king's only move): mates need
+                // it guarded.
+                let unguarded = guide.king_zone.contains(to)
+                    && (pos.attackers_to(to, guide.us, pos.occupied().without(from)).without(from))
+                        .is_empty();
+                6 * (distance(from, loser_king) - distance(to, loser_king))
+                    - if unguarded { 20 } else { 0 }
+            }
         };
         if capture {
             score += if self.sacrifice || self.hunt { 30 } else { 3 };
-        }
-        // A piece next to the losing king with nothing guarding it
-        // gets taken (often the king's only move): mates need it
-        // guarded.
-        if !matches!(role, Role::King | Role::Pawn)
-            && guide.king_zone.contains(to)
-            && (pos.attackers_to(to, guide.us, pos.occupied().without(from)).without(from))
-                .is_empty()
-        {
-            score -= 20;
         }
         score
     }
