@@ -24,6 +24,7 @@ pub enum MoveKind {
 /// A move: from-square, to-square and kind. It means something only in the
 /// position it was generated or parsed in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(align(4))]
 pub struct Move {
     from: Square,
     to: Square,

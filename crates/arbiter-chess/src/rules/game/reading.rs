@@ -6,7 +6,7 @@ use crate::board::moves::Move;
 use crate::board::types::Role;
 use crate::notation::echo::{MoveText, Quoted};
 use crate::notation::illegal::{Illegal, IllegalReason, diagnose_san, diagnose_uci};
-use crate::notation::san::{San, SanMove, push_check_mark};
+use crate::notation::san::{ParseSanError, San, SanMove, push_check_mark};
 use crate::notation::uci::{ParseUciError, UciMove};
 use crate::rules::outcome::Termination;
 
@@ -29,7 +29,7 @@ impl Game {
         }
         let (found, uci) = match self.resolve(text, notation) {
             Ok(found) => found,
-            Err(illegal) => return Err(self.explain_failure(illegal)),
+            Err(why) => return Err(self.unresolved(text.text(), why)),
         };
         let m = found.mv;
         // A rejected move must leave the game as it was: strict mode keeps
@@ -88,7 +88,7 @@ impl Game {
         }
         let (found, _) = match self.resolve(text, notation) {
             Ok(found) => found,
-            Err(illegal) => return Err(self.explain_failure(illegal)),
+            Err(why) => return Err(self.unresolved(text.text(), why)),
         };
         let m = found.mv;
         self.position.play_piece_unchecked(m, found.role);
@@ -146,13 +146,34 @@ impl Game {
         }
     }
 
+    /// The error for a move text that names no legal move here, for the
+    /// reason `why`: game over when the side to move has no legal move at
+    /// all. Written only for a move refused, out of the way of the others.
+    #[cold]
+    #[inline(never)]
+    fn unresolved(&self, text: &str, why: Unresolved) -> Illegal {
+        let pos = &self.position;
+        self.explain_failure(match why {
+            Unresolved::Unparseable { uci: false } => Illegal::new(
+                IllegalReason::Unparseable,
+                format!("{} is {ParseSanError}", Quoted(text)),
+            ),
+            Unresolved::Unparseable { uci: true } => unparseable_uci(text, ParseUciError),
+            Unresolved::San(san) => diagnose_san(pos, &san),
+            Unresolved::Uci(uci) => diagnose_uci(pos, &uci),
+        })
+    }
+
     /// The move `text` means here, and the UCI it was read as, if it was.
+    /// A refusal comes back as its reason, small: the message is written
+    /// by [`Game::unresolved`], and a move played passes through registers
+    /// rather than through an error's room on the stack.
     #[inline(always)]
     fn resolve<T: MoveText + ?Sized>(
         &self,
         text: &T,
         notation: Notation,
-    ) -> Result<(SanMove, Option<UciMove>), Illegal> {
+    ) -> Result<(SanMove, Option<UciMove>), Unresolved> {
         let pos = &self.position;
         let bytes = text.bytes();
         let uci = match notation {
@@ -165,16 +186,16 @@ impl Game {
                 }
                 _ => None,
             },
-            Notation::Uci => Some(read_uci(text.text())?),
+            Notation::Uci => {
+                Some(UciMove::read(bytes).map_err(|_| Unresolved::Unparseable { uci: true })?)
+            }
         };
         if let Some(uci) = uci {
-            let found = uci.find_san(pos).ok_or_else(|| diagnose_uci(pos, &uci))?;
+            let found = uci.find_san(pos).ok_or(Unresolved::Uci(uci))?;
             return Ok((found, Some(uci)));
         }
-        let san = San::read(text).map_err(|e| {
-            Illegal::new(IllegalReason::Unparseable, format!("{} is {e}", Quoted(text.text())))
-        })?;
-        san.find(pos).map(|found| (found, None)).map_err(|_| diagnose_san(pos, &san))
+        let san = San::read(text).map_err(|_| Unresolved::Unparseable { uci: false })?;
+        san.find(pos).map(|found| (found, None)).map_err(|_| Unresolved::San(san))
     }
 
     /// The legal move `uci` means here, and the role of its piece.
@@ -182,6 +203,18 @@ impl Game {
     fn find_uci(&self, uci: &UciMove) -> Result<(Move, Role), Illegal> {
         uci.find(&self.position).ok_or_else(|| diagnose_uci(&self.position, uci))
     }
+}
+
+/// Why a move text names no legal move: what [`Game::unresolved`] writes
+/// the error from.
+#[derive(Clone, Copy)]
+enum Unresolved {
+    /// Not SAN (`uci: false`), or not UCI where UCI was asked for.
+    Unparseable { uci: bool },
+    /// SAN that names no single legal move.
+    San(San),
+    /// UCI that names no legal move.
+    Uci(UciMove),
 }
 
 /// `text` read as UCI.
