@@ -101,10 +101,10 @@ async fn replay_then<T: Send + 'static>(
     let cache = if analysed { None } else { cache };
     // A clock record decides the flag fall, and ends the moves to play
     // before a move made after it: that move's text is kept for the answer.
-    let clock = clock.and_then(|record| record.run(start.turn()));
+    let clock = clock.and_then(|record| Some((record.run(start.turn())?, record)));
     let mut options = options;
     let mut late = None;
-    if let Some(run) = &clock {
+    if let Some((run, _)) = &clock {
         options.flagged = run.flagged();
         let played = run.plies(sent);
         if played < sent {
@@ -132,8 +132,8 @@ async fn replay_then<T: Send + 'static>(
         let analysis = wanted
             .and_then(|(start, times, control)| played.analysis(&start, &times, control.as_ref()));
         let mut replay = played.answer(&options);
-        if let Some(run) = clock {
-            replay.complete(&run, sent, late.as_deref(), &options);
+        if let Some((run, record)) = clock {
+            replay.complete(run, &record, sent, late.as_deref(), &options);
             prometheus::count_clocked_game();
         }
         let variant = proto::Variant::from(replay.position.rules());

@@ -97,7 +97,7 @@ impl From<Replay> for GameAnswer {
     /// them).
     fn from(replay: Replay) -> GameAnswer {
         debug_assert!(replay.rulings.is_empty(), "rulings are written by GameAnswer::new");
-        GameAnswer::written(replay, PlyClockForm::Duration).0
+        GameAnswer::written(replay, PlyClockForm::Duration)
     }
 }
 
@@ -107,7 +107,7 @@ impl GameAnswer {
     /// # Errors
     ///
     /// In the `Millis` form, the first returned ply's time past `uint32`
-    /// (which `Ply.clock_ms` cannot hold), found while the plies are
+    /// (which `Ply.clock_ms` cannot hold), found before anything is
     /// written: the caller answers with an error instead.
     /// What the game was (`analysis`, field 5) and the rulings on its
     /// completed illegal moves (field 6) follow the fields written by
@@ -117,11 +117,14 @@ impl GameAnswer {
         form: PlyClockForm,
         analysis: Option<&GameAnalysis>,
     ) -> Result<GameAnswer, u64> {
+        if form == PlyClockForm::Millis
+            && let Some(clocks) = &replay.clocks
+            && let Some(ms) = past_u32(&clocks.plies_ms)
+        {
+            return Err(ms);
+        }
         let rulings = std::mem::take(&mut replay.rulings);
-        let mut answer = match GameAnswer::written(replay, form) {
-            (answer, None) => answer,
-            (_, Some(ms)) => return Err(ms),
-        };
+        let mut answer = GameAnswer::written(replay, form);
         if let Some(analysis) = analysis {
             message::encode(5, &proto::GameAnalysis::from(analysis), &mut answer.bytes);
         }
@@ -131,10 +134,9 @@ impl GameAnswer {
         Ok(answer)
     }
 
-    /// The answer and, in the `Millis` form, the first ply's time past
-    /// `uint32` (its `clock_ms` then saturated).
-    fn written(replay: Replay, form: PlyClockForm) -> (GameAnswer, Option<u64>) {
-        let mut past = None;
+    /// The answer; in the `Millis` form, each ply's time within `uint32`
+    /// (as [`GameAnswer::new`] checks).
+    fn written(replay: Replay, form: PlyClockForm) -> GameAnswer {
         let Replay {
             plies,
             illegal_move,
@@ -158,15 +160,7 @@ impl GameAnswer {
                         timed.for_each(|(ply, &ms)| put_ply_timed::<DURATION>(ply, ms, &mut out));
                     }
                     PlyClockForm::Millis => {
-                        // Any bit past 32 in any time, checked once after.
-                        let mut high = 0;
-                        timed.for_each(|(ply, &ms)| {
-                            high |= ms >> 32;
-                            put_ply_timed::<MILLIS>(ply, ms, &mut out);
-                        });
-                        if high != 0 {
-                            past = clocks.plies_ms.iter().copied().find(|&ms| ms >> 32 != 0);
-                        }
+                        timed.for_each(|(ply, &ms)| put_ply_timed::<MILLIS>(ply, ms, &mut out));
                     }
                 }
             }
@@ -202,8 +196,15 @@ impl GameAnswer {
             }
         });
         out.nested(4, |out| put_outcome(outcome, out));
-        (GameAnswer { bytes: out.finish() }, past)
+        GameAnswer { bytes: out.finish() }
     }
+}
+
+/// The first of `times` past `uint32`, if any: any bit past 32 looked for
+/// in all of them at once first (a vectorised OR), since none is the rule.
+fn past_u32(times: &[u64]) -> Option<u64> {
+    let high = times.iter().fold(0, |high, &ms| high | ms) >> 32;
+    if high == 0 { None } else { times.iter().copied().find(|&ms| ms >> 32 != 0) }
 }
 
 /// A buffer written at its end through fixed-width copies: it keeps room
@@ -410,7 +411,8 @@ const MILLIS: u8 = 2;
 fn ply_clock_field<const FORM: u8>(ms: u64) -> ([u8; 20], usize) {
     let mut field = [0; 20];
     if FORM == MILLIS {
-        let (word, len) = millis_field(ms);
+        // Within `uint32`, as `GameAnswer::new` checks.
+        let (word, len) = millis_field(ms as u32);
         field[..8].copy_from_slice(&word.to_le_bytes());
         (field, len)
     } else {
@@ -421,14 +423,18 @@ fn ply_clock_field<const FORM: u8>(ms: u64) -> ([u8; 20], usize) {
     }
 }
 
-/// `Ply.clock_ms` of `ms` milliseconds (at most `u32::MAX`, which the
-/// service checks; saturated past it): the key and the varint as the low
-/// bytes of a little-endian word, and their length. Without a loop or a
-/// branch: the varint's 7-bit groups spread to bytes, the continuation
-/// bits set on all but the last.
+/// `Ply.clock_ms` of `ms` milliseconds: the key and the varint as the low
+/// bytes of a little-endian word, and their length. Without a loop: the
+/// varint's 7-bit groups spread to bytes, the continuation bits set on all
+/// but the last; the common width (three bytes, 16 s to 35 min) without
+/// working the width out.
 #[inline(always)]
-fn millis_field(ms: u64) -> (u64, usize) {
-    let value = ms.min(u64::from(u32::MAX));
+fn millis_field(ms: u32) -> (u64, usize) {
+    let value = u64::from(ms);
+    if (1 << 14..1 << 21).contains(&value) {
+        let groups = (value & 0x7f) | (value << 1 & 0x7f00) | (value << 2 & 0x7f_0000);
+        return (u64::from(key(6, WireType::Varint)) | (groups | 0x8080) << 8, 4);
+    }
     let width = ((value | 1).ilog2() / 7 + 1) as usize;
     let groups = (value & 0x7f)
         | (value << 1 & 0x7f00)
@@ -456,7 +462,7 @@ fn put_ply_timed<const FORM: u8>(ply: &PlyRecord, clock_ms: u64, out: &mut Write
     let flag = 2 * usize::from(*canonical_input);
     // `clock_ms` is one word (its key and varint in the low six bytes);
     // a Duration field up to 20 bytes.
-    let (millis, millis_len) = if FORM == MILLIS { millis_field(clock_ms) } else { (0, 0) };
+    let (millis, millis_len) = if FORM == MILLIS { millis_field(clock_ms as u32) } else { (0, 0) };
     let (clock, clock_field) = match FORM {
         DURATION => ply_clock_field::<FORM>(clock_ms),
         MILLIS => ([0; 20], millis_len),
@@ -708,15 +714,13 @@ mod tests {
     /// `clock_ms`'s bytes are prost's for a `uint32`, at each varint width.
     #[test]
     fn millis_fields_are_written_as_prost_writes_them() {
-        let edges = (7..=28).step_by(7).flat_map(|bits| [(1u64 << bits) - 1, 1 << bits]);
-        for ms in [0, 1, 999, 180_000, u64::from(u32::MAX)].into_iter().chain(edges) {
+        let edges = (7..=28).step_by(7).flat_map(|bits| [(1u32 << bits) - 1, 1 << bits]);
+        for ms in [0, 1, 999, 180_000, u32::MAX].into_iter().chain(edges) {
             let (word, len) = millis_field(ms);
             let mut expected = Vec::new();
-            prost::encoding::uint32::encode(6, &(ms as u32), &mut expected);
+            prost::encoding::uint32::encode(6, &ms, &mut expected);
             assert_eq!(&word.to_le_bytes()[..len], expected, "{ms}");
         }
-        // Past uint32: the largest, never a longer varint.
-        assert_eq!(millis_field(1 << 40), millis_field(u64::from(u32::MAX)));
     }
 
     /// A Duration's bytes are prost's for any count of milliseconds.
@@ -768,7 +772,7 @@ mod tests {
         for replayed in clocked_games {
             assert!(replayed.clocks.is_some());
             let mut expected = proto::ValidateGameResponse::from(&replayed);
-            let millis = GameAnswer::written(replayed.clone(), PlyClockForm::Millis);
+            let millis = GameAnswer::new(replayed.clone(), PlyClockForm::Millis, None);
             assert_eq!(written(&GameAnswer::from(replayed)), expected.encode_to_vec());
             // The packed form: `clock_ms` where `clock` was, the rest alike
             // (for times within uint32, as the service checks).
@@ -777,10 +781,9 @@ mod tests {
                 for (ply, ms) in expected.plies.iter_mut().zip(clocks) {
                     (ply.clock, ply.clock_ms) = (None, Some(ms as u32));
                 }
-                assert_eq!(written(&millis.0), expected.encode_to_vec());
-                assert_eq!(millis.1, None);
+                assert_eq!(written(&millis.unwrap()), expected.encode_to_vec());
             } else {
-                assert!(millis.1.is_some_and(|ms| ms > u64::from(u32::MAX)));
+                assert!(millis.is_err_and(|ms| ms > u64::from(u32::MAX)));
             }
         }
         for (start, moves, options) in [

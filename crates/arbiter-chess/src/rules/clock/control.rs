@@ -305,7 +305,7 @@ impl std::str::FromStr for TimeControl {
             let time_ms = number(1, Field::Seconds, seconds)?;
             return Ok(TimeControl::Sandclock { time_ms });
         }
-        let found = tag.split(':').count();
+        let found = tag.bytes().filter(|&b| b == b':').count() + 1;
         if found > MAX_PERIODS {
             return Err(TimeControlError::TooManyPeriods { found });
         }
@@ -320,8 +320,8 @@ impl std::str::FromStr for TimeControl {
 
 /// One period of a tag: `[MOVES/]SECONDS[+INCREMENT]`.
 fn period(n: usize, text: &str) -> Result<Period, TimeControlError> {
-    let (moves_time, increment) = match text.split_once('+') {
-        Some((_, inc)) if inc.contains('+') => {
+    let (moves_time, increment) = match split_once(text, b'+') {
+        Some((_, inc)) if has(inc, b'+') => {
             return Err(TimeControlError::Repeated { period: n, sign: '+' });
         }
         Some((_, inc)) if inc.ends_with(['d', 'D']) => {
@@ -330,8 +330,8 @@ fn period(n: usize, text: &str) -> Result<Period, TimeControlError> {
         Some((mt, inc)) => (mt, number(n, Field::Increment, inc)?),
         None => (text, 0),
     };
-    let (moves, time) = match moves_time.split_once('/') {
-        Some((_, time)) if time.contains('/') => {
+    let (moves, time) = match split_once(moves_time, b'/') {
+        Some((_, time)) if has(time, b'/') => {
             return Err(TimeControlError::Repeated { period: n, sign: '/' });
         }
         // Bounded by MAX_PERIOD_MOVES: the conversion cannot fail.
@@ -344,7 +344,7 @@ fn period(n: usize, text: &str) -> Result<Period, TimeControlError> {
 
 /// A whole number of seconds or moves.
 fn whole(period: usize, field: Field, text: &str) -> Result<u64, TimeControlError> {
-    if text.contains('.') {
+    if has(text, b'.') {
         return Err(number_error(period, field, text, NumberError::NotWhole));
     }
     Ok(number(period, field, text)? / 1000)
@@ -378,7 +378,7 @@ pub fn seconds_ms(text: &str) -> Result<u64, NumberError> {
 
 /// A decimal number of at most `limit` as thousandths.
 fn decimal_ms(text: &str, limit: u64) -> Result<u64, NumberError> {
-    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    let (int, frac) = split_once(text, b'.').unwrap_or((text, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
         return Err(NumberError::NotANumber);
@@ -396,6 +396,21 @@ fn decimal_ms(text: &str, limit: u64) -> Result<u64, NumberError> {
     }
     let millis = frac.bytes().chain(std::iter::repeat(b'0')).take(3);
     Ok(millis.fold(seconds, |acc, b| acc * 10 + u64::from(b - b'0')))
+}
+
+/// `text` split around its first `sign`, an ASCII byte, as
+/// [`str::split_once`] splits it, by a plain scan: a tag's fields are a few
+/// bytes, too short to pay for the char searcher's set-up (every clocked
+/// call parses its tag).
+fn split_once(text: &str, sign: u8) -> Option<(&str, &str)> {
+    let at = text.bytes().position(|b| b == sign)?;
+    let (head, rest) = text.split_at(at);
+    Some((head, &rest[1..]))
+}
+
+/// Whether `text` holds `sign`, an ASCII byte, by a plain scan.
+fn has(text: &str, sign: u8) -> bool {
+    text.bytes().any(|b| b == sign)
 }
 
 fn number_error(period: usize, field: Field, text: &str, why: NumberError) -> TimeControlError {

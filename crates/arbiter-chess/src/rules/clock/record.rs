@@ -5,6 +5,10 @@
 //! fell, and both sides' times in the final position.
 
 use super::control::{MAX_SECONDS, TimeControl};
+
+// The quick test of [`ClockRecord::new`]: a time under 2^33 ms is within
+// the bound.
+const _: () = assert!(1 << 33 <= MAX_SECONDS * 1000);
 use super::running::{Clock, FlagFell};
 use crate::board::types::Color;
 
@@ -70,7 +74,13 @@ impl ClockRecord {
             return Err(ClockRecordError::Misaligned { times: move_times_ms.len(), moves });
         }
         let max = MAX_SECONDS * 1000;
-        if let Some(i) = move_times_ms.iter().position(|&ms| ms > max) {
+        // No time reaches 2^33 ms (under the bound) in a record that fits,
+        // which one vectorised OR shows; the first past the bound is looked
+        // for only otherwise.
+        let high = move_times_ms.iter().fold(0, |high, &ms| high | ms) >> 33;
+        if high != 0
+            && let Some(i) = move_times_ms.iter().position(|&ms| ms > max)
+        {
             return Err(ClockRecordError::TooLong { what: TimeOf::Move(i), ms: move_times_ms[i] });
         }
         if pending_ms > max {
@@ -100,42 +110,51 @@ impl ClockRecord {
     /// for an unknown or unlimited control, which runs no clock.
     pub fn run(&self, turn: Color) -> Option<ClockRun> {
         let mut clock = Clock::new(&self.control, turn)?;
-        let mut states = Vec::with_capacity(self.move_times_ms.len() + 1);
-        states.push(both(&clock));
+        let mut plies_ms = Vec::with_capacity(self.move_times_ms.len());
         let mut fell = None;
         for &taken in &self.move_times_ms {
-            if let Err(flag) = clock.play(taken) {
-                fell = Some(flag);
+            match clock.play(taken) {
+                Ok(after) => plies_ms.push(after),
+                Err(flag) => {
+                    fell = Some(flag);
+                    break;
+                }
+            }
+        }
+        let pending_flag =
+            (fell.is_none() && clock.flag_fell(self.pending_ms)).then_some(clock.turn());
+        let pending_left = clock.remaining_while(self.pending_ms);
+        let end_ms = Color::ALL.map(|side| clock.remaining_ms(side));
+        Some(ClockRun { turn, plies_ms, end_ms, fell, pending_flag, pending_left })
+    }
+
+    /// Both sides' times after the first `plies` moves, which were played
+    /// before any flag fell, from a start with `turn` to move.
+    fn times_after(&self, turn: Color, plies: usize) -> [u64; 2] {
+        let Some(mut clock) = Clock::new(&self.control, turn) else { return [0; 2] };
+        for &taken in &self.move_times_ms[..plies] {
+            if clock.play(taken).is_err() {
                 break;
             }
-            states.push(both(&clock));
         }
-        let pending_flag = (fell.is_none() && clock.flag_fell(self.pending_ms))
-            .then_some(turn_of(turn, states.len() - 1));
-        let pending_left = clock.remaining_while(self.pending_ms);
-        Some(ClockRun { states, fell, pending_flag, pending_left })
+        Color::ALL.map(|side| clock.remaining_ms(side))
     }
 }
 
-/// Both sides' remaining times, by [`Color::index`].
-fn both(clock: &Clock) -> [u64; 2] {
-    Color::ALL.map(|side| clock.remaining_ms(side))
-}
-
-/// The side to move after `plies` plies from a start with `turn` to move.
-fn turn_of(turn: Color, plies: usize) -> Color {
-    if plies.is_multiple_of(2) { turn } else { !turn }
-}
-
-/// A clock record run on the clock: both sides' times after each ply
-/// played before a flag fell, and what ended the clock.
+/// A clock record run on the clock: each mover's time after each ply
+/// played before a flag fell, both sides' times after the last of them,
+/// and what ended the clock.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClockRun {
-    /// Both sides' times at the start and after each ply, by
-    /// [`Color::index`].
-    states: Vec<[u64; 2]>,
+    /// The side to move at the start.
+    turn: Color,
+    /// The mover's time after each ply played (increment and any period
+    /// bonus included).
+    plies_ms: Vec<u64>,
+    /// Both sides' times after those plies, by [`Color::index`].
+    end_ms: [u64; 2],
     /// The first move made after its mover's flag fell; its index is
-    /// `states.len() - 1`.
+    /// `plies_ms.len()`.
     fell: Option<FlagFell>,
     /// With no such move: the side to move, if its time ran out on the
     /// move in progress.
@@ -162,7 +181,7 @@ impl ClockRun {
     /// How many plies to replay: those before the first move made after
     /// its mover's flag fell, or all of them.
     pub fn plies(&self, moves: usize) -> usize {
-        if self.fell.is_some() { self.states.len() - 1 } else { moves }
+        if self.fell.is_some() { self.plies_ms.len() } else { moves }
     }
 
     /// The side whose flag fell once the plies are played: the mover of
@@ -179,30 +198,35 @@ impl ClockRun {
         self.fell
     }
 
-    /// The clocks of a replay that accepted the first `accepted` plies,
-    /// returning those from `plies_from`, whose final position has `turn`
-    /// to move: each returned ply's mover's time after it, and both sides'
-    /// times at the end. A side that lost on time (`timed_out`) has 0; the
-    /// side to move of a game that goes on over every sent move
-    /// (`goes_on`) has its time less the time used on its move in
-    /// progress.
+    /// The clocks of a replay of `record` that accepted the first
+    /// `accepted` plies, returning those from `plies_from`, whose final
+    /// position has `turn` to move: each returned ply's mover's time after
+    /// it, and both sides' times at the end. A side that lost on time
+    /// (`timed_out`) has 0; the side to move of a game that goes on over
+    /// every sent move (`goes_on`) has its time less the time used on its
+    /// move in progress. The run's own times become the answer's: a replay
+    /// that stopped before the clock (at an illegal move or the game's
+    /// end) runs the record again for the times there.
     pub fn clocks(
-        &self,
+        self,
+        record: &ClockRecord,
         accepted: usize,
         plies_from: usize,
         turn: Color,
         timed_out: bool,
         goes_on: bool,
     ) -> Clocks {
-        let plies_ms = (plies_from + 1..=accepted)
-            .map(|after| self.states[after][turn_of(!turn, accepted - after).index()])
-            .collect();
-        let mut remaining_ms = self.states[accepted];
-        if timed_out && let Some(flagged) = self.flagged() {
+        let flagged = self.flagged();
+        let ClockRun { turn: start, mut plies_ms, end_ms, pending_left, .. } = self;
+        let mut remaining_ms =
+            if accepted == plies_ms.len() { end_ms } else { record.times_after(start, accepted) };
+        if timed_out && let Some(flagged) = flagged {
             remaining_ms[flagged.index()] = 0;
         } else if goes_on {
-            remaining_ms[turn.index()] = self.pending_left;
+            remaining_ms[turn.index()] = pending_left;
         }
+        plies_ms.truncate(accepted);
+        plies_ms.drain(..plies_from.min(accepted));
         Clocks { plies_ms, remaining_ms }
     }
 }

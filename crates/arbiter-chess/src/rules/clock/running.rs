@@ -160,6 +160,7 @@ impl Clock {
     /// assert_eq!(clock.play(8_000), Ok(57_000)); // 5 s of 8 given back
     /// assert!(clock.play(60_001).is_err()); // a Bronstein clock runs from the start
     /// ```
+    #[inline]
     pub fn play(&mut self, taken_ms: u64) -> Result<u64, FlagFell> {
         let mover = self.turn.index();
         self.spend(taken_ms)?;

@@ -5,65 +5,58 @@
 
 use super::replay::{IllegalMove, Replay, ReplayOptions, replay};
 use super::ruling::{IllegalMoves, replay_ruled};
-use crate::board::types::Color;
 use crate::notation::echo::echo;
 use crate::notation::illegal::IllegalReason;
-use crate::rules::clock::record::{ClockRecord, ClockRun, Clocks};
+use crate::rules::clock::record::{ClockRecord, ClockRun};
+use crate::rules::clock::running::FlagFell;
 use crate::rules::outcome::{Outcome, Termination};
 use crate::rules::start::GamePosition;
 
 impl Replay {
     /// Completes a replay of the first [`ClockRun::plies`] of the `sent`
-    /// moves, with [`ClockRun::flagged`] as its flagged side: the clocks,
-    /// and the move made after its mover's flag fell (whose text is
-    /// `late`) named as the illegal move, or, when the game had ended
-    /// before it, as a move after the end, as the replay names any.
+    /// moves, with [`ClockRun::flagged`] as its flagged side (`run` is
+    /// `record`'s): the clocks, and the move made after its mover's flag
+    /// fell (whose text is `late`) named as the illegal move, or, when the
+    /// game had ended before it, as a move after the end, as the replay
+    /// names any.
     pub fn complete(
         &mut self,
-        run: &ClockRun,
+        run: ClockRun,
+        record: &ClockRecord,
         sent: usize,
         late: Option<&str>,
         options: &ReplayOptions,
     ) {
-        let turn = self.position.turn();
-        let clocks = settle(run, &mut self.illegal_move, &self.outcome, turn, sent, late, options);
-        self.clocks = Some(clocks);
+        let played = run.plies(sent);
+        if self.illegal_move.is_none()
+            && let Some(flag) = run.fell()
+        {
+            self.illegal_move = Some(late_move(flag, &self.outcome, played, late));
+        }
+        let accepted = self.illegal_move.as_ref().map_or(played, |bad| bad.index);
+        let timed_out = matches!(
+            self.outcome.termination,
+            Some(Termination::Timeout | Termination::TimeoutVsUnwinnable)
+        );
+        let goes_on = accepted == sent && !self.outcome.is_over();
+        let (plies_from, turn) = (options.plies_from, self.position.turn());
+        self.clocks = Some(run.clocks(record, accepted, plies_from, turn, timed_out, goes_on));
     }
 }
 
-/// [`Replay::complete`] on a replay's parts: its illegal move, set to the
-/// move made after its mover's flag fell when there is one, its outcome
-/// and the side to move in its final position; the clocks it returns.
-fn settle(
-    run: &ClockRun,
-    illegal_move: &mut Option<IllegalMove>,
-    outcome: &Outcome,
-    turn: Color,
-    sent: usize,
-    late: Option<&str>,
-    options: &ReplayOptions,
-) -> Clocks {
-    let played = run.plies(sent);
-    if illegal_move.is_none()
-        && let Some(flag) = run.fell()
-    {
-        let (reason, message) = match outcome.termination {
-            Some(Termination::Timeout | Termination::TimeoutVsUnwinnable) => {
-                (IllegalReason::FlagFell, flag.to_string())
-            }
-            Some(ended) => (IllegalReason::GameOver, ended.game_over_message()),
-            None => unreachable!("a flag fall ends a game that goes on"),
-        };
-        let text = echo(late.unwrap_or_default()).into_owned();
-        *illegal_move = Some(IllegalMove { index: played, text, reason, message });
-    }
-    let accepted = illegal_move.as_ref().map_or(played, |bad| bad.index);
-    let timed_out = matches!(
-        outcome.termination,
-        Some(Termination::Timeout | Termination::TimeoutVsUnwinnable)
-    );
-    let goes_on = accepted == sent && !outcome.is_over();
-    run.clocks(accepted, options.plies_from, turn, timed_out, goes_on)
+/// The move at `index` (whose text is `late`), made after its mover's flag
+/// fell, as the illegal move of a replay with `outcome`: the flag fall,
+/// or a move after the end when the game had ended before it.
+fn late_move(flag: FlagFell, outcome: &Outcome, index: usize, late: Option<&str>) -> IllegalMove {
+    let (reason, message) = match outcome.termination {
+        Some(Termination::Timeout | Termination::TimeoutVsUnwinnable) => {
+            (IllegalReason::FlagFell, flag.to_string())
+        }
+        Some(ended) => (IllegalReason::GameOver, ended.game_over_message()),
+        None => unreachable!("a flag fall ends a game that goes on"),
+    };
+    let text = echo(late.unwrap_or_default()).into_owned();
+    IllegalMove { index, text, reason, message }
 }
 
 /// [`replay`] with a clock record: the moves up to the first one made
@@ -101,7 +94,7 @@ pub fn replay_clocked<S: AsRef<str>>(
     let options = ReplayOptions { flagged: run.flagged(), ..*options };
     let played = run.plies(moves.len());
     let mut answer = replay(start, &moves[..played], &options);
-    answer.complete(&run, moves.len(), moves.get(played).map(AsRef::as_ref), &options);
+    answer.complete(run, record, moves.len(), moves.get(played).map(AsRef::as_ref), &options);
     answer
 }
 
