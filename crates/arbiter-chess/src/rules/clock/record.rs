@@ -5,12 +5,12 @@
 //! fell, and both sides' times in the final position.
 
 use super::control::{MAX_SECONDS, TimeControl};
+use super::running::{Clock, FlagFell};
+use crate::board::types::Color;
 
 // The quick test of [`ClockRecord::new`]: a time under 2^33 ms is within
 // the bound.
 const _: () = assert!(1 << 33 <= MAX_SECONDS * 1000);
-use super::running::{Clock, FlagFell};
-use crate::board::types::Color;
 
 /// A clock record that does not fit its move list.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
